@@ -1,0 +1,45 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os', 'url', 'stream', 'events', 'worker_threads'];
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    // The core is plain Node: it must run where Electron's binary is absent (browser shell, tests).
+    files: ['electron/core/**', 'electron/sandbox/**', 'electron/web/**', 'electron/shared/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'electron/core, sandbox, web and shared are plain Node: only electron/main and electron/preload may import electron.' }] }],
+    },
+  },
+  {
+    // Shared code runs in the renderer too: no Node.
+    files: ['electron/shared/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'shared code runs everywhere' }], patterns: [{ group: nodeBuiltins, message: 'electron/shared runs in the renderer too: no Node built-ins.' }] }],
+    },
+  },
+  {
+    // The renderer is sandboxed: no Node, no electron; it reaches the core only through src/lib/bridge.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'The renderer talks to the core through src/lib/bridge only.' }],
+        patterns: [
+          { group: nodeBuiltins, message: 'The renderer is sandboxed: no Node built-ins.' },
+          { group: ['**/electron/core/**', '!**/electron/core/contract*'], allowTypeImports: true, message: 'The renderer may import only types from the core.' },
+        ],
+      }],
+      'no-restricted-globals': ['error', 'process', 'require', 'Buffer', '__dirname', '__filename'],
+    },
+  },
+);
