@@ -17,7 +17,7 @@ export default defineConfig({
       rollupOptions: {
         input: { index: resolve('electron/preload/index.ts') },
         // A sandboxed preload can only be one CommonJS file that requires nothing but electron.
-        output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
   },
@@ -28,6 +28,7 @@ export default defineConfig({
       outDir: resolve('out/renderer'),
       // The CSP allows images from data: only for QR codes; keep every other asset a file.
       assetsInlineLimit: 0,
+      minify: true,
       rollupOptions: {
         input: {
           index: resolve('src/index.html'),

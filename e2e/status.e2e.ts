@@ -1,0 +1,34 @@
+import { expect, test } from './fixtures.ts';
+
+test('the first screen shows the core status over the browser shell', async ({ page, app }, testInfo) => {
+  await page.goto(app.url);
+  await expect(page.getByRole('heading', { name: 'Pix cashier' })).toBeVisible();
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  await expect(page.getByTestId('service-mode')).toContainText('Embedded sandbox');
+  await expect(page.getByRole('status')).toHaveText(/Service reachable/);
+  // The token is taken from the address and hidden from it.
+  expect(page.url()).not.toContain(app.token);
+  await testInfo.attach('first-screen', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  await page.screenshot({ path: testInfo.outputPath('first-screen.png'), fullPage: true });
+});
+
+test('a reload keeps the session and the language can be changed', async ({ page, app }) => {
+  await page.goto(app.url);
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  await page.reload();
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  await page.getByLabel('Language').selectOption('pt-BR');
+  await expect(page.getByRole('heading', { name: 'Caixa Pix' })).toBeVisible();
+  await expect(page.getByTestId('core-state')).toHaveText('Pronto');
+  await page.getByLabel('Idioma').selectOption('en');
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+});
+
+test('without the token the page says how to connect and reaches nothing', async ({ browser, app }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(app.origin + '/');
+  await expect(page.getByRole('status')).toContainText('open the address it printed', { timeout: 20_000 });
+  await expect(page.getByTestId('core-state')).toHaveCount(0);
+  await context.close();
+});

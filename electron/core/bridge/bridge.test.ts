@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { CoreError } from '../errors.ts';
+import { createDispatcher, handler } from './handler.ts';
+import { v } from './schema.ts';
+
+const charge = v.object({
+  amount: v.string({ min: 1, max: 12, pattern: /^\d+([.,]\d{1,2})?$/, describe: 'an amount like 12,50' }),
+  reference: v.optional(v.string({ min: 1, max: 128 })),
+  checkout: v.optional(v.int({ min: 1, max: 999 })),
+});
+
+describe('schema', () => {
+  it('accepts what it describes and drops nothing it knows', () => {
+    expect(charge.parse({ amount: '12,50', reference: 'A-1' })).toEqual({ amount: '12,50', reference: 'A-1' });
+    expect(charge.parse({ amount: '3' })).toEqual({ amount: '3' });
+  });
+
+  it.each([
+    [undefined, 'The argument must be an object.'],
+    [[], 'The argument must be an object.'],
+    [{ amount: 12.5 }, 'amount must be an amount like 12,50.'],
+    [{ amount: '12.505' }, 'amount must be an amount like 12,50.'],
+    [{ amount: '1', extra: true }, 'extra must be left out (it is not a known field).'],
+    [{ amount: '1', checkout: 1.5 }, 'checkout must be a whole number from 1 to 999.'],
+    [{ amount: '1', reference: '' }, 'reference must be text of 1 to 128 characters.'],
+    [Object.create({ amount: '1' }), 'The argument must be an object.'],
+  ])('refuses %j with a sentence naming the field', (input, message) => {
+    expect(() => charge.parse(input)).toThrow(message);
+  });
+
+  it('refuses a prototype-polluting key instead of copying it', () => {
+    const hostile = JSON.parse('{"amount":"1","__proto__":{"admin":true}}') as unknown;
+    expect(() => charge.parse(hostile)).toThrow(/__proto__ must be left out/);
+  });
+});
+
+describe('dispatcher', () => {
+  const seen: string[] = [];
+  const dispatch = createDispatcher(
+    {
+      'sale.charge': handler(charge, async (a) => ({ received: a.amount })),
+      'sale.fail': handler(v.none(), () => {
+        throw new CoreError('conflict', 'A sale is already being charged on this checkout.');
+      }),
+      'sale.crash': handler(v.none(), () => {
+        throw new TypeError('secret internal detail');
+      }),
+    },
+    (method) => seen.push(method),
+  );
+
+  it('runs a valid call and wraps the result', async () => {
+    expect(await dispatch('sale.charge', { amount: '9,99' })).toEqual({ ok: true, result: { received: '9,99' } });
+  });
+
+  it('refuses unknown methods and inherited names', async () => {
+    for (const method of ['nope', 'toString', '__proto__', 42]) {
+      const env = await dispatch(method, undefined);
+      expect(env).toMatchObject({ ok: false, error: { code: 'unknown_method' } });
+    }
+  });
+
+  it('validates before the handler runs', async () => {
+    expect(await dispatch('sale.charge', { amount: 'abc' })).toEqual({
+      ok: false,
+      error: { code: 'invalid_argument', message: 'amount must be an amount like 12,50.', params: { field: 'amount' } },
+    });
+  });
+
+  it('carries a CoreError across as code and sentence', async () => {
+    expect(await dispatch('sale.fail', undefined)).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: 'A sale is already being charged on this checkout.' },
+    });
+  });
+
+  it('hides an unexpected error behind a generic sentence and reports it', async () => {
+    const env = await dispatch('sale.crash', null);
+    expect(env).toEqual({ ok: false, error: { code: 'internal', message: expect.stringContaining('Something went wrong') } });
+    expect(JSON.stringify(env)).not.toContain('secret internal detail');
+    expect(seen).toContain('sale.crash');
+  });
+});

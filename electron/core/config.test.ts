@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded sandbox, pt-BR, store 1 checkout 1, loopback', () => {
+    const c = loadConfig({ POS_DATA_DIR: '/tmp/pos-x' }, []);
+    expect(c).toMatchObject({
+      dataDir: '/tmp/pos-x',
+      lang: 'pt-BR',
+      service: { kind: 'sandbox', port: 0 },
+      web: { host: '127.0.0.1', port: 5180, token: null },
+      webhook: { host: '127.0.0.1', port: 0, secret: null },
+      terminal: { storeId: 1, checkoutId: 1 },
+    });
+  });
+
+  it('takes flags over environment variables', () => {
+    const c = loadConfig({ POS_LANG: 'es', POS_WEB_PORT: '7000' }, ['--lang', 'en', '--web-port', '0']);
+    expect(c.lang).toBe('en');
+    expect(c.web.port).toBe(0);
+  });
+
+  it('uses a real service only with both its address and token', () => {
+    const c = loadConfig({ POS_SERVICE_URL: 'https://pay.example/', POS_SERVICE_TOKEN: 'tok-123' }, []);
+    expect(c.service).toEqual({ kind: 'remote', baseUrl: 'https://pay.example', token: 'tok-123' });
+    expect(() => loadConfig({ POS_SERVICE_URL: 'https://pay.example' }, [])).toThrow(/POS_SERVICE_TOKEN is not/);
+    expect(() => loadConfig({ POS_SERVICE_TOKEN: 'x' }, [])).toThrow(/POS_SERVICE_URL is not/);
+    expect(() => loadConfig({ POS_SERVICE_URL: 'ftp://pay.example', POS_SERVICE_TOKEN: 'x' }, [])).toThrow(/http\(s\) address/);
+  });
+
+  it.each([
+    [{ POS_LANG: 'fr' }, [], /POS_LANG must be one of pt-BR, en, es/],
+    [{ POS_WEB_PORT: '70000' }, [], /POS_WEB_PORT must be a port number/],
+    [{ POS_WEB_PORT: '12ab' }, [], /POS_WEB_PORT must be a port number/],
+    [{ POS_STORE_ID: '0' }, [], /POS_STORE_ID must be a whole number of 1 or more/],
+    [{ POS_CHECKOUT_ID: '-1' }, [], /POS_CHECKOUT_ID must be a whole number/],
+    [{ POS_WEB_TOKEN: 'short' }, [], /POS_WEB_TOKEN must be 16 to 128/],
+    [{ POS_WEB_HOST: 'a b' }, [], /POS_WEB_HOST must be a host name/],
+    [{}, ['--no-such-flag'], /Unknown option/],
+  ] as const)('refuses bad input with a sentence: %j %j', (env, argv, message) => {
+    expect(() => loadConfig(env, argv)).toThrow(ConfigError);
+    expect(() => loadConfig(env, argv)).toThrow(message);
+  });
+
+  it('never describes the service token', () => {
+    const c = loadConfig({ POS_SERVICE_URL: 'https://pay.example', POS_SERVICE_TOKEN: 'super-secret-token', POS_WEBHOOK_SECRET: 'whsec_abc' }, []);
+    const text = JSON.stringify(describeConfig(c));
+    expect(text).not.toContain('super-secret-token');
+    expect(text).not.toContain('whsec_abc');
+    expect(text).toContain('https://pay.example');
+  });
+});

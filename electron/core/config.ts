@@ -1,0 +1,166 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+/**
+ * The one typed place the core's configuration comes from: command-line flags first,
+ * then environment variables, then defaults. Both shells and every test build a
+ * CoreConfig through loadConfig, so a knob means the same thing everywhere.
+ */
+
+import { isLang, LANGS, type Lang } from '../shared/lang.ts';
+
+export { LANGS, isLang, type Lang };
+
+export type ServiceConfig =
+  /** The embedded sandbox (default): port 0 picks a free loopback port. */
+  | { kind: 'sandbox'; port: number }
+  /** A real payment service. The token is a secret: never logged, stored encrypted. */
+  | { kind: 'remote'; baseUrl: string; token: string };
+
+export interface CoreConfig {
+  dataDir: string;
+  lang: Lang;
+  service: ServiceConfig;
+  /** Browser shell: where it listens and the token that guards its bridge (null = random per run). */
+  web: { host: string; port: number; token: string | null };
+  /** Webhook receiver of the core. */
+  webhook: { host: string; port: number; secret: string | null };
+  /** The checkout this terminal rings sales up on. */
+  terminal: { storeId: number; checkoutId: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const FLAGS = {
+  'data-dir': { type: 'string' },
+  lang: { type: 'string' },
+  'service-url': { type: 'string' },
+  'web-host': { type: 'string' },
+  'web-port': { type: 'string' },
+  'sandbox-port': { type: 'string' },
+  'webhook-host': { type: 'string' },
+  'webhook-port': { type: 'string' },
+  'store-id': { type: 'string' },
+  'checkout-id': { type: 'string' },
+} as const;
+
+export const CONFIG_HELP = `Options (flag, or environment variable):
+  --data-dir DIR        POS_DATA_DIR        where the journal and settings live (default ~/.pix-cashier)
+  --lang LANG           POS_LANG            pt-BR (default), en or es
+  --service-url URL     POS_SERVICE_URL     a real payment service (with POS_SERVICE_TOKEN); default: the embedded sandbox
+                        POS_SERVICE_TOKEN   the service's bearer token (environment only, never a flag)
+  --web-host HOST       POS_WEB_HOST        browser shell address (default 127.0.0.1)
+  --web-port PORT       POS_WEB_PORT        browser shell port (default 5180; 0 = any free port)
+                        POS_WEB_TOKEN       fixes the browser shell's access token (default: random per run)
+  --sandbox-port PORT   POS_SANDBOX_PORT    embedded sandbox port (default 0 = any free port)
+  --webhook-host HOST   POS_WEBHOOK_HOST    webhook receiver address (default 127.0.0.1)
+  --webhook-port PORT   POS_WEBHOOK_PORT    webhook receiver port (default 0 = any free port)
+                        POS_WEBHOOK_SECRET  webhook signing secret (default: the sandbox fixture's)
+  --store-id N          POS_STORE_ID        this terminal's store (default 1)
+  --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)`;
+
+function pick(flag: string | undefined, env: string | undefined): string | undefined {
+  const v = flag ?? env;
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function port(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`${name} must be a port number from 0 to 65535, not "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of 1 or more, not "${raw}".`);
+  return Number(raw);
+}
+
+function host(name: string, raw: string | undefined): string {
+  const v = raw ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(v)) throw new ConfigError(`${name} must be a host name or IP address, not "${v}".`);
+  return v;
+}
+
+/** Builds the configuration; throws ConfigError with a sentence a person can act on. */
+export function loadConfig(env: Env = process.env, argv: readonly string[] = []): CoreConfig {
+  let values: Partial<Record<keyof typeof FLAGS, string>>;
+  try {
+    values = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n${CONFIG_HELP}`);
+  }
+
+  const lang = pick(values.lang, env.POS_LANG) ?? 'pt-BR';
+  if (!isLang(lang)) throw new ConfigError(`POS_LANG must be one of ${LANGS.join(', ')}, not "${lang}".`);
+
+  const dataDir = resolve(pick(values['data-dir'], env.POS_DATA_DIR) ?? join(homedir(), '.pix-cashier'));
+
+  const serviceUrl = pick(values['service-url'], env.POS_SERVICE_URL);
+  const serviceToken = pick(undefined, env.POS_SERVICE_TOKEN);
+  let service: ServiceConfig;
+  if (serviceUrl === undefined) {
+    if (serviceToken !== undefined) {
+      throw new ConfigError('POS_SERVICE_TOKEN is set but POS_SERVICE_URL is not: set both to use a real service, or neither for the sandbox.');
+    }
+    service = { kind: 'sandbox', port: port('POS_SANDBOX_PORT', pick(values['sandbox-port'], env.POS_SANDBOX_PORT), 0) };
+  } else {
+    let url: URL;
+    try {
+      url = new URL(serviceUrl);
+    } catch {
+      throw new ConfigError(`POS_SERVICE_URL must be an http(s) address, not "${serviceUrl}".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new ConfigError(`POS_SERVICE_URL must be an http(s) address, not "${serviceUrl}".`);
+    }
+    if (serviceToken === undefined) {
+      throw new ConfigError('POS_SERVICE_URL is set but POS_SERVICE_TOKEN is not: the service needs its access token.');
+    }
+    service = { kind: 'remote', baseUrl: url.toString().replace(/\/$/, ''), token: serviceToken };
+  }
+
+  const webToken = pick(undefined, env.POS_WEB_TOKEN) ?? null;
+  if (webToken !== null && !/^[A-Za-z0-9_-]{16,128}$/.test(webToken)) {
+    throw new ConfigError('POS_WEB_TOKEN must be 16 to 128 letters, digits, "-" or "_".');
+  }
+
+  return {
+    dataDir,
+    lang,
+    service,
+    web: {
+      host: host('POS_WEB_HOST', pick(values['web-host'], env.POS_WEB_HOST)),
+      port: port('POS_WEB_PORT', pick(values['web-port'], env.POS_WEB_PORT), 5180),
+      token: webToken,
+    },
+    webhook: {
+      host: host('POS_WEBHOOK_HOST', pick(values['webhook-host'], env.POS_WEBHOOK_HOST)),
+      port: port('POS_WEBHOOK_PORT', pick(values['webhook-port'], env.POS_WEBHOOK_PORT), 0),
+      secret: pick(undefined, env.POS_WEBHOOK_SECRET) ?? null,
+    },
+    terminal: {
+      storeId: positiveInt('POS_STORE_ID', pick(values['store-id'], env.POS_STORE_ID), 1),
+      checkoutId: positiveInt('POS_CHECKOUT_ID', pick(values['checkout-id'], env.POS_CHECKOUT_ID), 1),
+    },
+  };
+}
+
+/** What may be shown or logged about the configuration: never the token. */
+export function describeConfig(c: CoreConfig): Record<string, unknown> {
+  return {
+    dataDir: c.dataDir,
+    lang: c.lang,
+    service: c.service.kind === 'remote' ? { kind: 'remote', baseUrl: c.service.baseUrl } : c.service,
+    web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null },
+    webhook: { host: c.webhook.host, port: c.webhook.port, secretSet: c.webhook.secret !== null },
+    terminal: c.terminal,
+  };
+}

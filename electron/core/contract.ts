@@ -1,0 +1,43 @@
+/**
+ * The typed bridge between the core and the renderer, derived from the implementation
+ * (handlers.ts and core.ts), never written twice. The renderer imports only types from
+ * here, plus the two name lists the preload needs to expose named functions.
+ */
+import type { PushEvents } from './core.ts';
+import type { createHandlers } from './handlers.ts';
+import type { Envelope } from './errors.ts';
+
+export type { PushEvents, CoreStatus, ServiceStatus, CoreState } from './core.ts';
+export type { WireError, ErrorCode, Envelope } from './errors.ts';
+export { LANGS, isLang, type Lang } from '../shared/lang.ts';
+
+export type Handlers = ReturnType<typeof createHandlers>;
+export type Method = keyof Handlers & string;
+export type ArgsOf<K extends Method> = Parameters<Handlers[K]['run']>[0];
+export type ResultOf<K extends Method> = Awaited<ReturnType<Handlers[K]['run']>>;
+export type PushEvent = keyof PushEvents & string;
+
+/** Every method, for the preload's named functions; checked against the handlers both ways. */
+export const METHODS = ['core.status', 'core.checkService', 'settings.setLang'] as const satisfies readonly Method[];
+export const PUSH_EVENTS = ['core.status'] as const satisfies readonly PushEvent[];
+
+// Compile-time exhaustiveness: a handler or event missing from the lists is a type error.
+type Missing<All, Listed> = Exclude<All, Listed>;
+export const _allMethodsListed: [Missing<Method, (typeof METHODS)[number]>] extends [never] ? true : false = true;
+export const _allEventsListed: [Missing<PushEvent, (typeof PUSH_EVENTS)[number]>] extends [never] ? true : false = true;
+
+/** What a shell's transport offers the renderer: one call, one listen. */
+export interface BridgeTransport {
+  invoke(method: Method, args: unknown): Promise<Envelope<unknown>>;
+  listen(event: PushEvent, listener: (payload: unknown) => void): () => void;
+}
+
+/** The global the Electron preload exposes: one named function per method, plus listen. */
+export type PreloadApi = {
+  readonly [K in Method]: (args: ArgsOf<K>) => Promise<Envelope<ResultOf<K>>>;
+} & {
+  readonly listen: <E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void) => () => void;
+};
+
+export const IPC_INVOKE_PREFIX = 'pos:invoke:';
+export const IPC_EVENT_CHANNEL = 'pos:event';

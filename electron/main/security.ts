@@ -1,0 +1,76 @@
+import type { App, Session, WebContents, WebFrameMain, WebPreferences } from 'electron';
+
+/**
+ * The Electron shell's security posture, kept apart from lifecycle code so the contract
+ * test can assert it: isolated, sandboxed renderer without Node, no navigation away from
+ * the app, no new windows, no permissions.
+ */
+export function secureWebPreferences(preloadPath: string): WebPreferences {
+  return {
+    preload: preloadPath,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+    navigateOnDragDrop: false,
+  };
+}
+
+/**
+ * Whether a URL is one of the app's own pages: the built renderer's files, or the
+ * electron-vite dev server while developing. Parsed, never prefix-matched on raw text
+ * (`file:///app/out/renderer-evil/` and `http://localhost.evil.example` must not pass).
+ */
+export function isAppUrl(raw: unknown, rendererDirUrl: string, devServerUrl: string | undefined): boolean {
+  if (typeof raw !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'file:') {
+    const base = new URL(rendererDirUrl.endsWith('/') ? rendererDirUrl : rendererDirUrl + '/');
+    return url.pathname.startsWith(base.pathname) && !url.pathname.slice(base.pathname.length).split('/').includes('..');
+  }
+  if (devServerUrl) {
+    try {
+      return url.origin === new URL(devServerUrl).origin;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** Only the app's own top-level frames may call the core. */
+export function isTrustedSender(frame: WebFrameMain | null | undefined, rendererDirUrl: string, devServerUrl: string | undefined): boolean {
+  if (!frame || frame.parent !== null) return false;
+  return isAppUrl(frame.url, rendererDirUrl, devServerUrl);
+}
+
+function guardContents(contents: WebContents, rendererDirUrl: string, devServerUrl: string | undefined): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url, rendererDirUrl, devServerUrl)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url, rendererDirUrl, devServerUrl)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+}
+
+export function hardenSession(session: Session): void {
+  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.setPermissionCheckHandler(() => false);
+  session.setDevicePermissionHandler(() => false);
+}
+
+export function hardenApp(app: App, rendererDirUrl: string, devServerUrl: string | undefined): void {
+  app.on('web-contents-created', (_event, contents) => guardContents(contents, rendererDirUrl, devServerUrl));
+}

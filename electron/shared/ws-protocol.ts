@@ -1,0 +1,33 @@
+/**
+ * The browser shell's wire protocol: the renderer's transport and the server agree on it
+ * here. Messages are JSON; replies carry the same envelope the Electron IPC carries.
+ */
+export const BRIDGE_PATH = '/bridge';
+export const BRIDGE_PROTOCOL = 'pos.bridge.v1';
+/** The per-run token travels as a second offered subprotocol, never in the URL. */
+export const TOKEN_PROTOCOL_PREFIX = 'pos.token.';
+
+export interface ClientMessage {
+  id: number;
+  method: string;
+  args: unknown;
+}
+
+export type ServerMessage =
+  | { type: 'reply'; id: number; envelope: unknown }
+  | { type: 'event'; event: string; payload: unknown };
+
+/** Parses a message from the renderer; null for anything malformed. */
+export function parseClientMessage(text: string): ClientMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { id, method, args } = value as Record<string, unknown>;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return null;
+  if (typeof method !== 'string' || method.length === 0 || method.length > 100) return null;
+  return { id, method, args };
+}

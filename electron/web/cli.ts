@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
+import { Core } from '../core/core.ts';
+import { openAppWindow } from './open-browser.ts';
+import { startWebShell } from './server.ts';
+
+/**
+ * `npm run start:web`: the core plus the browser shell. Prints one line with the full
+ * address to open (token included), and with --open also opens a local Chromium in app mode.
+ */
+const args = process.argv.slice(2);
+const wantOpen = args.includes('--open');
+const coreArgs = args.filter((a) => a !== '--open');
+
+if (coreArgs.includes('--help')) {
+  console.log(`npm run start:web -- [--open] [options]\n${CONFIG_HELP}`);
+  process.exit(0);
+}
+
+let config;
+try {
+  config = loadConfig(process.env, coreArgs);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`Cannot start: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}
+
+const core = new Core(config);
+const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url));
+
+try {
+  await core.start();
+} catch (err) {
+  console.error(`Cannot start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
+
+let shell: Awaited<ReturnType<typeof startWebShell>>;
+try {
+  shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token });
+} catch (err) {
+  const code = (err as NodeJS.ErrnoException).code;
+  console.error(
+    code === 'EADDRINUSE'
+      ? `Cannot start: port ${config.web.port} is already in use; set POS_WEB_PORT to another port (0 picks a free one).`
+      : `Cannot start the browser shell: ${(err as Error).message}`,
+  );
+  await core.stop();
+  process.exit(1);
+}
+
+console.log(`Pix cashier is running: open ${shell.url}`);
+if (wantOpen) {
+  const outcome = openAppWindow(shell.url, config.dataDir);
+  console.log(outcome);
+}
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  core.log.info('shutting down', { signal });
+  await shell.close();
+  await core.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,50 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The browser used for app mode and for Playwright: POS_BROWSER (or CHROMIUM_PATH) wins,
+ * then Playwright's own Chromium when installed, then a system Chromium or Chrome.
+ */
+export function findChromium(env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const explicit of [env.POS_BROWSER, env.CHROMIUM_PATH]) {
+    if (explicit) return existsSync(explicit) ? explicit : null;
+  }
+  const playwright = playwrightChromium();
+  if (playwright) return playwright;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
+    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+    if (found) return found;
+  }
+  return null;
+}
+
+function playwrightChromium(): string | null {
+  try {
+    // Resolved lazily: Playwright is a test tool, absent from a packaged app.
+    const result = spawnSync(process.execPath, ['-e', "process.stdout.write(require('playwright-core').chromium.executablePath())"], { encoding: 'utf8' });
+    const path = result.stdout.trim();
+    return path && existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Flags this machine needs (no sandboxing as root, no background network). */
+export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+/** Opens the app in a Chromium app window; returns a sentence saying what happened. */
+export function openAppWindow(url: string, dataDir: string): string {
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    return 'No display here, so no browser window was opened: open the address above in a browser.';
+  }
+  const browser = findChromium();
+  if (!browser) return 'No Chromium was found: open the address above in a browser.';
+  const child = spawn(browser, [...CHROMIUM_FLAGS, `--user-data-dir=${join(dataDir, 'browser-profile')}`, `--app=${url}`], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => undefined);
+  child.unref();
+  return `Opened the cashier in ${browser}.`;
+}

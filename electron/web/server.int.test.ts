@@ -1,0 +1,140 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../core/config.ts';
+import { Core } from '../core/core.ts';
+import { memoryLogger } from '../core/log.ts';
+import { systemClock } from '../shared/clock.ts';
+import { BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
+import { startWebShell, type WebShell } from './server.ts';
+
+/** The browser shell over real HTTP and WebSocket, with the real core on the embedded sandbox. */
+let dir = '';
+let core: Core;
+let shell: WebShell;
+const TOKEN = 'test-token-0123456789abcdef';
+const log = memoryLogger(systemClock);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pos-web-'));
+  const rendererDir = join(dir, 'renderer');
+  await mkdir(join(rendererDir, 'assets'), { recursive: true });
+  await writeFile(join(rendererDir, 'index.html'), '<!doctype html><title>cashier</title>');
+  await writeFile(join(rendererDir, 'display.html'), '<!doctype html><title>display</title>');
+  await writeFile(join(rendererDir, 'assets', 'app-1234.js'), 'console.log(1)');
+  await writeFile(join(dir, 'secret.txt'), 'outside the renderer');
+  core = new Core(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log });
+  await core.start();
+  shell = await startWebShell({ core, rendererDir, host: '127.0.0.1', port: 0, token: TOKEN });
+});
+
+afterAll(async () => {
+  await shell?.close();
+  await core?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function rawGet(path: string, host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(shell.origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET', headers: host ? { host } : {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function connect(opts: { token?: string; origin?: string } = {}): Promise<WebSocket> {
+  const protocols = [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + (opts.token ?? TOKEN)];
+  const ws = new WebSocket(shell.origin.replace('http', 'ws') + '/bridge', protocols, { origin: opts.origin ?? shell.origin });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+function call(ws: WebSocket, id: number, method: string, args?: unknown): Promise<unknown> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const msg = JSON.parse(data.toString()) as { type: string; id?: number; envelope?: unknown };
+      if (msg.type === 'reply' && msg.id === id) {
+        ws.off('message', onMessage);
+        resolve(msg.envelope);
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ id, method, args }));
+  });
+}
+
+describe('browser shell: static files', () => {
+  it('serves the renderer with a strict CSP and hardening headers', async () => {
+    const res = await rawGet('/');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('<title>cashier</title>');
+    expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'");
+    expect(String(res.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect((await rawGet('/display')).body).toContain('<title>display</title>');
+    expect((await rawGet('/assets/app-1234.js')).headers['cache-control']).toContain('immutable');
+  });
+
+  it.each(['/../secret.txt', '/%2e%2e/secret.txt', '/assets/../../secret.txt', '/nope.js', '/%00'])('never serves %s from outside the renderer', async (path) => {
+    const res = await rawGet(path);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('outside the renderer');
+  });
+
+  it('refuses a request for another host name (DNS rebinding)', async () => {
+    const port = new URL(shell.origin).port;
+    expect((await rawGet('/', `evil.example:${port}`)).status).toBe(421);
+    expect((await rawGet('/', `localhost:${port}`)).status).toBe(200);
+  });
+});
+
+describe('browser shell: the bridge', () => {
+  it('refuses a connection without the token, with a wrong one, or from another origin', async () => {
+    await expect(connect({ token: '' })).rejects.toThrow('HTTP 401');
+    await expect(connect({ token: 'x'.repeat(TOKEN.length) })).rejects.toThrow('HTTP 401');
+    await expect(connect({ origin: 'https://evil.example' })).rejects.toThrow('HTTP 403');
+    expect(log.lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('serves contract calls in envelopes and validates their arguments', async () => {
+    const ws = await connect();
+    expect(await call(ws, 1, 'core.status')).toMatchObject({ ok: true, result: { state: 'ready', service: { mode: 'sandbox', reachable: true } } });
+    expect(await call(ws, 2, 'no.such.method')).toMatchObject({ ok: false, error: { code: 'unknown_method' } });
+    expect(await call(ws, 3, 'settings.setLang', { lang: 'xx' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    ws.close();
+  });
+
+  it('pushes the core events to connected windows', async () => {
+    const ws = await connect();
+    const pushed = new Promise<unknown>((resolve) =>
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString()) as { type: string; event?: string; payload?: unknown };
+        if (msg.type === 'event' && msg.event === 'core.status') resolve(msg.payload);
+      }),
+    );
+    await call(ws, 1, 'settings.setLang', { lang: 'es' });
+    expect(await pushed).toMatchObject({ lang: 'es' });
+    ws.close();
+  });
+
+  it('closes a socket that sends a malformed message, and keeps serving others', async () => {
+    const bad = await connect();
+    const closed = new Promise<number>((resolve) => bad.once('close', (code) => resolve(code)));
+    bad.send('{not json');
+    expect(await closed).toBe(1003);
+    const good = await connect();
+    expect(await call(good, 7, 'core.status')).toMatchObject({ ok: true });
+    good.close();
+  });
+});

@@ -1,0 +1,189 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { createDispatcher } from '../core/bridge/handler.ts';
+import { PUSH_EVENTS } from '../core/contract.ts';
+import type { Core } from '../core/core.ts';
+import { createHandlers } from '../core/handlers.ts';
+import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX, parseClientMessage, type ServerMessage } from '../shared/ws-protocol.ts';
+
+/**
+ * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
+ * for kiosk/tablet mode and for every browser test. Static files are public (they hold
+ * no data); the bridge needs the per-run token, offered as a WebSocket subprotocol so it
+ * never appears in a URL the server or a proxy would log.
+ */
+export interface WebShellOptions {
+  core: Core;
+  rendererDir: string;
+  host: string;
+  port: number;
+  /** Fixed token (POS_WEB_TOKEN) or null for a random one per run. */
+  token: string | null;
+}
+
+export interface WebShell {
+  /** The full address to open, token included (in the fragment, never sent to the server). */
+  url: string;
+  origin: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.wav': 'audio/wav',
+  '.json': 'application/json',
+};
+
+const PAGES = new Set(['/', '/index.html', '/display', '/display.html']);
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function securityHeaders(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', `${CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), usb=(), serial=()');
+}
+
+export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
+  const { core } = opts;
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  const dispatch = createDispatcher(createHandlers(core), (method, err) => core.log.error('bridge handler failed', { method, error: err }));
+  let origin = '';
+  let allowedHosts = new Set<string>();
+
+  // DNS-rebinding guard: a page on another name that resolves to loopback must not reach us.
+  const hostAllowed = (req: IncomingMessage) => allowedHosts.has(String(req.headers.host ?? '').toLowerCase());
+
+  async function serveStatic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    securityHeaders(res);
+    if (!hostAllowed(req)) {
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('Misdirected request: open the address the cashier app printed.');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed.');
+      return;
+    }
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end('Bad address.');
+      return;
+    }
+    if (pathname === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ state: core.state }));
+      return;
+    }
+    const page = PAGES.has(pathname) ? (pathname.startsWith('/display') ? '/display.html' : '/index.html') : pathname;
+    const file = normalize(join(opts.rendererDir, page));
+    if (!file.startsWith(opts.rendererDir + sep) || pathname.includes('\0')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.');
+      return;
+    }
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) throw new Error('not a file');
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'content-length': info.size,
+        // Hashed assets never change; pages always revalidate so a rebuilt renderer is picked up.
+        'cache-control': page.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      });
+      if (req.method === 'HEAD') res.end();
+      else createReadStream(file).pipe(res);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.');
+    }
+  }
+
+  const server = createServer((req, res) => {
+    serveStatic(req, res).catch((err: unknown) => {
+      core.log.error('web shell failed to serve a file', { error: err });
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Internal error.');
+    });
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: (protocols) => (protocols.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false),
+  });
+
+  server.on('upgrade', (req, socket, head) => {
+    const refuse = (status: number, text: string) => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== BRIDGE_PATH) return refuse(404, 'Not Found');
+    if (!hostAllowed(req) || req.headers.origin !== origin) return refuse(403, 'Forbidden');
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const presented = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? '';
+    if (!sameToken(presented, token)) {
+      core.log.warn('web shell refused a bridge connection without a valid token', { remote: req.socket.remoteAddress });
+      return refuse(401, 'Unauthorized');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+
+  wss.on('connection', (ws: WebSocket) => {
+    const send = (msg: ServerMessage) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+    };
+    const unsubscribe = PUSH_EVENTS.map((event) => core.events.on(event, (payload) => send({ type: 'event', event, payload })));
+    ws.on('message', (data, isBinary) => {
+      const msg = isBinary ? null : parseClientMessage(data.toString());
+      if (msg === null) {
+        ws.close(1003, 'bad message');
+        return;
+      }
+      void dispatch(msg.method, msg.args).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));
+    });
+    ws.on('close', () => unsubscribe.forEach((off) => off()));
+    ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  origin = `http://${hostForUrl}:${port}`;
+  allowedHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`].map((h) => h.toLowerCase()));
+  const url = `${origin}/#token=${token}`;
+
+  return {
+    url,
+    origin,
+    token,
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type {
+  ArgsOf,
+  BridgeTransport,
+  Envelope,
+  ErrorCode,
+  Method,
+  PreloadApi,
+  PushEvent,
+  PushEvents,
+  ResultOf,
+  WireError,
+} from '../../electron/core/contract.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
+
+/**
+ * The renderer's one door to the core. The same built renderer runs in both shells:
+ * in Electron the preload's `window.pos` carries calls over IPC; in the browser shell a
+ * WebSocket does. Everything above this module sees one typed `call` and `listen`.
+ */
+export class BridgeError extends Error {
+  override name = 'BridgeError';
+  readonly code: ErrorCode | 'disconnected' | 'unauthorized';
+  readonly params: WireError['params'];
+  constructor(error: { code: BridgeError['code']; message: string; params?: WireError['params'] }) {
+    super(error.message);
+    this.code = error.code;
+    this.params = error.params;
+  }
+}
+
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'unauthorized';
+
+export interface Bridge {
+  call<K extends Method>(method: K, ...args: ArgsOf<K> extends void ? [] : [ArgsOf<K>]): Promise<ResultOf<K>>;
+  listen<E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void): () => void;
+  onConnection(listener: (state: ConnectionState) => void): () => void;
+}
+
+declare global {
+  interface Window {
+    pos?: PreloadApi;
+  }
+}
+
+function ipcTransport(api: PreloadApi): BridgeTransport & { onConnection: Bridge['onConnection'] } {
+  return {
+    invoke: (method, args) => (api[method] as (a: unknown) => Promise<Envelope<unknown>>)(args),
+    listen: (event, listener) => api.listen(event, listener as never),
+    onConnection: (listener) => {
+      listener('open');
+      return () => undefined;
+    },
+  };
+}
+
+const TOKEN_KEY = 'pos.bridgeToken';
+
+/** Takes the token from the address fragment once, keeps it for reloads, and hides it. */
+export function takeToken(loc: Location, storage: Storage, history: History): string | null {
+  const match = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(loc.hash);
+  if (match?.[1]) {
+    storage.setItem(TOKEN_KEY, match[1]);
+    history.replaceState(null, '', loc.pathname + loc.search);
+    return match[1];
+  }
+  return storage.getItem(TOKEN_KEY);
+}
+
+function socketTransport(token: string | null): BridgeTransport & { onConnection: Bridge['onConnection'] } {
+  const pending = new Map<number, (env: Envelope<unknown>) => void>();
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const connectionListeners = new Set<(state: ConnectionState) => void>();
+  let socket: WebSocket | null = null;
+  let state: ConnectionState = 'connecting';
+  let nextId = 1;
+  let retryMs = 250;
+  const queue: string[] = [];
+
+  const setState = (s: ConnectionState) => {
+    state = s;
+    connectionListeners.forEach((l) => l(s));
+  };
+
+  const failPending = (code: 'disconnected' | 'unauthorized', message: string) => {
+    for (const resolve of pending.values()) resolve({ ok: false, error: { code: code as ErrorCode, message } });
+    pending.clear();
+  };
+
+  const connect = () => {
+    if (!token) {
+      setState('unauthorized');
+      return;
+    }
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + token]);
+    socket = ws;
+    setState('connecting');
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      retryMs = 250;
+      setState('open');
+      for (const msg of queue.splice(0)) ws.send(msg);
+    };
+    ws.onmessage = (e) => {
+      let msg: ServerMessage;
+      try {
+        msg = JSON.parse(String(e.data)) as ServerMessage;
+      } catch {
+        return;
+      }
+      if (msg.type === 'reply') {
+        pending.get(msg.id)?.(msg.envelope as Envelope<unknown>);
+        pending.delete(msg.id);
+      } else if (msg.type === 'event') {
+        listeners.get(msg.event)?.forEach((l) => l(msg.payload));
+      }
+    };
+    ws.onclose = () => {
+      socket = null;
+      if (!opened && retryMs >= 4000) {
+        // Refused over and over before ever opening: the token is wrong or stale.
+        setState('unauthorized');
+        failPending('unauthorized', 'This window is not connected to the cashier app: open the address it printed.');
+        return;
+      }
+      failPending('disconnected', 'The connection to the cashier app was lost; try again.');
+      setState('closed');
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 8000);
+    };
+  };
+  connect();
+
+  return {
+    invoke(method, args) {
+      return new Promise((resolve) => {
+        if (state === 'unauthorized') {
+          resolve({ ok: false, error: { code: 'unauthorized' as ErrorCode, message: 'This window is not connected to the cashier app: open the address it printed.' } });
+          return;
+        }
+        const id = nextId++;
+        pending.set(id, resolve);
+        const text = JSON.stringify({ id, method, args });
+        if (socket && socket.readyState === WebSocket.OPEN) socket.send(text);
+        else queue.push(text);
+      });
+    },
+    listen(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return () => set.delete(listener);
+    },
+    onConnection(listener) {
+      connectionListeners.add(listener);
+      listener(state);
+      return () => connectionListeners.delete(listener);
+    },
+  };
+}
+
+export function createBridge(): Bridge {
+  const transport = window.pos ? ipcTransport(window.pos) : socketTransport(takeToken(location, sessionStorage, history));
+  return {
+    async call(method, ...args) {
+      const envelope = (await transport.invoke(method, args[0])) as Envelope<ResultOf<typeof method>>;
+      if (envelope.ok) return envelope.result;
+      throw new BridgeError(envelope.error);
+    },
+    listen: (event, listener) => transport.listen(event, listener as (payload: unknown) => void),
+    onConnection: (listener) => transport.onConnection(listener),
+  };
+}
+
+let instance: Bridge | null = null;
+
+/** The renderer's single bridge, created on first use. */
+export function getBridge(): Bridge {
+  instance ??= createBridge();
+  return instance;
+}
