@@ -1,0 +1,333 @@
+/**
+ * Decisions at the level of one printed checkout: what to journal when a sale is asked
+ * for, when the service answers, when the clock passes an expiry; what must still be
+ * followed; which QR may be shown. Pure: the caller passes the sales (e.g. from the book)
+ * and the time, and journals the events returned, then folds them in with reduceBook.
+ *
+ * THE DISPLACEMENT RULE (reference 3.1 and 4.5 rules 1 and 6; contract 2):
+ * - The moment a newer sale's intent is journaled, every unpaid earlier sale of the
+ *   checkout is marked displaced (`newer_sale_requested`, provisional). The UI never shows
+ *   the earlier QR again: the cashier is correcting the amount, and a payer must not pay the
+ *   old one. If the earlier sale is paid meanwhile (it is still the service's newest until
+ *   the new create succeeds), the payment lands on a displaced sale: `paid_late`, which
+ *   a person must acknowledge — exactly the warning needed ("do not collect twice").
+ * - When the service answers 201 for the newer sale, it HAS displaced the earlier one on
+ *   its side (reference 3.1): the displacement is confirmed (`newer_sale_created`).
+ * - When the newer create is refused for certain (a 4xx, 503 printed_qr_disabled: nothing
+ *   was created), the service still holds the earlier sale as pending: its provisional
+ *   displacement is voided (`sale.reinstated`) and it is pending again, QR and all, unless
+ *   it expired meanwhile. A payment it received meanwhile becomes an ordinary `paid`.
+ * - When the newer create's outcome stays unknown (`uncertain`), the newer sale may exist,
+ *   so the earlier one stays displaced; the uncertain sale itself is displaced by whatever
+ *   is requested next (the issue's rule), and it can still be paid late.
+ * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
+ */
+import { MAX_SALE_CENTS } from './amount.ts';
+import { SALE_LIFETIME_MS, activeDisplacements } from './lifecycle.ts';
+import type {
+  CreateRefusal,
+  QrType,
+  Sale,
+  SaleCreateFailed,
+  SaleCreateUncertain,
+  SaleCreated,
+  SaleDisplaced,
+  SaleEvent,
+  SaleExpired,
+  SaleReinstated,
+  SaleRequested,
+  UncertainReason,
+} from './lifecycle.ts';
+import { compareText } from './order.ts';
+
+/**
+ * Time after expires_at before the clock alone calls a sale expired: a payment made in the
+ * last second reaches us by webhook some seconds later, and the terminal's clock and the
+ * service's differ. A payment after that is still taken (expired + payment = paid, flagged).
+ */
+export const EXPIRY_GRACE_MS = 60_000;
+
+function onCheckout(sales: Iterable<Sale>, storeId: number, checkoutId: number): Sale[] {
+  return [...sales]
+    .filter((s) => s.store_id === storeId && s.checkout_id === checkoutId)
+    .sort((a, b) => a.seq - b.seq || compareText(a.sale_id, b.sale_id));
+}
+
+// ---------------------------------------------------------------------------------------
+// Asking for a sale.
+// ---------------------------------------------------------------------------------------
+
+export interface SaleIntent {
+  readonly sale_id: string;
+  readonly idempotency_key: string;
+  readonly store_id: number;
+  readonly checkout_id: number;
+  readonly amount_cents: number;
+  readonly external_id?: string;
+  readonly requested_by: string;
+  readonly at: number;
+}
+
+export type ChargePlan =
+  | { readonly ok: true; readonly events: readonly [SaleRequested, ...SaleDisplaced[]] }
+  | {
+      readonly ok: false;
+      readonly reason: 'invalid_amount' | 'sale_id_taken' | 'create_in_flight';
+      /** For create_in_flight: the sale whose create must be resolved first. */
+      readonly sale_id?: string;
+    };
+
+/**
+ * The events to journal, in this order, before the create is sent.
+ *
+ * Refused while the checkout's newest sale is still `requested` (its create has no outcome
+ * yet): with two creates in flight nobody knows which one the service will hold as the
+ * newest, and so which one a payment will be credited to (reference 4.5 rule 3). Resolve it
+ * first: the idempotent retry, or `uncertain` (see openSales).
+ */
+export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePlan {
+  // Contract 2: greater than 0, at most 1,000,000.00, and we only ever hold whole cents.
+  if (!Number.isSafeInteger(intent.amount_cents) || intent.amount_cents <= 0 || intent.amount_cents > MAX_SALE_CENTS) {
+    return { ok: false, reason: 'invalid_amount' };
+  }
+  const all = [...sales];
+  if (all.some((s) => s.sale_id === intent.sale_id)) return { ok: false, reason: 'sale_id_taken', sale_id: intent.sale_id };
+  const mine = onCheckout(all, intent.store_id, intent.checkout_id);
+  const newest = mine.at(-1);
+  if (newest && newest.status === 'requested') return { ok: false, reason: 'create_in_flight', sale_id: newest.sale_id };
+
+  const seq = (newest?.seq ?? 0) + 1;
+  const requested: SaleRequested = {
+    type: 'sale.requested',
+    sale_id: intent.sale_id,
+    idempotency_key: intent.idempotency_key,
+    store_id: intent.store_id,
+    checkout_id: intent.checkout_id,
+    seq,
+    amount_cents: intent.amount_cents,
+    ...(intent.external_id === undefined ? {} : { external_id: intent.external_id }),
+    requested_by: intent.requested_by,
+    at: intent.at,
+  };
+  const displaced: SaleDisplaced[] = mine.filter(displaceable).map((s) => ({
+    type: 'sale.displaced',
+    sale_id: s.sale_id,
+    by: intent.sale_id,
+    by_seq: seq,
+    evidence: 'newer_sale_requested',
+    at: intent.at,
+  }));
+  return { ok: true, events: [requested, ...displaced] };
+}
+
+/**
+ * Reference 4.5 rule 1: a new sale replaces the UNPAID pending one. Uncertain and unresolved
+ * sales may exist at the service, so they are displaced too (the issue's rule). A displaced
+ * sale whose displacement is only provisional takes the new displacer as well, so that a
+ * late refusal of the intermediate sale cannot bring it back while a newer one exists.
+ */
+function displaceable(s: Sale): boolean {
+  if (s.status === 'pending' || s.status === 'uncertain' || s.status === 'requested') return true;
+  if (s.status !== 'displaced') return false;
+  return activeDisplacements(s).every((d) => d.evidence === 'newer_sale_requested');
+}
+
+// ---------------------------------------------------------------------------------------
+// The service's answer.
+// ---------------------------------------------------------------------------------------
+
+/** The create's outcome, as the API client read it (times as epoch ms). */
+export type CreateOutcome =
+  | {
+      readonly kind: 'created';
+      readonly pix_id: string;
+      readonly service_id: string;
+      readonly operation_id?: string;
+      readonly qr_type: QrType;
+      readonly emv: string;
+      readonly pqr_emv: string | null;
+      readonly amount_brl?: string | number;
+      readonly store_id?: number;
+      readonly checkout_id?: number;
+      readonly created_at: number;
+      readonly expires_at: number;
+    }
+  | { readonly kind: 'refused'; readonly error: CreateRefusal }
+  | { readonly kind: 'uncertain'; readonly reason: UncertainReason; readonly attempts: number };
+
+/** The events to journal for a create's outcome (see the displacement rule above). */
+export function planCreateOutcome(sales: Iterable<Sale>, saleId: string, outcome: CreateOutcome, at: number): SaleEvent[] {
+  const all = [...sales];
+  const sale = all.find((s) => s.sale_id === saleId);
+  // Earlier sales this one displaced provisionally.
+  const affected = sale
+    ? onCheckout(all, sale.store_id, sale.checkout_id).filter((s) =>
+        s.displacements.some((d) => d.by === saleId && d.evidence === 'newer_sale_requested'),
+      )
+    : [];
+  switch (outcome.kind) {
+    case 'created': {
+      const { kind: _kind, ...facts } = outcome;
+      const created: SaleCreated = { type: 'sale.created', sale_id: saleId, ...facts, at };
+      // Reference 3.1: the service displaced the earlier sale when this create succeeded.
+      const confirmed: SaleDisplaced[] = affected.map((s) => ({
+        type: 'sale.displaced',
+        sale_id: s.sale_id,
+        by: saleId,
+        by_seq: sale?.seq ?? null,
+        evidence: 'newer_sale_created',
+        at,
+      }));
+      return [created, ...confirmed];
+    }
+    case 'refused': {
+      const failed: SaleCreateFailed = { type: 'sale.create_failed', sale_id: saleId, error: outcome.error, at };
+      // Nothing was created: the service still holds the earlier sale as its pending one.
+      const reinstated: SaleReinstated[] = affected.map((s) => ({ type: 'sale.reinstated', sale_id: s.sale_id, by: saleId, at }));
+      return [failed, ...reinstated];
+    }
+    case 'uncertain': {
+      const uncertain: SaleCreateUncertain = { type: 'sale.create_uncertain', sale_id: saleId, reason: outcome.reason, attempts: outcome.attempts, at };
+      // The newer sale may exist: earlier sales stay displaced.
+      return [uncertain];
+    }
+  }
+}
+
+/**
+ * What Tx Status says about a sale we follow (contract 3), as events. `paid` is not here:
+ * it is a payment report (PaymentReceived, source `tx_status`) and goes through the book.
+ * `not_found` on a sale we hold as pending means the service displaced it for a sale we
+ * did not create (contract 3: displaced sales answer TX not found).
+ */
+export function planTxStatus(sale: Sale, answer: 'pending' | 'expired' | 'not_found', at: number): SaleEvent[] {
+  if (answer === 'expired') return [{ type: 'sale.expired', sale_id: sale.sale_id, source: 'tx_status', at }];
+  if (answer === 'not_found' && sale.status === 'pending') {
+    return [{ type: 'sale.displaced', sale_id: sale.sale_id, by: null, by_seq: null, evidence: 'tx_not_found', at }];
+  }
+  return [];
+}
+
+/**
+ * Sales whose 5 minutes (reference 8) plus the grace have passed by the clock. Only pending
+ * ones: reference 4.5 rule 4, a displaced sale never expires by itself.
+ */
+export function planExpiry(sales: Iterable<Sale>, nowMs: number, graceMs: number = EXPIRY_GRACE_MS): SaleExpired[] {
+  const out: SaleExpired[] = [];
+  for (const s of sales) {
+    if (s.status === 'pending' && s.created && nowMs > s.created.expires_at + graceMs) {
+      out.push({ type: 'sale.expired', sale_id: s.sale_id, source: 'clock', at: nowMs });
+    }
+  }
+  return out.sort((a, b) => compareText(a.sale_id, b.sale_id));
+}
+
+// ---------------------------------------------------------------------------------------
+// What must still be followed.
+// ---------------------------------------------------------------------------------------
+
+export type FollowUp =
+  /** Poll Tx Status by pix_id until paid or expired. */
+  | { readonly sale_id: string; readonly how: 'tx_status'; readonly pix_id: string }
+  /** Send the create again with the SAME Idempotency-Key and body (contract 2). */
+  | { readonly sale_id: string; readonly how: 'retry_create'; readonly idempotency_key: string }
+  /** The create can no longer be retried safely: journal `sale.create_uncertain`. */
+  | { readonly sale_id: string; readonly how: 'mark_uncertain' }
+  /** Nothing to poll: only a webhook (or a person) can still tell. */
+  | { readonly sale_id: string; readonly how: 'webhook_only' };
+
+/**
+ * The sales that are not settled yet, and how each is followed.
+ *
+ * - pending: Tx Status by pix_id.
+ * - requested (after a crash, or while in flight), uncertain: retried with the same
+ *   Idempotency-Key while the sale is still the checkout's newest and within its lifetime.
+ *   A retry after a newer sale exists would, if the service ignores the key, create a sale
+ *   that displaces the newer one (contract 2); a retry after 5 minutes would open a sale
+ *   nobody is waiting for. Past that, a requested sale becomes uncertain.
+ * - displaced: not polled — Tx Status answers TX not found for it forever (contract 3). A
+ *   late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
+ *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
+ *   matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
+ *   is kept unmatched in the book for a person.
+ * Final states (paid, amount_mismatch, paid_late, expired, failed) are not listed.
+ */
+export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
+  const all = [...sales];
+  const newestOf = new Map<string, Sale>();
+  for (const s of all) {
+    if (s.status === 'failed') continue;
+    const k = `${s.store_id}/${s.checkout_id}`;
+    const n = newestOf.get(k);
+    if (!n || s.seq > n.seq) newestOf.set(k, s);
+  }
+  const out: FollowUp[] = [];
+  for (const s of all) {
+    const isNewest = newestOf.get(`${s.store_id}/${s.checkout_id}`) === s;
+    const retryable = isNewest && nowMs < s.requested_at + SALE_LIFETIME_MS;
+    switch (s.status) {
+      case 'pending':
+        if (s.pix_id !== undefined) out.push({ sale_id: s.sale_id, how: 'tx_status', pix_id: s.pix_id });
+        break;
+      case 'requested':
+        out.push(retryable ? { sale_id: s.sale_id, how: 'retry_create', idempotency_key: s.idempotency_key } : { sale_id: s.sale_id, how: 'mark_uncertain' });
+        break;
+      case 'uncertain':
+        out.push(retryable ? { sale_id: s.sale_id, how: 'retry_create', idempotency_key: s.idempotency_key } : { sale_id: s.sale_id, how: 'webhook_only' });
+        break;
+      case 'displaced':
+        out.push({ sale_id: s.sale_id, how: 'webhook_only' });
+        break;
+      default:
+        break;
+    }
+  }
+  return out.sort((a, b) => compareText(a.sale_id, b.sale_id));
+}
+
+// ---------------------------------------------------------------------------------------
+// What the screen shows.
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The checkout's newest sale: the one every QR of the checkout charges (reference 4.5
+ * rules 2 and 3). A refused create made nothing at the service, so it does not count.
+ */
+export function newestSaleFor(sales: Iterable<Sale>, storeId: number, checkoutId: number): Sale | undefined {
+  return onCheckout(sales, storeId, checkoutId)
+    .filter((s) => s.status !== 'failed')
+    .at(-1);
+}
+
+export type CheckoutScreen =
+  | { readonly kind: 'idle' }
+  /** The only QR that may be on screen (reference 4.5 rule 6: show only the newest returned QR). */
+  | { readonly kind: 'qr'; readonly sale_id: string; readonly emv: string; readonly amount_cents: number; readonly expires_at: number }
+  | { readonly kind: 'creating'; readonly sale_id: string }
+  /** No QR: the sale may or may not exist at the service. */
+  | { readonly kind: 'uncertain'; readonly sale_id: string }
+  /** The newest sale is over (paid, expired, displaced by something we did not create...). */
+  | { readonly kind: 'settled'; readonly sale_id: string; readonly status: Sale['status'] };
+
+/**
+ * What the checkout's screen may show. A QR only for the newest sale, only while it is
+ * pending and not past its expiry: never a displaced or uncertain sale's QR, never an older
+ * `emv` (it charges the newest sale whatever amount its text shows, reference 4.5 rule 2).
+ */
+export function checkoutScreen(sales: Iterable<Sale>, storeId: number, checkoutId: number, nowMs: number): CheckoutScreen {
+  const newest = newestSaleFor(sales, storeId, checkoutId);
+  if (!newest) return { kind: 'idle' };
+  switch (newest.status) {
+    case 'requested':
+      return { kind: 'creating', sale_id: newest.sale_id };
+    case 'uncertain':
+      return { kind: 'uncertain', sale_id: newest.sale_id };
+    case 'pending':
+      if (newest.created && newest.display_emv !== undefined && nowMs <= newest.created.expires_at) {
+        return { kind: 'qr', sale_id: newest.sale_id, emv: newest.display_emv, amount_cents: newest.amount_cents, expires_at: newest.created.expires_at };
+      }
+      return { kind: 'settled', sale_id: newest.sale_id, status: 'expired' };
+    default:
+      return { kind: 'settled', sale_id: newest.sale_id, status: newest.status };
+  }
+}

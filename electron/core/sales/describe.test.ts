@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { projectBook } from './book.ts';
+import type { BookEvent } from './book.ts';
+import { describeSale } from './describe.ts';
+import { SALE_LIFETIME_MS } from './lifecycle.ts';
+import type { Sale, SaleEvent } from './lifecycle.ts';
+
+const T0 = Date.UTC(2026, 10, 21, 13, 45, 0);
+
+const requested = (id: string, seq: number, amount: number): SaleEvent => ({
+  type: 'sale.requested',
+  sale_id: id,
+  idempotency_key: `k-${id}`,
+  store_id: 1,
+  checkout_id: 3,
+  seq,
+  amount_cents: amount,
+  requested_by: 'ana',
+  at: T0 + seq,
+});
+const created = (id: string): SaleEvent => ({
+  type: 'sale.created',
+  sale_id: id,
+  pix_id: `pix_${id}`,
+  service_id: `svc_${id}`,
+  qr_type: 'printed_dynamic',
+  emv: 'EMV-L',
+  pqr_emv: 'EMV-P',
+  created_at: T0,
+  expires_at: T0 + SALE_LIFETIME_MS,
+  at: T0,
+});
+const displaced = (id: string, by: string, seq: number): SaleEvent => ({ type: 'sale.displaced', sale_id: id, by, by_seq: seq, evidence: 'newer_sale_requested', at: T0 + 10 });
+const paid = (id: string, amount: string, e2e = 'E1'): SaleEvent => ({
+  type: 'payment.received',
+  source: 'webhook',
+  webhook_id: `wh-${e2e}`,
+  pix_id: `pix_${id}`,
+  service_id: `svc_${id}`,
+  amount_brl: amount,
+  paid_at: T0 + 50,
+  e2e_id: e2e,
+  at: T0 + 60,
+});
+
+function describeIn(events: BookEvent[], id: string): ReturnType<typeof describeSale> {
+  const book = projectBook(events);
+  const all: Sale[] = Object.values(book.sales);
+  const sale = book.sales[id];
+  if (!sale) throw new Error(`no sale ${id}`);
+  return describeSale(sale, all);
+}
+
+describe('describeSale', () => {
+  it('late payment while the newer sale is open: warns not to collect twice, with cents, not text', () => {
+    const d = describeIn([requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('a', '10.00')], 'a');
+    expect(d.key).toBe('sale.paid_late.newer_open');
+    expect(d.params).toEqual({
+      expected_cents: 1000,
+      received_cents: 1000,
+      amount_matches: true,
+      newer_sale_id: 'b',
+      newer_amount_cents: 1200,
+      newer_status: 'pending',
+    });
+    expect(d.tone).toBe('danger');
+    expect(d.needs_person).toBe(true);
+    expect(d.attention).toEqual([
+      {
+        reason: 'paid_late',
+        subject: '',
+        key: 'attention.paid_late',
+        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, newer_sale_id: 'b', newer_open: true },
+      },
+    ]);
+  });
+
+  it('late payment once the newer sale is over: the plain late-payment message', () => {
+    const d = describeIn(
+      [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('b', '12.00', 'E2'), paid('a', '10.00')],
+      'a',
+    );
+    expect(d.key).toBe('sale.paid_late');
+    expect(d.params.newer_status).toBe('paid');
+  });
+
+  it('amount mismatch: expected vs received and the direction; acknowledged, it no longer needs a person', () => {
+    const events = [requested('a', 1, 1000), created('a'), paid('a', '9.50')];
+    const d = describeIn(events, 'a');
+    expect(d).toMatchObject({ key: 'sale.amount_mismatch', params: { expected_cents: 1000, received_cents: 950, amount_brl: '9.50', direction: 'under' }, needs_person: true });
+    const acked = describeIn([...events, { type: 'sale.acknowledged', sale_id: 'a', reason: 'amount_mismatch', subject: '', by: 'rui', at: T0 + 99 }], 'a');
+    expect(acked.needs_person).toBe(false);
+    expect(acked.attention).toEqual([]);
+    expect(acked.acknowledged).toEqual([{ reason: 'amount_mismatch', subject: '', by: 'rui', at: T0 + 99 }]);
+  });
+
+  it('an unreadable amount keeps the raw text for the person', () => {
+    const d = describeIn([requested('a', 1, 1000), created('a'), paid('a', '1e3')], 'a');
+    expect(d.params).toMatchObject({ received_cents: null, amount_brl: '1e3', direction: 'invalid' });
+  });
+
+  it('an extra payment on a paid sale is an attention item naming that payment', () => {
+    const d = describeIn([requested('a', 1, 1000), created('a'), paid('a', '10.00'), { ...paid('a', '10.00', 'E2'), paid_at: T0 + 70 } as SaleEvent], 'a');
+    expect(d.key).toBe('sale.paid');
+    expect(d.tone).toBe('warning');
+    expect(d.attention).toEqual([{ reason: 'extra_payment', subject: 'e2e:E2', key: 'attention.extra_payment', params: { received_cents: 1000, paid_at: T0 + 70, e2e_id: 'E2' } }]);
+  });
+
+  it.each([
+    [[requested('a', 1, 1000)], 'sale.requested', 'info'],
+    [[requested('a', 1, 1000), created('a')], 'sale.pending', 'info'],
+    [[requested('a', 1, 1000), created('a'), paid('a', '10.00')], 'sale.paid', 'success'],
+    [[requested('a', 1, 1000), created('a'), { type: 'sale.expired', sale_id: 'a', source: 'clock', at: T0 + 1 }], 'sale.expired', 'warning'],
+    [[requested('a', 1, 1000), created('a'), displaced('a', 'b', 2)], 'sale.displaced', 'info'],
+    [[requested('a', 1, 1000), { type: 'sale.create_uncertain', sale_id: 'a', reason: 'timeout', attempts: 3, at: T0 + 1 }], 'sale.uncertain', 'warning'],
+    [[requested('a', 1, 1000), { type: 'sale.create_failed', sale_id: 'a', error: { status: 422, code: 'no_printed_qr' }, at: T0 + 1 }], 'sale.failed', 'danger'],
+  ] as [BookEvent[], string, string][])('%#: %s (%s)', (events, key, tone) => {
+    const d = describeIn(events, 'a');
+    expect(d.key).toBe(key);
+    expect(d.tone).toBe(tone);
+    expect(d.needs_person).toBe(false);
+  });
+
+  it('a conflict names its code and detail', () => {
+    const d = describeIn([requested('a', 1, 1000), { ...created('a'), amount_brl: '99.00' } as SaleEvent], 'a');
+    expect(d.attention).toEqual([
+      { reason: 'conflict', subject: 'created_amount_differs:99.00', key: 'attention.conflict', params: { code: 'created_amount_differs', detail: '99.00' } },
+    ]);
+  });
+});

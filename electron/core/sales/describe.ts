@@ -1,0 +1,186 @@
+/**
+ * What the UI says about a sale, as message keys and parameters. The core never formats:
+ * money travels as integer cents, time as epoch ms, and the renderer turns a key and its
+ * params into the cashier's language ("R$ 10,00").
+ */
+import { activeDisplacements } from './lifecycle.ts';
+import type { Attention, Sale, SaleStatus } from './lifecycle.ts';
+
+export type MessageParams = Readonly<Record<string, string | number | boolean | null>>;
+
+export type SaleMessageKey =
+  | 'sale.requested'
+  | 'sale.pending'
+  | 'sale.paid'
+  | 'sale.amount_mismatch'
+  | 'sale.expired'
+  | 'sale.displaced'
+  | 'sale.paid_late'
+  | 'sale.paid_late.newer_open'
+  | 'sale.uncertain'
+  | 'sale.failed';
+
+export type AttentionMessageKey =
+  | 'attention.amount_mismatch'
+  | 'attention.paid_late'
+  | 'attention.paid_after_expiry'
+  | 'attention.extra_payment'
+  | 'attention.displaced_unknown'
+  | 'attention.conflict';
+
+export type Tone = 'info' | 'success' | 'warning' | 'danger';
+
+export interface AttentionMessage extends Attention {
+  readonly key: AttentionMessageKey;
+  readonly params: MessageParams;
+}
+
+export interface SaleDescription {
+  readonly key: SaleMessageKey;
+  readonly params: MessageParams;
+  readonly tone: Tone;
+  /** True while something still needs a person's acknowledgement. */
+  readonly needs_person: boolean;
+  /** One item per open attention reason; the UI acknowledges each by reason and subject. */
+  readonly attention: readonly AttentionMessage[];
+  readonly acknowledged: readonly { readonly reason: Attention['reason']; readonly subject: string; readonly by: string; readonly at: number }[];
+}
+
+/** Sales still open to payment at the service: a newer one in these states must not be collected twice. */
+const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
+
+/**
+ * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
+ * about a late payment say whether the newer sale is still open.
+ */
+export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): SaleDescription {
+  const newer = sale.displaced_by ? [...checkoutSales].find((s) => s.sale_id === sale.displaced_by) : undefined;
+  const paid = sale.paid;
+  const received = paid?.received_cents ?? null;
+  let key: SaleMessageKey;
+  let params: MessageParams;
+  let tone: Tone;
+  switch (sale.status) {
+    case 'requested':
+      key = 'sale.requested';
+      params = { amount_cents: sale.amount_cents };
+      tone = 'info';
+      break;
+    case 'pending':
+      key = 'sale.pending';
+      params = { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null };
+      tone = 'info';
+      break;
+    case 'paid':
+      key = 'sale.paid';
+      params = { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null };
+      tone = 'success';
+      break;
+    case 'amount_mismatch':
+      key = 'sale.amount_mismatch';
+      params = {
+        expected_cents: sale.amount_cents,
+        received_cents: received,
+        // The raw text matters when it could not be read at all.
+        amount_brl: paid ? String(paid.amount_brl) : null,
+        direction: paid?.amount_check ?? 'invalid',
+      };
+      tone = 'danger';
+      break;
+    case 'expired':
+      key = 'sale.expired';
+      params = { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null };
+      tone = 'warning';
+      break;
+    case 'displaced':
+      key = 'sale.displaced';
+      params = {
+        amount_cents: sale.amount_cents,
+        newer_sale_id: sale.displaced_by ?? null,
+        // A displacement the service confirmed (201 of the newer sale, or TX not found) cannot be undone.
+        confirmed: activeDisplacements(sale).some((d) => d.evidence !== 'newer_sale_requested'),
+      };
+      tone = 'info';
+      break;
+    case 'paid_late': {
+      // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
+      // open, collecting it too would charge the customer twice.
+      const newerOpen = newer !== undefined && OPEN.includes(newer.status);
+      key = newerOpen ? 'sale.paid_late.newer_open' : 'sale.paid_late';
+      params = {
+        expected_cents: sale.amount_cents,
+        received_cents: received,
+        amount_matches: paid?.amount_check === 'equal',
+        newer_sale_id: sale.displaced_by ?? null,
+        newer_amount_cents: newer?.amount_cents ?? null,
+        newer_status: newer?.status ?? null,
+      };
+      tone = 'danger';
+      break;
+    }
+    case 'uncertain':
+      key = 'sale.uncertain';
+      params = { amount_cents: sale.amount_cents, reason: sale.uncertain?.reason ?? null };
+      tone = 'warning';
+      break;
+    case 'failed':
+      key = 'sale.failed';
+      params = { amount_cents: sale.amount_cents, status: sale.create_error?.status ?? null, code: sale.create_error?.code ?? null };
+      tone = 'danger';
+      break;
+  }
+
+  const attention = sale.attention.map((a) => attentionMessage(sale, a, newer));
+  return {
+    key,
+    params,
+    tone: attention.length > 0 && tone !== 'danger' ? 'warning' : tone,
+    needs_person: attention.length > 0,
+    attention,
+    acknowledged: sale.acknowledgements.map((a) => ({ reason: a.reason, subject: a.subject, by: a.by, at: a.at })),
+  };
+}
+
+function attentionMessage(sale: Sale, a: Attention, newer: Sale | undefined): AttentionMessage {
+  const paid = sale.paid;
+  switch (a.reason) {
+    case 'amount_mismatch':
+      return {
+        ...a,
+        key: 'attention.amount_mismatch',
+        params: { expected_cents: sale.amount_cents, received_cents: paid?.received_cents ?? null, direction: paid?.amount_check ?? 'invalid' },
+      };
+    case 'paid_late':
+      return {
+        ...a,
+        key: 'attention.paid_late',
+        params: {
+          received_cents: paid?.received_cents ?? null,
+          expected_cents: sale.amount_cents,
+          amount_matches: paid?.amount_check === 'equal',
+          newer_sale_id: sale.displaced_by ?? null,
+          newer_open: newer !== undefined && OPEN.includes(newer.status),
+        },
+      };
+    case 'paid_after_expiry':
+      return {
+        ...a,
+        key: 'attention.paid_after_expiry',
+        params: { received_cents: paid?.received_cents ?? null, paid_at: paid?.paid_at ?? null, expires_at: sale.created?.expires_at ?? null },
+      };
+    case 'extra_payment': {
+      const p = sale.payments.find((x) => x.key === a.subject);
+      return {
+        ...a,
+        key: 'attention.extra_payment',
+        params: { received_cents: p?.received_cents ?? null, paid_at: p?.paid_at ?? null, e2e_id: p?.e2e_id ?? null },
+      };
+    }
+    case 'displaced_unknown':
+      return { ...a, key: 'attention.displaced_unknown', params: { amount_cents: sale.amount_cents } };
+    case 'conflict': {
+      const issue = sale.issues.find((i) => `${i.code}:${i.detail}` === a.subject);
+      return { ...a, key: 'attention.conflict', params: { code: issue?.code ?? null, detail: issue?.detail ?? null } };
+    }
+  }
+}
