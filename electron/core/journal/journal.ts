@@ -1,0 +1,320 @@
+/**
+ * The sale journal. Electron's main process has no IndexedDB of its own, so the durable
+ * record is the hash-chained, fsync'd JSON-lines log (log.ts), and IndexedDB (fake-indexeddb's
+ * engine, through idb) holds only the indexed view (view.ts), rebuilt from the log at every
+ * open. An append resolves once its bytes are fsync'd and the view has applied it, so
+ * anything a caller was told is durable survives a SIGKILL, and what the view answers was
+ * always durable first.
+ *
+ * Entry conventions (all in `data`): `sale_id` / `sale_ids` name the sales an entry is
+ * about (the reducer is called for each); `webhook_id` is set by recordWebhook only;
+ * `by` names the operator on operator actions; `shift_id` on shift.opened/shift.closed.
+ */
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../log.ts';
+import { openLog } from './log.ts';
+import type { BrokenEntry, EntryInput, JournalEntry, JournalLog, LogStats, TornTail, VerifyResult } from './log.ts';
+import { openView, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
+import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, SaleView, ShiftRecord } from './view.ts';
+
+export type { BrokenEntry, EntryInput, JournalEntry, TornTail, VerifyResult } from './log.ts';
+export type { ReducerFailure, SaleKeys, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
+export { JournalUnavailableError } from './log.ts';
+export { JournalLockedError } from './lock.ts';
+export { ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
+
+export interface OpenJournalOptions<S extends object> {
+  /** The data dir; segments and the lock file go straight into it. */
+  dir: string;
+  clock: Clock;
+  reduceSale: SaleReducer<S>;
+  /** How to read a sale's index keys; by default they are its own fields (SaleRecord). */
+  saleKeys?: SaleKeysOf<S>;
+  log?: Logger;
+  /**
+   * Entry types that are operator actions (a correction, an acknowledgement, a refund…):
+   * each must say who in `data.by`. Shift open/close always must.
+   */
+  operatorActions?: Iterable<string>;
+}
+
+export interface AppendResult {
+  entries: JournalEntry[];
+  firstSeq: number;
+  lastSeq: number;
+}
+
+export interface JournalStatus {
+  /**
+   * healthy; torn-tail-repaired: a write interrupted by a crash was cut away at open (every
+   * acknowledged entry is intact); corrupt: the chain is broken at `corruption`, only the
+   * entries before it are in the view and nothing more is written; failed: a write or
+   * fsync failed in this session, nothing more is written until the journal is reopened.
+   */
+  state: 'healthy' | 'torn-tail-repaired' | 'corrupt' | 'failed';
+  entries: number;
+  lastSeq: number;
+  segments: number;
+  tornTail: TornTail | null;
+  corruption: BrokenEntry | null;
+  failure: string | null;
+  /** Entries the sale reducer threw on (or returned a bad record for); the first few are kept. */
+  reducerFailures: number;
+  firstReducerFailures: ReducerFailure[];
+  commits: LogStats;
+}
+
+export interface SaleQueries<S> {
+  get(id: string): Promise<S | undefined>;
+  byPixId(pixId: string): Promise<S | undefined>;
+  byServiceId(serviceId: string): Promise<S | undefined>;
+  byExternalId(externalId: string): Promise<S[]>;
+  byCheckout(storeId: number, checkoutId: number, range?: { fromMs?: number; toMs?: number }): Promise<S[]>;
+  latestOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined>;
+  byStatus(status: string): Promise<S[]>;
+  byShift(shiftId: string): Promise<S[]>;
+  createdBetween(fromMs: number, toMs: number): Promise<S[]>;
+}
+
+export interface ShiftQueries {
+  get(id: string): Promise<ShiftRecord | undefined>;
+  open(): Promise<ShiftRecord[]>;
+  openedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
+}
+
+export interface Journal<S extends object = SaleRecord> {
+  /**
+   * Resolves when the entries are fsync'd and in the view. A crash before that may keep a
+   * prefix of the call's entries (each whole, the chain intact): a fact that must be all
+   * or nothing belongs in ONE entry (name several sales with `data.sale_ids`).
+   * `data.webhook_id` is reserved for recordWebhook, shift.* types for openShift/closeShift.
+   */
+  append(inputs: readonly EntryInput[]): Promise<AppendResult>;
+  /**
+   * Journals a webhook event once per webhook-id: 'recorded' once it is durable (answer
+   * the sender 2xx only then), 'duplicate' if that id is already journaled. Concurrent
+   * calls with one id journal it once.
+   */
+  recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'>;
+  openShift(shiftId: string, by: string, data?: Readonly<Record<string, unknown>>): Promise<ShiftRecord>;
+  closeShift(shiftId: string, by: string, data?: Readonly<Record<string, unknown>>): Promise<ShiftRecord>;
+  readonly sales: SaleQueries<S>;
+  readonly shifts: ShiftQueries;
+  eventsForSale(saleId: string): Promise<JournalEntry[]>;
+  /** Entries with at in [fromMs, toMs), in time order. */
+  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
+  eventsOfType(type: string): Promise<JournalEntry[]>;
+  webhookSeq(webhookId: string): Promise<number | undefined>;
+  verify(): Promise<VerifyResult>;
+  status(): JournalStatus;
+  close(): Promise<void>;
+}
+
+/** An operator action: who did it goes in `data.by`; when is the entry's `at`. */
+export function operatorAction(type: string, by: string, data: Readonly<Record<string, unknown>> = {}): EntryInput {
+  return { type, data: { ...data, by } };
+}
+
+const MAX_WEBHOOK_ID = 256;
+const KEPT_REDUCER_FAILURES = 20;
+
+/** The shift operations use it: check-then-append must not interleave. */
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+class JournalImpl<S extends object> implements Journal<S> {
+  readonly #log: JournalLog;
+  readonly #view: SaleView<S>;
+  readonly #operatorActions: ReadonlySet<string>;
+  readonly #failures: { count: number; first: ReducerFailure[] };
+  readonly #webhooksInFlight = new Map<string, Promise<'recorded' | 'duplicate'>>();
+  readonly #shiftLock = new Mutex();
+  #closing: Promise<void> | null = null;
+  readonly sales: SaleQueries<S>;
+  readonly shifts: ShiftQueries;
+
+  constructor(log: JournalLog, view: SaleView<S>, operatorActions: ReadonlySet<string>, failures: { count: number; first: ReducerFailure[] }) {
+    this.#log = log;
+    this.#view = view;
+    this.#operatorActions = operatorActions;
+    this.#failures = failures;
+    this.sales = {
+      get: (id) => view.sale(id),
+      byPixId: (pixId) => view.saleByPixId(pixId),
+      byServiceId: (serviceId) => view.saleByServiceId(serviceId),
+      byExternalId: (externalId) => view.salesByExternalId(externalId),
+      byCheckout: (storeId, checkoutId, range) => view.salesByCheckout(storeId, checkoutId, range),
+      latestOnCheckout: (storeId, checkoutId) => view.latestSaleOnCheckout(storeId, checkoutId),
+      byStatus: (status) => view.salesByStatus(status),
+      byShift: (shiftId) => view.salesByShift(shiftId),
+      createdBetween: (fromMs, toMs) => view.salesCreatedBetween(fromMs, toMs),
+    };
+    this.shifts = {
+      get: (id) => view.shift(id),
+      open: () => view.openShifts(),
+      openedBetween: (fromMs, toMs) => view.shiftsOpenedBetween(fromMs, toMs),
+    };
+  }
+
+  #checkInput(input: EntryInput): void {
+    if (input === null || typeof input !== 'object' || input.data === null || typeof input.data !== 'object') {
+      throw new TypeError('an entry is {type, data} with data an object');
+    }
+    // Only operator actions give `by` a meaning here; other entry types may use the name
+    // for something else (the sale that displaced this one, say).
+    if (this.#operatorActions.has(input.type) || input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) {
+      const by = input.data.by;
+      if (typeof by !== 'string' || by.trim() === '') throw new TypeError(`entry ${input.type} is an operator action: data.by must name the operator who did it`);
+    }
+  }
+
+  async #append(inputs: readonly EntryInput[]): Promise<AppendResult> {
+    const entries = await this.#log.append(inputs);
+    return { entries, firstSeq: entries[0]?.seq ?? this.#log.lastSeq + 1, lastSeq: entries.at(-1)?.seq ?? this.#log.lastSeq };
+  }
+
+  async append(inputs: readonly EntryInput[]): Promise<AppendResult> {
+    for (const input of inputs) {
+      this.#checkInput(input);
+      if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
+      if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
+    }
+    return this.#append(inputs);
+  }
+
+  async recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'> {
+    if (typeof webhookId !== 'string' || webhookId === '' || webhookId.length > MAX_WEBHOOK_ID) {
+      throw new TypeError(`a webhook-id is a string of 1 to ${MAX_WEBHOOK_ID} characters`);
+    }
+    this.#checkInput(input);
+    if (input.data.webhook_id !== undefined && input.data.webhook_id !== webhookId) throw new TypeError('data.webhook_id differs from the webhook-id');
+    for (;;) {
+      const earlier = this.#webhooksInFlight.get(webhookId);
+      if (earlier) {
+        try {
+          await earlier;
+          return 'duplicate';
+        } catch {
+          // The earlier attempt was not journaled: this one tries again.
+          if (this.#webhooksInFlight.get(webhookId) === earlier) this.#webhooksInFlight.delete(webhookId);
+          continue;
+        }
+      }
+      // Registered before the first await, so a concurrent call with the same id sees it;
+      // it is dropped only after the entry is in the view, where the next check finds it.
+      const attempt = (async (): Promise<'recorded' | 'duplicate'> => {
+        if ((await this.#view.webhookSeq(webhookId)) !== undefined) return 'duplicate';
+        await this.#append([{ type: input.type, data: { ...input.data, webhook_id: webhookId } }]);
+        return 'recorded';
+      })();
+      this.#webhooksInFlight.set(webhookId, attempt);
+      try {
+        return await attempt;
+      } finally {
+        if (this.#webhooksInFlight.get(webhookId) === attempt) this.#webhooksInFlight.delete(webhookId);
+      }
+    }
+  }
+
+  openShift(shiftId: string, by: string, data: Readonly<Record<string, unknown>> = {}): Promise<ShiftRecord> {
+    return this.#shiftLock.run(async () => {
+      if (typeof shiftId !== 'string' || shiftId === '') throw new TypeError('a shift needs an id');
+      if (await this.#view.shift(shiftId)) throw new Error(`shift ${shiftId} was already opened`);
+      const input = operatorAction(SHIFT_OPENED, by, { ...data, shift_id: shiftId });
+      this.#checkInput(input);
+      await this.#append([input]);
+      return (await this.#view.shift(shiftId))!;
+    });
+  }
+
+  closeShift(shiftId: string, by: string, data: Readonly<Record<string, unknown>> = {}): Promise<ShiftRecord> {
+    return this.#shiftLock.run(async () => {
+      const shift = await this.#view.shift(shiftId);
+      if (!shift) throw new Error(`shift ${shiftId} was never opened`);
+      if (shift.state === 'closed') throw new Error(`shift ${shiftId} is already closed`);
+      const input = operatorAction(SHIFT_CLOSED, by, { ...data, shift_id: shiftId });
+      this.#checkInput(input);
+      await this.#append([input]);
+      return (await this.#view.shift(shiftId))!;
+    });
+  }
+
+  eventsForSale(saleId: string): Promise<JournalEntry[]> {
+    return this.#view.eventsForSale(saleId);
+  }
+  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]> {
+    return this.#view.eventsBetween(fromMs, toMs);
+  }
+  eventsOfType(type: string): Promise<JournalEntry[]> {
+    return this.#view.eventsOfType(type);
+  }
+  webhookSeq(webhookId: string): Promise<number | undefined> {
+    return this.#view.webhookSeq(webhookId);
+  }
+
+  verify(): Promise<VerifyResult> {
+    return this.#log.verify();
+  }
+
+  status(): JournalStatus {
+    const log = this.#log;
+    const state = log.corruption ? 'corrupt' : log.failure ? 'failed' : log.tornTail ? 'torn-tail-repaired' : 'healthy';
+    return {
+      state,
+      entries: log.lastSeq,
+      lastSeq: log.lastSeq,
+      segments: log.segments.length,
+      tornTail: log.tornTail,
+      corruption: log.corruption,
+      failure: log.failure?.message ?? null,
+      reducerFailures: this.#failures.count,
+      firstReducerFailures: [...this.#failures.first],
+      commits: { ...log.stats },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#log.close();
+      await this.#view.close();
+    })();
+    return this.#closing;
+  }
+}
+
+/**
+ * Opens the sale journal: the durable log in `dir`, replayed into a fresh IndexedDB view.
+ * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt').
+ * Throws JournalLockedError if another live process holds the dir.
+ */
+export async function openJournal<S extends object>(options: OpenJournalOptions<S>): Promise<Journal<S>> {
+  const view = await openView(options.reduceSale, options.saleKeys);
+  const failures = { count: 0, first: [] as ReducerFailure[] };
+  const apply = async (entries: JournalEntry[]): Promise<void> => {
+    const failed = await view.applyEntries(entries);
+    if (failed.length === 0) return;
+    failures.count += failed.length;
+    for (const f of failed) {
+      if (failures.first.length < KEPT_REDUCER_FAILURES) failures.first.push(f);
+      options.log?.error('journal: the sale reducer failed on an entry; the entry is kept, the sale is unchanged', { ...f });
+    }
+  };
+  let log: JournalLog;
+  try {
+    log = await openLog({ dir: options.dir, clock: options.clock, log: options.log, replay: apply, onDurable: apply });
+  } catch (err) {
+    await view.close();
+    throw err;
+  }
+  return new JournalImpl(log, view, new Set(options.operatorActions ?? []), failures);
+}
+

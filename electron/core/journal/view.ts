@@ -1,0 +1,441 @@
+import { randomUUID } from 'node:crypto';
+import * as fake from 'fake-indexeddb';
+import { deleteDB, openDB } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import type { JournalEntry } from './log.ts';
+
+/**
+ * What the view indexes a sale by; times are epoch ms. A key that is absent (or not a
+ * string/number) leaves the sale out of that one index, nothing more.
+ */
+export interface SaleKeys {
+  store_id: number;
+  checkout_id: number;
+  status: string;
+  /** When the sale began, for time-range queries and "newest on the checkout". */
+  created_at: number;
+  pix_id?: string;
+  service_id?: string;
+  external_id?: string;
+  shift_id?: string;
+}
+
+/**
+ * The documented minimal sale shape: a record that carries its own keys under the
+ * reference's names. The sale state machine (electron/core/sales/) may use any shape of
+ * its own instead, and say how to read the keys from it with `saleKeys`.
+ */
+export interface SaleRecord extends SaleKeys {
+  sale_id: string;
+  amount_cents: number;
+}
+
+/**
+ * Folds one journal entry into one sale. Called for every entry that names the sale in
+ * `data.sale_id` or `data.sale_ids`, in seq order, at append and again at every replay, so
+ * it must be pure and deterministic: no clock, no I/O, no randomness, no mutation of
+ * `current`; what it needs comes from the entry (`entry.at` is when). It returns the next
+ * record, or undefined for "this entry does not change the sale" (a sale is never deleted).
+ * It must not throw for entry types it does not know; if it throws anyway, the entry stays
+ * journaled, the sale keeps its previous record and the failure is counted in the status.
+ */
+export type SaleReducer<S> = (current: S | undefined, entry: JournalEntry, saleId: string) => S | undefined;
+
+/** Reads a sale's index keys; pure, like the reducer. */
+export type SaleKeysOf<S> = (sale: S) => SaleKeys;
+
+/** The default: the keys are fields of the record itself (SaleRecord); a field of the wrong type is no key. */
+export function ownSaleKeys(sale: object): Partial<SaleKeys> {
+  const s = sale as Record<string, unknown>;
+  const keys: Partial<SaleKeys> = {};
+  for (const name of ['store_id', 'checkout_id', 'created_at'] as const) {
+    const v = s[name];
+    if (typeof v === 'number' && Number.isFinite(v)) keys[name] = v;
+  }
+  for (const name of ['status', 'pix_id', 'service_id', 'external_id', 'shift_id'] as const) {
+    const v = s[name];
+    if (typeof v === 'string') keys[name] = v;
+  }
+  return keys;
+}
+
+/** A sale as the sales store keeps it: its keys beside the caller's record. */
+type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S };
+
+/** Entry types the journal itself understands, to index shifts. */
+export const SHIFT_OPENED = 'shift.opened';
+export const SHIFT_CLOSED = 'shift.closed';
+
+export interface ShiftRecord {
+  id: string;
+  state: 'open' | 'closed';
+  opened_at: number;
+  opened_by: string;
+  opened_seq: number;
+  closed_at?: number;
+  closed_by?: string;
+  closed_seq?: number;
+}
+
+/** An entry as the events store keeps it: `sale_ids` is what `by_sale` indexes. */
+export type StoredEvent = JournalEntry & { sale_ids: string[] };
+
+export interface ReducerFailure {
+  seq: number;
+  saleId: string;
+  message: string;
+}
+
+interface JournalSchema<S> extends DBSchema {
+  sales: {
+    key: string;
+    value: SaleRow<S>;
+    indexes: {
+      by_pix_id: string;
+      by_service_id: string;
+      by_external_id: string;
+      by_checkout: [number, number, number];
+      by_status: string;
+      by_shift: string;
+      by_created_at: number;
+    };
+  };
+  events: {
+    key: number;
+    value: StoredEvent;
+    indexes: { by_sale: string; by_type: string; by_at: number };
+  };
+  webhookIds: {
+    key: string;
+    value: { webhook_id: string; seq: number };
+  };
+  shifts: {
+    key: string;
+    value: ShiftRecord;
+    indexes: { by_opened_at: number; by_state: string };
+  };
+}
+
+const STORES = ['sales', 'events', 'webhookIds', 'shifts'] as const;
+
+/** Sale ids an entry affects: `data.sale_id`, and `data.sale_ids` for facts about several sales. */
+export function saleIdsOf(entry: JournalEntry): string[] {
+  const { sale_id, sale_ids } = entry.data;
+  const ids: string[] = [];
+  if (typeof sale_id === 'string' && sale_id !== '') ids.push(sale_id);
+  if (Array.isArray(sale_ids)) {
+    for (const id of sale_ids) if (typeof id === 'string' && id !== '' && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+export function webhookIdOf(entry: JournalEntry): string | undefined {
+  const id = entry.data.webhook_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+function shiftIdOf(entry: JournalEntry): string | undefined {
+  if (entry.type !== SHIFT_OPENED && entry.type !== SHIFT_CLOSED) return undefined;
+  const id = entry.data.shift_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+const INDEXED_DB_GLOBALS = {
+  indexedDB: fake.indexedDB,
+  IDBKeyRange: fake.IDBKeyRange,
+  IDBRequest: fake.IDBRequest,
+  IDBOpenDBRequest: fake.IDBOpenDBRequest,
+  IDBDatabase: fake.IDBDatabase,
+  IDBObjectStore: fake.IDBObjectStore,
+  IDBIndex: fake.IDBIndex,
+  IDBCursor: fake.IDBCursor,
+  IDBCursorWithValue: fake.IDBCursorWithValue,
+  IDBTransaction: fake.IDBTransaction,
+  IDBVersionChangeEvent: fake.IDBVersionChangeEvent,
+};
+
+/**
+ * idb reaches IndexedDB through globals only (openDB calls the global indexedDB, and it
+ * recognises requests and transactions with instanceof on the global classes). Node has
+ * none, so fake-indexeddb's engine is installed where nothing is; an IndexedDB that is
+ * already there (a browser, or fake-indexeddb/auto) is kept and used as a whole.
+ */
+function ensureIndexedDb(): void {
+  const g = globalThis as Record<string, unknown>;
+  for (const [name, value] of Object.entries(INDEXED_DB_GLOBALS)) {
+    if (g[name] === undefined) Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+  }
+}
+
+function keyRange(): typeof IDBKeyRange {
+  return (globalThis as unknown as { IDBKeyRange: typeof IDBKeyRange }).IDBKeyRange;
+}
+
+/** Half-open [from, to) over numbers; either side may be left open. */
+function between(fromMs: number | undefined, toMs: number | undefined): IDBKeyRange | undefined {
+  const KR = keyRange();
+  if (fromMs === undefined && toMs === undefined) return undefined;
+  if (toMs === undefined) return KR.lowerBound(fromMs);
+  if (fromMs === undefined) return KR.upperBound(toMs, true);
+  if (toMs <= fromMs) return undefined;
+  return KR.bound(fromMs, toMs, false, true);
+}
+
+function withoutIndexField(e: StoredEvent): JournalEntry {
+  return { seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: e.data };
+}
+
+export interface SaleView<S> {
+  /** Applies entries (in seq order) in one transaction; returns reducer failures, if any. */
+  applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]>;
+
+  sale(id: string): Promise<S | undefined>;
+  saleByPixId(pixId: string): Promise<S | undefined>;
+  saleByServiceId(serviceId: string): Promise<S | undefined>;
+  salesByExternalId(externalId: string): Promise<S[]>;
+  /** Sales of one checkout, oldest first; optionally created in [fromMs, toMs). */
+  salesByCheckout(storeId: number, checkoutId: number, range?: { fromMs?: number; toMs?: number }): Promise<S[]>;
+  /** The checkout's newest sale by created_at (reference 4.5 rule 3: payments go to the newest). */
+  latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined>;
+  salesByStatus(status: string): Promise<S[]>;
+  salesByShift(shiftId: string): Promise<S[]>;
+  salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]>;
+
+  eventsForSale(saleId: string): Promise<JournalEntry[]>;
+  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
+  eventsOfType(type: string): Promise<JournalEntry[]>;
+  eventCount(): Promise<number>;
+
+  webhookSeq(webhookId: string): Promise<number | undefined>;
+
+  shift(id: string): Promise<ShiftRecord | undefined>;
+  openShifts(): Promise<ShiftRecord[]>;
+  shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
+
+  close(): Promise<void>;
+}
+
+export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys): Promise<SaleView<S>> {
+  ensureIndexedDb();
+  // The view is rebuilt from the log at every start: a fresh, private database each time.
+  const name = `journal-view-${randomUUID()}`;
+  const db = await openDB<JournalSchema<S>>(name, 1, {
+    upgrade(d) {
+      const sales = d.createObjectStore('sales', { keyPath: 'sale_id' });
+      sales.createIndex('by_pix_id', 'pix_id');
+      sales.createIndex('by_service_id', 'service_id');
+      sales.createIndex('by_external_id', 'external_id');
+      // store, checkout, then time: one index answers "this checkout's sales" and "its newest".
+      sales.createIndex('by_checkout', ['store_id', 'checkout_id', 'created_at']);
+      sales.createIndex('by_status', 'status');
+      sales.createIndex('by_shift', 'shift_id');
+      sales.createIndex('by_created_at', 'created_at');
+      const events = d.createObjectStore('events', { keyPath: 'seq' });
+      events.createIndex('by_sale', 'sale_ids', { multiEntry: true });
+      events.createIndex('by_type', 'type');
+      events.createIndex('by_at', 'at');
+      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' });
+      const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
+      shifts.createIndex('by_opened_at', 'opened_at');
+      shifts.createIndex('by_state', 'state');
+    },
+  });
+  return new IdbSaleView(db, name, reduceSale, saleKeys);
+}
+
+class IdbSaleView<S extends object> implements SaleView<S> {
+  readonly #db: IDBPDatabase<JournalSchema<S>>;
+  readonly #name: string;
+  readonly #reduce: SaleReducer<S>;
+  readonly #keys: (sale: S) => Partial<SaleKeys>;
+
+  constructor(db: IDBPDatabase<JournalSchema<S>>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
+    this.#db = db;
+    this.#name = name;
+    this.#reduce = reduce;
+    this.#keys = keys;
+  }
+
+  async applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]> {
+    if (entries.length === 0) return [];
+    const saleIds = new Set<string>();
+    const hookIds = new Set<string>();
+    const shiftIds = new Set<string>();
+    const refs = entries.map((e) => {
+      const ids = saleIdsOf(e);
+      for (const id of ids) saleIds.add(id);
+      const hook = webhookIdOf(e);
+      if (hook !== undefined) hookIds.add(hook);
+      const shift = shiftIdOf(e);
+      if (shift !== undefined) shiftIds.add(shift);
+      return ids;
+    });
+
+    const tx = this.#db.transaction(STORES, 'readwrite');
+    const salesStore = tx.objectStore('sales');
+    const hooksStore = tx.objectStore('webhookIds');
+    const shiftsStore = tx.objectStore('shifts');
+    const eventsStore = tx.objectStore('events');
+    // Read everything the batch touches in parallel, fold in memory, write each record
+    // once: a 4096-entry replay batch costs a few hundred requests, not tens of thousands.
+    const saleList = [...saleIds];
+    const hookList = [...hookIds];
+    const shiftList = [...shiftIds];
+    const [saleRecs, hookRecs, shiftRecs] = await Promise.all([
+      Promise.all(saleList.map((id) => salesStore.get(id))),
+      Promise.all(hookList.map((id) => hooksStore.get(id))),
+      Promise.all(shiftList.map((id) => shiftsStore.get(id))),
+    ]);
+    const sales = new Map<string, S | undefined>(saleList.map((id, i) => [id, saleRecs[i]?.record]));
+    const hooks = new Map(hookList.map((id, i) => [id, hookRecs[i]]));
+    const shifts = new Map(shiftList.map((id, i) => [id, shiftRecs[i]]));
+    const changedSales = new Set<string>();
+    const changedHooks = new Set<string>();
+    const changedShifts = new Set<string>();
+    const failures: ReducerFailure[] = [];
+    const writes: Promise<unknown>[] = [];
+
+    entries.forEach((entry, i) => {
+      writes.push(eventsStore.put({ ...entry, sale_ids: refs[i]! }));
+      const hook = webhookIdOf(entry);
+      // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
+      if (hook !== undefined && hooks.get(hook) === undefined) {
+        hooks.set(hook, { webhook_id: hook, seq: entry.seq });
+        changedHooks.add(hook);
+      }
+      const shiftId = shiftIdOf(entry);
+      if (shiftId !== undefined) {
+        const next = foldShift(shifts.get(shiftId), entry, shiftId);
+        if (next) {
+          shifts.set(shiftId, next);
+          changedShifts.add(shiftId);
+        }
+      }
+      for (const saleId of refs[i]!) {
+        let next: S | undefined;
+        try {
+          next = this.#reduce(sales.get(saleId), entry, saleId);
+        } catch (err) {
+          failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
+          continue;
+        }
+        if (next === undefined) continue;
+        if (next === null || typeof next !== 'object') {
+          failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
+          continue;
+        }
+        sales.set(saleId, next);
+        changedSales.add(saleId);
+      }
+    });
+    for (const id of changedHooks) writes.push(hooksStore.put(hooks.get(id)!));
+    for (const id of changedShifts) writes.push(shiftsStore.put(shifts.get(id)!));
+    const lastSeq = entries.at(-1)!.seq;
+    for (const id of changedSales) {
+      const record = sales.get(id)!;
+      let keys: Partial<SaleKeys> = {};
+      try {
+        keys = this.#keys(record);
+      } catch (err) {
+        // Still stored, findable by id; only the other indexes miss it.
+        failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
+      }
+      try {
+        writes.push(salesStore.put({ ...keys, sale_id: id, record }));
+      } catch (err) {
+        // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
+        // out of the view rather than aborting every other write of the batch.
+        failures.push({ seq: lastSeq, saleId: id, message: `the sale record cannot be stored: ${(err as Error).message}` });
+      }
+    }
+    await Promise.all([...writes, tx.done]);
+    return failures;
+  }
+
+  async sale(id: string): Promise<S | undefined> {
+    return (await this.#db.get('sales', id))?.record;
+  }
+  async saleByPixId(pixId: string): Promise<S | undefined> {
+    return (await this.#db.getAllFromIndex('sales', 'by_pix_id', pixId, 1))[0]?.record;
+  }
+  async saleByServiceId(serviceId: string): Promise<S | undefined> {
+    return (await this.#db.getAllFromIndex('sales', 'by_service_id', serviceId, 1))[0]?.record;
+  }
+  async salesByExternalId(externalId: string): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_external_id', externalId));
+  }
+  async salesByCheckout(storeId: number, checkoutId: number, range: { fromMs?: number; toMs?: number } = {}): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(storeId, checkoutId, range.fromMs, range.toMs)));
+  }
+  async latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined> {
+    const index = this.#db.transaction('sales').store.index('by_checkout');
+    // IndexedDB 3 getAll options (fake-indexeddb implements them; idb's types predate them):
+    // newest first, one record, no cursor.
+    const options = { query: checkoutRange(storeId, checkoutId, undefined, undefined), count: 1, direction: 'prev' };
+    return (await index.getAll(options as unknown as IDBKeyRange))[0]?.record;
+  }
+  async salesByStatus(status: string): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_status', status));
+  }
+  async salesByShift(shiftId: string): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_shift', shiftId));
+  }
+  async salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]> {
+    const range = between(fromMs, toMs);
+    return range ? records(await this.#db.getAllFromIndex('sales', 'by_created_at', range)) : [];
+  }
+
+  async eventsForSale(saleId: string): Promise<JournalEntry[]> {
+    return (await this.#db.getAllFromIndex('events', 'by_sale', saleId)).map(withoutIndexField);
+  }
+  async eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]> {
+    const range = between(fromMs, toMs);
+    return range ? (await this.#db.getAllFromIndex('events', 'by_at', range)).map(withoutIndexField) : [];
+  }
+  async eventsOfType(type: string): Promise<JournalEntry[]> {
+    return (await this.#db.getAllFromIndex('events', 'by_type', type)).map(withoutIndexField);
+  }
+  eventCount(): Promise<number> {
+    return this.#db.count('events');
+  }
+
+  async webhookSeq(webhookId: string): Promise<number | undefined> {
+    return (await this.#db.get('webhookIds', webhookId))?.seq;
+  }
+
+  shift(id: string): Promise<ShiftRecord | undefined> {
+    return this.#db.get('shifts', id);
+  }
+  openShifts(): Promise<ShiftRecord[]> {
+    return this.#db.getAllFromIndex('shifts', 'by_state', 'open');
+  }
+  async shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]> {
+    const range = between(fromMs, toMs);
+    return range ? this.#db.getAllFromIndex('shifts', 'by_opened_at', range) : [];
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+    await deleteDB(this.#name);
+  }
+}
+
+function records<S>(rows: SaleRow<S>[]): S[] {
+  return rows.map((r) => r.record);
+}
+
+function checkoutRange(storeId: number, checkoutId: number, fromMs: number | undefined, toMs: number | undefined): IDBKeyRange {
+  // Numbers sort below arrays in IndexedDB, so [s, c, []] is above every [s, c, time].
+  const upper: [number, number, number | never[]] = [storeId, checkoutId, toMs ?? []];
+  return keyRange().bound([storeId, checkoutId, fromMs ?? -Infinity], upper, false, toMs !== undefined);
+}
+
+function foldShift(current: ShiftRecord | undefined, entry: JournalEntry, id: string): ShiftRecord | undefined {
+  const by = typeof entry.data.by === 'string' ? entry.data.by : '';
+  if (entry.type === SHIFT_OPENED) {
+    if (current) return undefined;
+    return { id, state: 'open', opened_at: entry.at, opened_by: by, opened_seq: entry.seq };
+  }
+  if (!current || current.state === 'closed') return undefined;
+  return { ...current, state: 'closed', closed_at: entry.at, closed_by: by, closed_seq: entry.seq };
+}
