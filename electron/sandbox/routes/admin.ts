@@ -1,0 +1,198 @@
+/**
+ * Account administration: stores (reference 4.1), checkouts (4.2) and checkout configs
+ * (4.3). All of them need scope pay_in and role manager (reference 5 rule 2, contract 1).
+ *
+ * Decisions for what the reference leaves "not shown" (README, "Decisions"):
+ * - creates answer 201, updates 200; a config upsert answers 201 when it created the row
+ *   and 200 when it overwrote an existing config_type;
+ * - a missing store on checkout create/update answers 404 `Store not found` and a missing
+ *   checkout on update 404 `Checkout not found`, like the list and config endpoints;
+ * - on create, store_name and checkout_desc are only required (section 8 asks for at least
+ *   one character on update only), so an empty string is accepted on create.
+ */
+import { ACCESS, guard } from '../auth.ts';
+import type { SandboxContext } from '../context.ts';
+import { detailError } from '../http.ts';
+import type { Reply, Router } from '../http.ts';
+import { findCheckout, findStore, usableWallet } from '../lookup.ts';
+import type { CheckoutRecord, SandboxState, StoreRecord } from '../state.ts';
+import { checkoutKey, storeKey } from '../state.ts';
+import { Fields } from '../validate.ts';
+
+/** Reference 4.3: the values default_qr accepts. */
+export const DEFAULT_QR_VALUES = ['printed_dynamic_qr', 'dynamic'] as const;
+
+function storeBody(store: StoreRecord): Record<string, unknown> {
+  return { merchant_id: store.merchant_id, store_id: store.store_id, store_name: store.store_name, address: store.address, phone_number: store.phone_number, email: store.email };
+}
+
+function checkoutBody(checkout: CheckoutRecord): Record<string, unknown> {
+  return { merchant_id: checkout.merchant_id, store_id: checkout.store_id, checkout_id: checkout.checkout_id, checkout_desc: checkout.checkout_desc, wallet_id: checkout.wallet_id };
+}
+
+function storesOf(state: SandboxState, merchantId: number): StoreRecord[] {
+  return Object.values(state.stores)
+    .filter((s) => s.merchant_id === merchantId)
+    .sort((a, b) => a.store_id - b.store_id);
+}
+
+function checkoutsOf(state: SandboxState, merchantId: number, storeId: number): CheckoutRecord[] {
+  return Object.values(state.checkouts)
+    .filter((c) => c.merchant_id === merchantId && c.store_id === storeId)
+    .sort((a, b) => a.checkout_id - b.checkout_id);
+}
+
+/** Creates a checkout with the next id of its store, or the id asked for (reference 4.4). */
+export function addCheckout(state: SandboxState, fields: Omit<CheckoutRecord, 'checkout_id' | 'settlement_mode'> & { checkout_id?: number }): CheckoutRecord {
+  const checkoutId = fields.checkout_id ?? checkoutsOf(state, fields.merchant_id, fields.store_id).reduce((max, c) => Math.max(max, c.checkout_id), 0) + 1;
+  // Contract 6: a new checkout starts in legacy 1:1 settlement; the operator changes it.
+  const checkout: CheckoutRecord = { ...fields, checkout_id: checkoutId, settlement_mode: 'ars_per_charge' };
+  state.checkouts[checkoutKey(checkout.merchant_id, checkout.store_id, checkoutId)] = checkout;
+  return checkout;
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  // ---- 4.1 Stores ----
+  router.add('GET', '/v2/stores', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    // Reference 2.1: on the list the optional fields are typed string, so null reads "".
+    const body = storesOf(ctx.state, p.merchantId).map((s) => ({ ...storeBody(s), address: s.address ?? '', phone_number: s.phone_number ?? '', email: s.email ?? '' }));
+    return { status: 200, body };
+  });
+
+  router.add('POST', '/v2/stores', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const f = Fields.body(req.body);
+    const storeName = f.string('store_name', { required: true });
+    const address = f.string('address');
+    const phone = f.string('phone_number');
+    const email = f.string('email');
+    f.check();
+    const { state } = ctx;
+    const storeId = storesOf(state, p.merchantId).reduce((max, s) => Math.max(max, s.store_id), 0) + 1;
+    const store: StoreRecord = { merchant_id: p.merchantId, store_id: storeId, store_name: storeName as string, address: address ?? null, phone_number: phone ?? null, email: email ?? null };
+    state.stores[storeKey(p.merchantId, storeId)] = store;
+    ctx.persist();
+    return { status: 201, body: storeBody(store) };
+  });
+
+  router.add('PATCH', '/v2/stores/:store_id', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    const f = Fields.body(req.body, path.items);
+    // Reference 4.1: left out or null keeps the value; store_name at least 1 character.
+    const storeName = f.string('store_name', { min: 1 });
+    const address = f.string('address');
+    const phone = f.string('phone_number');
+    const email = f.string('email');
+    f.check();
+    const store = findStore(ctx.state, p.merchantId, storeId as number);
+    if (store === undefined) throw detailError(404, 'Store not found');
+    if (storeName !== undefined) store.store_name = storeName;
+    if (address !== undefined) store.address = address;
+    if (phone !== undefined) store.phone_number = phone;
+    if (email !== undefined) store.email = email;
+    ctx.persist();
+    return { status: 200, body: storeBody(store) };
+  });
+
+  // ---- 4.2 Checkouts ----
+  router.add('GET', '/v2/stores/:store_id/checkouts', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    path.check();
+    if (findStore(ctx.state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
+    const body = checkoutsOf(ctx.state, p.merchantId, storeId as number).map((c) => ({
+      ...checkoutBody(c),
+      default_qr: ctx.state.configs[checkoutKey(c.merchant_id, c.store_id, c.checkout_id)]?.default_qr ?? null,
+    }));
+    return { status: 200, body };
+  });
+
+  router.add('POST', '/v2/stores/:store_id/checkouts', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    const f = Fields.body(req.body, path.items);
+    const desc = f.string('checkout_desc', { required: true });
+    const walletId = f.int('wallet_id', { required: true });
+    f.check();
+    const { state } = ctx;
+    if (findStore(state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
+    // Reference 4.2: the wallet must be the merchant's (prevents cross-merchant assignment).
+    usableWallet(state, p.merchantId, walletId as number);
+    const checkout = addCheckout(state, { merchant_id: p.merchantId, store_id: storeId as number, checkout_desc: desc as string, wallet_id: walletId as number });
+    ctx.persist();
+    return { status: 201, body: checkoutBody(checkout) };
+  });
+
+  router.add('PATCH', '/v2/stores/:store_id/checkouts/:checkout_id', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    const checkoutId = path.int('checkout_id', { required: true });
+    const f = Fields.body(req.body, path.items);
+    const desc = f.string('checkout_desc', { min: 1 });
+    const walletId = f.int('wallet_id');
+    f.check();
+    const { state } = ctx;
+    if (findStore(state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
+    const checkout = findCheckout(state, p.merchantId, storeId as number, checkoutId as number);
+    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    // Reference 4.2: PATCH is the only way to move a checkout to another wallet; what is
+    // paid afterwards settles to the new wallet (read from the checkout at settle time).
+    if (walletId !== undefined) usableWallet(state, p.merchantId, walletId);
+    if (desc !== undefined) checkout.checkout_desc = desc;
+    if (walletId !== undefined) checkout.wallet_id = walletId;
+    ctx.persist();
+    return { status: 200, body: checkoutBody(checkout) };
+  });
+
+  // ---- 4.3 Checkout configs ----
+  router.add('POST', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    const checkoutId = path.int('checkout_id', { required: true });
+    const f = Fields.body(req.body, path.items);
+    // Reference 4.3: an empty config_type or config_value is a 422 string_too_short.
+    const configType = f.string('config_type', { required: true, min: 1 });
+    const configValue = f.string('config_value', { required: true, min: 1 });
+    if (configType === 'default_qr' && configValue !== undefined && !(DEFAULT_QR_VALUES as readonly string[]).includes(configValue)) {
+      // Reference 4.3 / 7: any other default_qr value is a 422 naming the allowed values; nothing stored.
+      f.valueError('config_value', `default_qr must be one of 'printed_dynamic_qr' or 'dynamic'`, configValue);
+    }
+    f.check();
+    const { state } = ctx;
+    const checkout = findCheckout(state, p.merchantId, storeId as number, checkoutId as number);
+    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    const key = checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id);
+    const configs = (state.configs[key] ??= {});
+    const existed = Object.hasOwn(configs, configType as string);
+    // Reference 2.3: (merchant, store, checkout, config_type) is unique: setting it overwrites.
+    configs[configType as string] = configValue as string;
+    ctx.persist();
+    return {
+      status: existed ? 200 : 201,
+      body: { merchant_id: checkout.merchant_id, store_id: checkout.store_id, checkout_id: checkout.checkout_id, config_type: configType, config_value: configValue },
+    };
+  });
+
+  router.add('GET', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
+    const p = guard(req, ACCESS.administration);
+    const path = Fields.path(req.params);
+    const storeId = path.int('store_id', { required: true });
+    const checkoutId = path.int('checkout_id', { required: true });
+    path.check();
+    const checkout = findCheckout(ctx.state, p.merchantId, storeId as number, checkoutId as number);
+    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    const configs = ctx.state.configs[checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id)] ?? {};
+    // Reference 4.3: ordered by config_type.
+    const body = Object.keys(configs)
+      .sort()
+      .map((type) => ({ merchant_id: checkout.merchant_id, store_id: checkout.store_id, checkout_id: checkout.checkout_id, config_type: type, config_value: configs[type] }));
+    return { status: 200, body };
+  });
+}

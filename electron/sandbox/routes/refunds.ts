@@ -1,0 +1,75 @@
+/**
+ * `POST /v2/pay_in_refunds/request` (contract 5): scope pay_in, any role (contract 1).
+ * The amount defaults to the rest of the charge; more than is left is a 422. In the batched
+ * modes the refund brings a deduction into the checkout's pending refunds (refunds.ts,
+ * settlement.ts); a charge refunded in full reads `refunded` in Tx Status.
+ */
+import { ACCESS, guard } from '../auth.ts';
+import type { SandboxContext } from '../context.ts';
+import { detailError } from '../http.ts';
+import type { Reply, Router } from '../http.ts';
+import { newId } from '../ids.ts';
+import type { ChargeQuote } from '../quotes.ts';
+import { planRefund, refundView } from '../refunds.ts';
+import { formatCents } from '../../shared/money.ts';
+import { Fields } from '../validate.ts';
+import { runnerOf } from './settlements.ts';
+
+export const DETAIL_CHARGE_NOT_FOUND = 'Charge not found';
+/** Not shown in the reference: the longest free-text reason kept with a refund. */
+export const REFUND_REASON_MAX = 255;
+
+export function register(router: Router, ctx: SandboxContext): void {
+  const runner = runnerOf(ctx);
+
+  router.add('POST', '/v2/pay_in_refunds/request', (req): Reply => {
+    const p = guard(req, ACCESS.payIn);
+    const f = Fields.body(req.body);
+    const serviceId = f.string('service_id', { required: true, min: 1 });
+    const amountCents = f.cents('amount', { gt: 0 });
+    const reason = f.string('reason', { max: REFUND_REASON_MAX });
+    f.check();
+    const { state } = ctx;
+    const pixId = Object.hasOwn(state.saleIdByServiceId, serviceId as string) ? state.saleIdByServiceId[serviceId as string] : undefined;
+    const sale = pixId === undefined ? undefined : state.sales[pixId];
+    // reference 5 rule 4: another merchant's charge is answered as a missing one
+    if (sale === undefined || sale.merchant_id !== p.merchantId) throw detailError(404, DETAIL_CHARGE_NOT_FOUND);
+    runner.sync();
+    const refundedBefore = (sale.ext['refunded_cents'] as number | undefined) ?? 0;
+    const plan = planRefund({
+      charge: {
+        merchantId: sale.merchant_id,
+        storeId: sale.store_id,
+        checkoutId: sale.checkout_id,
+        pix_id: sale.pix_id,
+        service_id: sale.service_id,
+        external_id: sale.external_id,
+        paid_cents: sale.status === 'pending' ? null : sale.paid_amount_cents,
+        quote: (sale.ext['quote'] as ChargeQuote | undefined) ?? null,
+      },
+      refundedBeforeCents: refundedBefore,
+      requestedCents: amountCents ?? null,
+      reason: reason ?? null,
+      now: ctx.clock.now(),
+      ids: { requestId: newId('rpir_'), refundId: newId('rpi_') },
+    });
+    if (!plan.ok) {
+      // contract 5: 422 when the amount exceeds what is left to refund
+      if (amountCents !== undefined && plan.leftCents > 0) {
+        const le = formatCents(plan.leftCents);
+        f.fail('amount', 'less_than_equal', `Input should be less than or equal to ${le}`, f.raw('amount'), { le });
+      } else {
+        f.valueError('service_id', 'the charge has nothing left to refund', serviceId);
+      }
+      f.check();
+      throw new Error('unreachable: a refused refund always has a validation item');
+    }
+    state.refunds[plan.record.service_refund_id] = plan.record;
+    sale.ext['refunded_cents'] = refundedBefore + plan.record.refunded_cents;
+    // contract 3: Tx Status reads `refunded` once nothing is left
+    if (plan.fullyRefunded) sale.status = 'refunded';
+    runner.sync();
+    ctx.persist();
+    return { status: 201, body: refundView(plan.record) };
+  });
+}

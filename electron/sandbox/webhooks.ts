@@ -1,0 +1,280 @@
+/**
+ * Webhook delivery (contract section 4): Standard Webhooks signatures, at-least-once, the
+ * retry schedule on SANDBOX time, and the webhook faults of faults.ts.
+ *
+ * - Every event gets one webhook-id, identical on every retry; the body bytes are fixed when
+ *   the event is enqueued; each attempt is signed with the attempt's own timestamp (sandbox
+ *   clock, epoch seconds), so a retry an hour later is not refused as stale by a receiver
+ *   that shares the sandbox clock.
+ * - An attempt fails on a non-2xx answer or on no answer within 10 s of sandbox time (which
+ *   is never longer than 10 real seconds, as the sandbox clock only moves forward). After a
+ *   failure: 5 more attempts, 5 s, 30 s, 2 min, 10 min and 1 h after the previous failure.
+ * - First attempts go out in the order events happened (each waits for the previous first
+ *   attempt to be answered or to fail), so charge.paid precedes charge.done when the
+ *   receiver is healthy; retries, delays and reorders make no promise (contract 4).
+ * - The outbox lives in the state, so pending deliveries survive a restart.
+ *
+ * S2 emits `settlement.settled` through ctx.webhooks.enqueueEvent.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Clock } from '../shared/clock.ts';
+import { webhookHeaders } from '../shared/standard-webhooks.ts';
+import type { FaultBook } from './faults.ts';
+import type { SandboxState, WebhookAttemptRecord, WebhookEventRecord } from './state.ts';
+import { nextId } from './state.ts';
+import type { SandboxTimers } from './timers.ts';
+
+/** Contract 4: 5 more attempts after 5 s, 30 s, 2 min, 10 min and 1 h. */
+export const RETRY_SCHEDULE_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 3_600_000];
+/** Contract 4: no answer within 10 s is a failure. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** The attempt log keeps the newest entries only, so a long-running sandbox stays bounded. */
+const MAX_ATTEMPT_LOG = 20_000;
+
+/** What route modules (and S2) use to emit an event. */
+export interface WebhookApi {
+  /**
+   * Queues `{event, ...payload}` for the merchant's configured endpoint and returns its
+   * webhook-id. Never throws for delivery problems; delivery happens in the background.
+   */
+  enqueueEvent(merchantId: number, event: string, payload: object): string;
+}
+
+export interface WebhookDispatcherDeps {
+  state: () => SandboxState;
+  clock: Clock;
+  timers: SandboxTimers;
+  faults: FaultBook;
+  persist: () => void;
+  log: (line: string) => void;
+}
+
+type AttemptOutcome = { status: number; error: null } | { status: null; error: string };
+
+export class WebhookDispatcher implements WebhookApi {
+  readonly #deps: WebhookDispatcherDeps;
+  readonly #httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+  readonly #httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
+  readonly #inFlight = new Set<AbortController>();
+  readonly #cancels = new Set<() => void>();
+  #chain: Promise<void> = Promise.resolve();
+  /** Bumped by reset/close: answers to attempts of an older generation are ignored. */
+  #generation = 0;
+  #closed = false;
+
+  constructor(deps: WebhookDispatcherDeps) {
+    this.#deps = deps;
+  }
+
+  enqueueEvent(merchantId: number, event: string, payload: object): string {
+    const state = this.#deps.state();
+    const now = this.#deps.clock.now();
+    const webhookId = `msg_${randomUUID().replaceAll('-', '')}`;
+    const record: WebhookEventRecord = {
+      webhook_id: webhookId,
+      merchant_id: merchantId,
+      event,
+      body: JSON.stringify({ event, ...payload }),
+      created_at: now,
+      attempts: 0,
+      next_attempt_at: now,
+      state: 'pending',
+      duplicates: 0,
+      seq: nextId(state, 'webhook_event'),
+    };
+    state.webhookEvents[webhookId] = record;
+    this.#deps.persist();
+    if (this.#endpoint(record) === null) {
+      record.state = 'no_endpoint';
+      record.next_attempt_at = null;
+      return webhookId;
+    }
+    let delayMs = 0;
+    for (const fault of this.#deps.faults.takeWebhookFaults(event, webhookId)) {
+      if (fault.fault === 'drop') record.state = 'dropped';
+      else if (fault.fault === 'duplicate') record.duplicates += 1;
+      else if (fault.fault === 'delay') delayMs = Math.max(delayMs, fault.delay_seconds * 1000);
+      else if (fault.fault === 'reorder') {
+        if (record.state !== 'dropped') record.state = 'held';
+        // The fault is full: send what it gathered, newest first.
+        if (fault.held.length >= fault.count) this.releaseHeld([...fault.held].reverse());
+        return webhookId;
+      }
+    }
+    if (record.state === 'dropped') {
+      record.next_attempt_at = null;
+      return webhookId;
+    }
+    if (delayMs > 0) this.#schedule(record, now + delayMs);
+    else this.#sendFirst(record);
+    return webhookId;
+  }
+
+  /** Sends held events (a full reorder fault, or faults cleared), in the order given. */
+  releaseHeld(webhookIds: readonly string[]): void {
+    const state = this.#deps.state();
+    for (const id of webhookIds) {
+      const record = state.webhookEvents[id];
+      if (record === undefined || record.state !== 'held') continue;
+      record.state = 'pending';
+      this.#sendFirst(record);
+    }
+  }
+
+  /** After loading a persisted state: reschedule what was still to deliver. */
+  resume(): void {
+    const state = this.#deps.state();
+    const open = Object.values(state.webhookEvents)
+      .filter((e) => e.state === 'pending' || e.state === 'in_flight' || e.state === 'held')
+      .sort((a, b) => a.seq - b.seq);
+    for (const record of open) {
+      record.state = 'pending';
+      this.#schedule(record, record.next_attempt_at ?? this.#deps.clock.now());
+    }
+  }
+
+  /** Forgets every delivery under way (the state they belonged to is gone). */
+  reset(): void {
+    this.#generation += 1;
+    for (const cancel of this.#cancels) cancel();
+    this.#cancels.clear();
+    for (const controller of this.#inFlight) controller.abort();
+    this.#inFlight.clear();
+    this.#chain = Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.reset();
+    this.#httpAgent.destroy();
+    this.#httpsAgent.destroy();
+  }
+
+  #endpoint(record: WebhookEventRecord): { url: string; secret: string } | null {
+    const endpoint = this.#deps.state().webhookEndpoints[String(record.merchant_id)];
+    if (endpoint === undefined || endpoint.url === null) return null;
+    return { url: endpoint.url, secret: endpoint.secret };
+  }
+
+  #sendFirst(record: WebhookEventRecord): void {
+    const generation = this.#generation;
+    this.#chain = this.#chain.then(async () => {
+      if (generation === this.#generation) await this.#attempt(record, false);
+    });
+  }
+
+  #schedule(record: WebhookEventRecord, dueMs: number): void {
+    record.next_attempt_at = dueMs;
+    const cancel = this.#deps.timers.at(dueMs, () => {
+      this.#cancels.delete(cancel);
+      void this.#attempt(record, false);
+    });
+    this.#cancels.add(cancel);
+  }
+
+  async #attempt(record: WebhookEventRecord, duplicate: boolean): Promise<void> {
+    if (this.#closed) return;
+    const generation = this.#generation;
+    const endpoint = this.#endpoint(record);
+    if (endpoint === null) {
+      record.state = 'no_endpoint';
+      record.next_attempt_at = null;
+      this.#deps.persist();
+      return;
+    }
+    const now = this.#deps.clock.now();
+    if (!duplicate) {
+      record.attempts += 1;
+      record.state = 'in_flight';
+      record.next_attempt_at = null;
+    }
+    const row: WebhookAttemptRecord = {
+      webhook_id: record.webhook_id,
+      event: record.event,
+      attempt: record.attempts,
+      url: endpoint.url,
+      status: null,
+      at: new Date(now).toISOString(),
+      error: null,
+      duplicate,
+    };
+    const log = this.#deps.state().webhookAttempts;
+    log.push(row);
+    if (log.length > MAX_ATTEMPT_LOG) log.splice(0, log.length - MAX_ATTEMPT_LOG);
+    let outcome: AttemptOutcome;
+    try {
+      const headers = webhookHeaders(endpoint.secret, record.webhook_id, Math.floor(now / 1000), record.body);
+      outcome = await this.#post(endpoint.url, headers, record.body);
+    } catch (error) {
+      outcome = { status: null, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (generation !== this.#generation) return;
+    row.status = outcome.status;
+    row.error = outcome.error;
+    if (duplicate) return;
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+      record.state = 'delivered';
+      if (record.duplicates > 0) {
+        record.duplicates -= 1;
+        void this.#attempt(record, true);
+      }
+    } else {
+      const wait = RETRY_SCHEDULE_MS[record.attempts - 1];
+      if (wait === undefined) {
+        record.state = 'failed';
+        this.#deps.log(`webhook ${record.webhook_id} (${record.event}) failed after ${record.attempts} attempts`);
+      } else {
+        record.state = 'pending';
+        this.#schedule(record, this.#deps.clock.now() + wait);
+      }
+    }
+    this.#deps.persist();
+  }
+
+  /** One POST; resolves with the status answered, or with the reason there was none. */
+  #post(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({ status: null, error: 'invalid_url' });
+    }
+    const secure = target.protocol === 'https:';
+    if (!secure && target.protocol !== 'http:') return Promise.resolve({ status: null, error: 'unsupported_scheme' });
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    return new Promise<AttemptOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: AttemptOutcome): void => {
+        if (settled) return;
+        settled = true;
+        this.#inFlight.delete(controller);
+        this.#cancels.delete(cancelTimeout);
+        cancelTimeout();
+        resolve(outcome);
+      };
+      // Contract 4: 10 s without an answer is a failure (sandbox time, see the header).
+      const cancelTimeout = this.#deps.timers.after(ATTEMPT_TIMEOUT_MS, () => {
+        controller.abort();
+        finish({ status: null, error: 'timeout' });
+      });
+      this.#cancels.add(cancelTimeout);
+      const send = secure ? httpsRequest : httpRequest;
+      const req = send(target, {
+        method: 'POST',
+        agent: secure ? this.#httpsAgent : this.#httpAgent,
+        signal: controller.signal,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'pix-sandbox-webhooks/1' },
+      });
+      req.on('response', (res: IncomingMessage) => {
+        res.resume();
+        finish({ status: res.statusCode ?? 0, error: null });
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => finish({ status: null, error: error.code ?? error.message }));
+      req.end(body);
+    });
+  }
+}
