@@ -7,7 +7,10 @@ import type { PushEvents } from './core.ts';
 import type { createHandlers } from './handlers.ts';
 import type { Envelope } from './errors.ts';
 
-export type { PushEvents, CoreStatus, ServiceStatus, CoreState } from './core.ts';
+export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth } from './core.ts';
+export type { CheckoutView, SaleView, ScreenView } from './terminal/views.ts';
+export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
+export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
 export type { WireError, ErrorCode, Envelope } from './errors.ts';
 export { LANGS, isLang, type Lang } from '../shared/lang.ts';
 
@@ -18,8 +21,17 @@ export type ResultOf<K extends Method> = Awaited<ReturnType<Handlers[K]['run']>>
 export type PushEvent = keyof PushEvents & string;
 
 /** Every method, for the preload's named functions; checked against the handlers both ways. */
-export const METHODS = ['core.status', 'core.checkService', 'settings.setLang'] as const satisfies readonly Method[];
-export const PUSH_EVENTS = ['core.status'] as const satisfies readonly PushEvent[];
+export const METHODS = [
+  'core.status',
+  'core.checkService',
+  'settings.setLang',
+  'checkout.view',
+  'sale.charge',
+  'sale.acknowledge',
+  'sale.detail',
+  'journal.verify',
+] as const satisfies readonly Method[];
+export const PUSH_EVENTS = ['core.status', 'checkout.changed'] as const satisfies readonly PushEvent[];
 
 // Compile-time exhaustiveness: a handler or event missing from the lists is a type error.
 type Missing<All, Listed> = Exclude<All, Listed>;

@@ -1,12 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
-import { systemClock, type Clock } from '../shared/clock.ts';
+import { OffsetClock, systemClock, type Clock } from '../shared/clock.ts';
+import { createServiceClient, type ServiceClient } from './api/client.ts';
+import { ServiceError } from './api/errors.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
+import { openJournal, type Journal, type VerifyResult } from './journal/journal.ts';
 import { createLogger, type Logger } from './log.ts';
+import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
+import { Terminal, type CheckoutKey } from './terminal/terminal.ts';
+import type { CheckoutView } from './terminal/views.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 
 export type CoreState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'failed';
 
@@ -20,6 +26,21 @@ export interface ServiceStatus {
   problem: WireError | null;
 }
 
+export interface WebhookStatus {
+  /** The receiver's address, or null when no signing secret is configured (polling only). */
+  url: string | null;
+  /** 'webhooks': payments arrive by webhook; 'polling': the last one was found by polling. */
+  mode: 'webhooks' | 'polling' | 'waiting';
+  lastAt: string | null;
+  refused: number;
+}
+
+export interface JournalHealth {
+  state: 'healthy' | 'torn-tail-repaired' | 'corrupt' | 'failed' | 'closed';
+  entries: number;
+  problem: string | null;
+}
+
 export interface CoreStatus {
   version: string;
   state: CoreState;
@@ -27,14 +48,21 @@ export interface CoreStatus {
   lang: Lang;
   terminal: { storeId: number; checkoutId: number };
   service: ServiceStatus;
+  webhooks: WebhookStatus;
+  journal: JournalHealth;
+  /** Payments that matched no sale: a supervisor must look at them. */
+  unmatchedPayments: number;
 }
 
 /** Push events, core → renderer. The map IS the contract for `listen`. */
 export interface PushEvents {
   'core.status': CoreStatus;
+  /** A checkout's sales changed: its new view (the renderer shows its own checkout's). */
+  'checkout.changed': CheckoutView;
 }
 
 export interface CoreDeps {
+  /** Domain time. In sandbox mode the core and the embedded sandbox share one clock. */
   clock?: Clock;
   log?: Logger;
 }
@@ -45,11 +73,12 @@ interface EmbeddedSandbox {
 }
 
 const PROBE_INTERVAL_MS = 15_000;
+const STATUS_INTERVAL_MS = 5_000;
 
 /**
- * The terminal core: plain Node, no Electron. Owns the service connection, and later the
- * webhook receiver, polling and the sale journal. Both shells create one, start it, expose
- * its handlers over their transport and forward its push events.
+ * The terminal core: plain Node, no Electron. Owns the service client, the webhook
+ * receiver, the follow-up polling and the sale journal. Both shells create one, start it,
+ * expose its handlers over their transport and forward its push events.
  */
 export class Core {
   readonly config: CoreConfig;
@@ -61,13 +90,19 @@ export class Core {
   #startedAt: number | null = null;
   #lang: Lang;
   #service: ServiceStatus;
-  #token: string | null = null;
   #sandbox: EmbeddedSandbox | null = null;
-  #probeTimer: NodeJS.Timeout | null = null;
+  #journal: Journal<SaleRow> | null = null;
+  #receiver: WebhookReceiver | null = null;
+  #client: ServiceClient | null = null;
+  #terminal: Terminal | null = null;
+  #timers: NodeJS.Timeout[] = [];
+  #lastStatusJson = '';
 
   constructor(config: CoreConfig, deps: CoreDeps = {}) {
     this.config = config;
-    this.clock = deps.clock ?? systemClock;
+    // The sandbox's clock moves forward when a test says so; the core must move with it, or
+    // webhooks signed in sandbox time would look stale to the receiver.
+    this.clock = config.service.kind === 'sandbox' ? (deps.clock instanceof OffsetClock ? deps.clock : new OffsetClock(deps.clock ?? systemClock)) : (deps.clock ?? systemClock);
     this.log = deps.log ?? createLogger((line) => process.stderr.write(line + '\n'), this.clock);
     this.#lang = config.lang;
     this.#service = {
@@ -83,6 +118,17 @@ export class Core {
     return this.#state;
   }
 
+  /** The terminal, once the core is ready. */
+  get terminal(): Terminal {
+    if (!this.#terminal || this.#state !== 'ready') throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#terminal;
+  }
+
+  get journal(): Journal<SaleRow> {
+    if (!this.#journal) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#journal;
+  }
+
   async start(): Promise<void> {
     if (this.#state !== 'stopped') throw new CoreError('conflict', `The core cannot start while it is ${this.#state}.`);
     this.#setState('starting');
@@ -90,27 +136,74 @@ export class Core {
     try {
       // The data dir holds the journal and secrets: readable by this user only.
       await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
-      if (this.config.service.kind === 'sandbox') {
+      this.#journal = await openJournal<SaleRow>({
+        dir: join(this.config.dataDir, 'journal'),
+        clock: this.clock,
+        reduceSale: reduceSaleRow,
+        saleKeys: saleRowKeys,
+        log: this.log,
+        operatorActions: OPERATOR_ACTIONS,
+      });
+
+      const fixture = this.config.service.kind === 'sandbox' ? await import('../sandbox/fixture.ts') : null;
+      const secret = this.config.webhook.secret ?? fixture?.FIXTURE_WEBHOOK_SECRET ?? null;
+      if (secret !== null) {
+        this.#receiver = await startWebhookReceiver({
+          host: this.config.webhook.host,
+          port: this.config.webhook.port,
+          secret,
+          clock: this.clock,
+          log: this.log,
+          // Until the terminal is ready this throws, the receiver answers 503 and the service delivers again.
+          accept: (delivery) => this.terminal.acceptWebhook(delivery),
+        });
+      } else {
+        this.log.warn('no webhook secret configured (POS_WEBHOOK_SECRET): payments are followed by polling only');
+      }
+
+      let baseUrl: string;
+      let token: string;
+      if (this.config.service.kind === 'sandbox' && fixture) {
         const { startSandbox } = await import('../sandbox/server.ts');
-        const { SANDBOX_APP_TOKEN } = await import('../sandbox/fixture.ts');
         const sandbox = await startSandbox({
           port: this.config.service.port,
           host: '127.0.0.1',
+          clock: this.clock as OffsetClock,
           persistFile: join(this.config.dataDir, 'sandbox-state.json'),
+          ...(this.#receiver ? { webhook: { url: this.#receiver.url, secret: secret ?? undefined } } : {}),
           log: (line: string) => this.log.info('sandbox', { line }),
         });
         this.#sandbox = sandbox;
-        this.#token = SANDBOX_APP_TOKEN;
-        this.#service = { ...this.#service, baseUrl: sandbox.url };
+        baseUrl = sandbox.url;
+        token = fixture.SANDBOX_APP_TOKEN;
+      } else if (this.config.service.kind === 'remote') {
+        baseUrl = this.config.service.baseUrl;
+        token = this.config.service.token;
       } else {
-        this.#token = this.config.service.token;
+        throw new Error('unreachable: sandbox mode without the sandbox fixture');
       }
+      this.#service = { ...this.#service, baseUrl };
+      this.#client = createServiceClient({ baseUrl, token, clock: this.clock, log: this.log });
+
+      this.#terminal = new Terminal({
+        journal: this.#journal,
+        client: this.#client,
+        clock: this.clock,
+        log: this.log,
+        onChange: (checkouts) => void this.#pushCheckouts(checkouts),
+      });
+      await this.#terminal.load();
+      if (this.config.service.kind === 'sandbox') await this.#preparePrintedCheckout();
+
       this.#startedAt = this.clock.now();
       this.#setState('ready');
+      this.#terminal.start();
       await this.probeService();
-      this.#probeTimer = setInterval(() => void this.probeService(), PROBE_INTERVAL_MS);
-      this.#probeTimer.unref();
-      this.log.info('core ready', { service: this.#service.baseUrl });
+      this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
+      // Webhook and journal health change without an event of their own: re-check now and then.
+      this.#timers.push(setInterval(() => this.#emitStatusIfChanged(), STATUS_INTERVAL_MS));
+      for (const t of this.#timers) t.unref();
+      this.log.info('core ready', { service: baseUrl, webhooks: this.#receiver?.url ?? null });
     } catch (err) {
       this.log.error('core failed to start', { error: err });
       await this.#closeResources();
@@ -128,6 +221,10 @@ export class Core {
   }
 
   status(): CoreStatus {
+    const stats = this.#terminal?.stats();
+    const hook = this.#receiver?.stats();
+    const journal = this.#journal?.status();
+    const lastAt = stats?.lastWebhookAt ?? null;
     return {
       version: pkg.version,
       state: this.#state,
@@ -135,6 +232,16 @@ export class Core {
       lang: this.#lang,
       terminal: { ...this.config.terminal },
       service: { ...this.#service },
+      webhooks: {
+        url: this.#receiver?.url ?? null,
+        mode: stats?.lastPaymentSource === 'tx_status' ? 'polling' : stats?.lastPaymentSource === 'webhook' ? 'webhooks' : 'waiting',
+        lastAt: lastAt === null ? null : new Date(lastAt).toISOString(),
+        refused: hook?.refused ?? 0,
+      },
+      journal: journal
+        ? { state: journal.state, entries: journal.entries, problem: journal.corruption ? `entry ${journal.corruption.seq} (${journal.corruption.segment}, line ${journal.corruption.line}) is broken: ${journal.corruption.reason}` : journal.failure }
+        : { state: 'closed', entries: 0, problem: null },
+      unmatchedPayments: stats?.unmatched ?? 0,
     };
   }
 
@@ -144,32 +251,29 @@ export class Core {
     return this.status();
   }
 
+  async verifyJournal(): Promise<VerifyResult> {
+    const result = await this.journal.verify();
+    if (!result.ok) this.log.error('journal verification found a broken entry', { firstBroken: result.firstBroken });
+    this.#emitStatus();
+    return result;
+  }
+
   /**
    * Is the service there and does it take our token? Any HTTP answer means reachable;
-   * a 401 means reachable but the token is refused, which a manager must fix.
+   * 401/403 means reachable but the token is refused, which a manager must fix.
    */
   async probeService(): Promise<ServiceStatus> {
-    const baseUrl = this.#service.baseUrl;
-    if (baseUrl === null || this.#token === null) return this.#service;
-    let reachable = false;
+    const client = this.#client;
+    if (!client || this.#service.baseUrl === null) return this.#service;
+    let reachable = true;
     let problem: WireError | null = null;
     try {
-      const res = await request(`${baseUrl}/v2/wallets`, {
-        method: 'GET',
-        headers: { authorization: `Bearer ${this.#token}`, accept: 'application/json' },
-        headersTimeout: 5_000,
-        bodyTimeout: 5_000,
-      });
-      await res.body.dump();
-      reachable = true;
-      if (res.statusCode === 401 || res.statusCode === 403) {
-        problem = { code: 'service_rejected', message: 'The payment service refused the access token: a manager must set a valid token.' };
-      } else if (res.statusCode >= 500) {
-        problem = { code: 'service_failed', message: `The payment service answered with an error (HTTP ${res.statusCode}); sales may fail until it recovers.` };
-      }
+      await client.listWallets({ deadlineMs: 5_000 });
     } catch (err) {
-      problem = { code: 'service_unreachable', message: 'The payment service cannot be reached: check the network connection.' };
-      this.log.warn('service probe failed', { error: err });
+      if (!(err instanceof ServiceError)) throw err;
+      reachable = err.httpStatus !== null;
+      problem = err.toWire();
+      this.log.warn('service check failed', err.logFields());
     }
     const next: ServiceStatus = { ...this.#service, reachable, problem, checkedAt: new Date(this.clock.now()).toISOString() };
     const changed = next.reachable !== this.#service.reachable || next.problem?.code !== this.#service.problem?.code;
@@ -178,12 +282,55 @@ export class Core {
     return next;
   }
 
+  /**
+   * The embedded sandbox starts with checkout 1 in dynamic mode and no printed QR (contract
+   * 7). A terminal is a printed checkout, so in sandbox mode the core prints its QR once
+   * (reference 4.4: auto_create_checkout creates it if needed and sets printed mode; a
+   * repeat returns the existing QR). With a real service a manager does this.
+   */
+  async #preparePrintedCheckout(): Promise<void> {
+    const { storeId, checkoutId } = this.config.terminal;
+    try {
+      await this.#client?.createPrintedQr({ checkout_id: checkoutId, store_id: storeId, auto_create_checkout: true });
+    } catch (err) {
+      this.log.warn('could not prepare the printed QR of this checkout in the sandbox', err instanceof ServiceError ? err.logFields() : { error: err });
+    }
+  }
+
+  async #pushCheckouts(checkouts: readonly CheckoutKey[]): Promise<void> {
+    const unique = new Map(checkouts.map((c) => [`${c.storeId}/${c.checkoutId}`, c]));
+    for (const checkout of unique.values()) {
+      try {
+        this.events.emit('checkout.changed', await this.terminal.checkoutView(checkout));
+      } catch (err) {
+        this.log.warn('could not build a checkout view', { error: err });
+      }
+    }
+    this.#emitStatusIfChanged();
+  }
+
   async #closeResources(): Promise<void> {
-    if (this.#probeTimer) clearInterval(this.#probeTimer);
-    this.#probeTimer = null;
-    const sandbox = this.#sandbox;
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+      ['terminal', this.#terminal ? () => this.#terminal!.stop() : undefined],
+      ['webhook receiver', this.#receiver?.close],
+      ['service client', this.#client?.close],
+      ['sandbox', this.#sandbox?.close],
+      ['journal', this.#journal ? () => this.#journal!.close() : undefined],
+    ];
+    for (const [name, close] of steps) {
+      try {
+        await close?.();
+      } catch (err) {
+        this.log.warn(`could not close the ${name} cleanly`, { error: err });
+      }
+    }
+    this.#terminal = null;
+    this.#receiver = null;
+    this.#client = null;
     this.#sandbox = null;
-    if (sandbox) await sandbox.close();
+    this.#journal = null;
   }
 
   #setState(state: CoreState): void {
@@ -192,6 +339,12 @@ export class Core {
   }
 
   #emitStatus(): void {
-    this.events.emit('core.status', this.status());
+    const status = this.status();
+    this.#lastStatusJson = JSON.stringify(status);
+    this.events.emit('core.status', status);
+  }
+
+  #emitStatusIfChanged(): void {
+    if (JSON.stringify(this.status()) !== this.#lastStatusJson) this.#emitStatus();
   }
 }

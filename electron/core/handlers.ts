@@ -1,14 +1,24 @@
+import { parseCents } from '../shared/money.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
 import { handler } from './bridge/handler.ts';
 import { v } from './bridge/schema.ts';
+import { CoreError } from './errors.ts';
 
 /**
  * Every operation the renderer may ask of the core. This map IS the bridge contract:
  * `contract.ts` derives method names, argument and result types from it, and both shells
- * register exactly these handlers.
+ * register exactly these handlers. Every argument is validated here before anything runs.
  */
+const id = (max = 200) => v.string({ min: 1, max, pattern: /^[\w.:-]+$/, describe: 'an identifier' });
+const person = v.string({ min: 1, max: 80, pattern: /\S/, describe: 'a name of 1 to 80 characters' });
+const checkoutArgs = { storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })), checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })) };
+
 export function createHandlers(core: Core) {
+  const checkoutOf = (a: { storeId?: number; checkoutId?: number }) => ({
+    storeId: a.storeId ?? core.config.terminal.storeId,
+    checkoutId: a.checkoutId ?? core.config.terminal.checkoutId,
+  });
   return {
     'core.status': handler(v.none(), () => core.status()),
     'core.checkService': handler(v.none(), async () => {
@@ -16,5 +26,53 @@ export function createHandlers(core: Core) {
       return core.status();
     }),
     'settings.setLang': handler(v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
+
+    /** The checkout's screen: the only QR to show, recent sales, what needs a person. */
+    'checkout.view': handler(v.object(checkoutArgs), (a) => core.terminal.checkoutView(checkoutOf(a))),
+
+    /**
+     * Charges an amount as typed by the cashier ("12,50" or "12.50"). On a printed checkout
+     * a pending sale is displaced by this one (that is how an amount is corrected).
+     */
+    'sale.charge': handler(
+      v.object({
+        amount: v.string({ min: 1, max: 20, describe: 'an amount like 12,50' }),
+        reference: v.optional(v.string({ min: 1, max: 128, pattern: /^[^\p{Cc}]+$/u, describe: 'a reference of 1 to 128 characters' })),
+        by: v.optional(person),
+        ...checkoutArgs,
+      }),
+      (a) => {
+        const parsed = parseCents(a.amount, { decimalComma: true });
+        if (!parsed.ok || parsed.cents <= 0) {
+          throw new CoreError('invalid_argument', 'Type the amount in reais, like 12,50: more than zero, at most two decimal places.', { field: 'amount' });
+        }
+        return core.terminal.charge({
+          ...checkoutOf(a),
+          amountCents: parsed.cents,
+          ...(a.reference === undefined ? {} : { externalId: a.reference }),
+          by: a.by ?? 'cashier',
+        });
+      },
+    ),
+
+    /** A person confirms they saw what needed them (an amount mismatch, a late payment...). */
+    'sale.acknowledge': handler(
+      v.object({
+        saleId: id(),
+        reason: v.literal('amount_mismatch', 'paid_late', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
+        subject: v.string({ min: 0, max: 300 }),
+        by: person,
+      }),
+      (a) => core.terminal.acknowledge(a),
+    ),
+
+    'sale.detail': handler(v.object({ saleId: id() }), async ({ saleId }) => {
+      const detail = await core.terminal.saleDetail(saleId);
+      if (!detail) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+      return detail;
+    }),
+
+    /** Walks the journal's hash chain and names the first broken entry, if any. */
+    'journal.verify': handler(v.none(), () => core.verifyJournal()),
   };
 }

@@ -1,0 +1,105 @@
+import { validateBrCode } from '../../shared/emv.ts';
+import { checkoutScreen } from '../sales/checkout.ts';
+import { describeSale, type SaleDescription } from '../sales/describe.ts';
+import type { QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts';
+
+/**
+ * What the renderer is shown. The core decides every state; the renderer only displays
+ * these views (money in integer cents, times in epoch ms, texts as message keys).
+ */
+export interface SaleView {
+  sale_id: string;
+  store_id: number;
+  checkout_id: number;
+  seq: number;
+  status: SaleStatus;
+  amount_cents: number;
+  external_id: string | null;
+  requested_at: number;
+  requested_by: string;
+  pix_id: string | null;
+  service_id: string | null;
+  qr_type: QrType | null;
+  expires_at: number | null;
+  displaced_by: string | null;
+  received_cents: number | null;
+  paid_at: number | null;
+  e2e_id: string | null;
+  description: SaleDescription;
+  issues: SaleIssue[];
+}
+
+export type ScreenView =
+  | { kind: 'idle' }
+  | { kind: 'creating'; sale_id: string }
+  | { kind: 'uncertain'; sale_id: string }
+  /** The only QR that may be shown: the newest sale's, its CRC checked. */
+  | { kind: 'qr'; sale_id: string; emv: string; amount_cents: number; expires_at: number; printed: boolean }
+  /** The service returned a QR that is not a valid Pix BR Code: never shown. */
+  | { kind: 'qr_invalid'; sale_id: string; problem: string }
+  | { kind: 'settled'; sale_id: string; status: SaleStatus };
+
+export interface CheckoutView {
+  store_id: number;
+  checkout_id: number;
+  now: number;
+  screen: ScreenView;
+  /** The newest sale, whatever its state. */
+  newest: SaleView | null;
+  /** Recent sales, newest first. */
+  recent: SaleView[];
+  /** Sales that still need a person (amount mismatch, late payment...), newest first. */
+  attention: SaleView[];
+}
+
+export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
+  return {
+    sale_id: sale.sale_id,
+    store_id: sale.store_id,
+    checkout_id: sale.checkout_id,
+    seq: sale.seq,
+    status: sale.status,
+    amount_cents: sale.amount_cents,
+    external_id: sale.external_id ?? null,
+    requested_at: sale.requested_at,
+    requested_by: sale.requested_by,
+    pix_id: sale.pix_id ?? null,
+    service_id: sale.service_id ?? null,
+    qr_type: sale.created?.qr_type ?? null,
+    expires_at: sale.created?.expires_at ?? null,
+    displaced_by: sale.displaced_by ?? null,
+    received_cents: sale.paid?.received_cents ?? null,
+    paid_at: sale.paid?.paid_at ?? null,
+    e2e_id: sale.paid?.e2e_id ?? null,
+    description: describeSale(sale, checkoutSales),
+    issues: [...sale.issues, ...sale.conflicts],
+  };
+}
+
+/** Contract 2: a client validates the CRC before it ever shows a code. */
+export function screenView(sales: readonly Sale[], storeId: number, checkoutId: number, now: number): ScreenView {
+  const screen = checkoutScreen(sales, storeId, checkoutId, now);
+  if (screen.kind !== 'qr') return screen;
+  const check = validateBrCode(screen.emv);
+  if (!check.ok) return { kind: 'qr_invalid', sale_id: screen.sale_id, problem: check.message };
+  const sale = sales.find((s) => s.sale_id === screen.sale_id);
+  return { ...screen, printed: sale?.created?.qr_type === 'printed_dynamic' };
+}
+
+const RECENT = 30;
+
+export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sale[], storeId: number, checkoutId: number, now: number): CheckoutView {
+  const newestFirst = [...sales].sort((a, b) => b.seq - a.seq || b.requested_at - a.requested_at);
+  const views = new Map(newestFirst.map((s) => [s.sale_id, saleView(s, sales)]));
+  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleView(s, sales));
+  const newest = newestFirst.find((s) => s.status !== 'failed') ?? newestFirst[0];
+  return {
+    store_id: storeId,
+    checkout_id: checkoutId,
+    now,
+    screen: screenView(sales, storeId, checkoutId, now),
+    newest: newest ? (views.get(newest.sale_id) ?? null) : null,
+    recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleView),
+    attention: [...views.values()].filter((v) => v.description.needs_person).sort((a, b) => b.requested_at - a.requested_at),
+  };
+}
