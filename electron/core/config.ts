@@ -28,6 +28,8 @@ export interface CoreConfig {
   webhook: { host: string; port: number; secret: string | null };
   /** The checkout this terminal rings sales up on. */
   terminal: { storeId: number; checkoutId: number };
+  /** Which settings were given at start (flag or variable): those win over saved settings. */
+  explicit: { lang: boolean; terminal: boolean };
 }
 
 export class ConfigError extends Error {
@@ -149,6 +151,10 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     terminal: {
       storeId: positiveInt('POS_STORE_ID', pick(values['store-id'], env.POS_STORE_ID), 1),
       checkoutId: positiveInt('POS_CHECKOUT_ID', pick(values['checkout-id'], env.POS_CHECKOUT_ID), 1),
+    },
+    explicit: {
+      lang: pick(values.lang, env.POS_LANG) !== undefined,
+      terminal: pick(values['store-id'], env.POS_STORE_ID) !== undefined || pick(values['checkout-id'], env.POS_CHECKOUT_ID) !== undefined,
     },
   };
 }

@@ -7,7 +7,9 @@ import type { PushEvents } from './core.ts';
 import type { createHandlers } from './handlers.ts';
 import type { Envelope } from './errors.ts';
 
-export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth } from './core.ts';
+export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView } from './core.ts';
+export type { ShiftView, ShiftTotals, JournalEventView } from './terminal/shift-report.ts';
+export type { ShiftReport } from './terminal/shifts.ts';
 export type { CheckoutView, SaleView, ScreenView } from './terminal/views.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
@@ -30,6 +32,13 @@ export const METHODS = [
   'sale.acknowledge',
   'sale.detail',
   'journal.verify',
+  'settings.get',
+  'settings.update',
+  'shift.current',
+  'shift.open',
+  'shift.close',
+  'journal.shiftReport',
+  'journal.exportCsv',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed'] as const satisfies readonly PushEvent[];
 

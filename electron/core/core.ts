@@ -9,7 +9,10 @@ import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type Journal, type VerifyResult } from './journal/journal.ts';
 import { createLogger, type Logger } from './log.ts';
+import { readSettings, writeSettings, type Settings } from './settings.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
+import type { ShiftView } from './terminal/shift-report.ts';
+import { Shifts } from './terminal/shifts.ts';
 import { Terminal, type CheckoutKey } from './terminal/terminal.ts';
 import type { CheckoutView } from './terminal/views.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
@@ -52,6 +55,17 @@ export interface CoreStatus {
   journal: JournalHealth;
   /** Payments that matched no sale: a supervisor must look at them. */
   unmatchedPayments: number;
+  /** The open shift, if any. */
+  shift: ShiftView | null;
+  /** Who is at the till (settings), if set. */
+  operator: string | null;
+}
+
+export interface SettingsView {
+  lang: Lang;
+  storeId: number;
+  checkoutId: number;
+  operator: string | null;
 }
 
 /** Push events, core → renderer. The map IS the contract for `listen`. */
@@ -95,6 +109,10 @@ export class Core {
   #receiver: WebhookReceiver | null = null;
   #client: ServiceClient | null = null;
   #terminal: Terminal | null = null;
+  #shifts: Shifts | null = null;
+  #shift: ShiftView | null = null;
+  #checkout: CheckoutKey;
+  #operator: string | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
 
@@ -105,6 +123,7 @@ export class Core {
     this.clock = config.service.kind === 'sandbox' ? (deps.clock instanceof OffsetClock ? deps.clock : new OffsetClock(deps.clock ?? systemClock)) : (deps.clock ?? systemClock);
     this.log = deps.log ?? createLogger((line) => process.stderr.write(line + '\n'), this.clock);
     this.#lang = config.lang;
+    this.#checkout = { ...config.terminal };
     this.#service = {
       mode: config.service.kind,
       baseUrl: config.service.kind === 'remote' ? config.service.baseUrl : null,
@@ -124,6 +143,16 @@ export class Core {
     return this.#terminal;
   }
 
+  get shifts(): Shifts {
+    if (!this.#shifts) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#shifts;
+  }
+
+  /** The checkout this terminal rings sales up on (settings can change it). */
+  get checkout(): CheckoutKey {
+    return { ...this.#checkout };
+  }
+
   get journal(): Journal<SaleRow> {
     if (!this.#journal) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
     return this.#journal;
@@ -136,6 +165,7 @@ export class Core {
     try {
       // The data dir holds the journal and secrets: readable by this user only.
       await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
+      this.#applySettings(await readSettings(this.config.dataDir));
       this.#journal = await openJournal<SaleRow>({
         dir: join(this.config.dataDir, 'journal'),
         clock: this.clock,
@@ -193,6 +223,8 @@ export class Core {
         onChange: (checkouts) => void this.#pushCheckouts(checkouts),
       });
       await this.#terminal.load();
+      this.#shifts = new Shifts(this.#journal, this.clock);
+      this.#shift = await this.#shifts.current();
       if (this.config.service.kind === 'sandbox') await this.#preparePrintedCheckout();
 
       this.#startedAt = this.clock.now();
@@ -230,7 +262,7 @@ export class Core {
       state: this.#state,
       startedAt: this.#startedAt === null ? null : new Date(this.#startedAt).toISOString(),
       lang: this.#lang,
-      terminal: { ...this.config.terminal },
+      terminal: { ...this.#checkout },
       service: { ...this.#service },
       webhooks: {
         url: this.#receiver?.url ?? null,
@@ -242,12 +274,66 @@ export class Core {
         ? { state: journal.state, entries: journal.entries, problem: journal.corruption ? `entry ${journal.corruption.seq} (${journal.corruption.segment}, line ${journal.corruption.line}) is broken: ${journal.corruption.reason}` : journal.failure }
         : { state: 'closed', entries: 0, problem: null },
       unmatchedPayments: stats?.unmatched ?? 0,
+      shift: this.#shift,
+      operator: this.#operator,
     };
   }
 
-  setLang(lang: Lang): CoreStatus {
-    this.#lang = lang;
+  settings(): SettingsView {
+    return { lang: this.#lang, storeId: this.#checkout.storeId, checkoutId: this.#checkout.checkoutId, operator: this.#operator };
+  }
+
+  /** Changes and saves settings; a new checkout is prepared like the first one. */
+  async updateSettings(patch: Settings): Promise<SettingsView> {
+    const checkoutChanged =
+      (patch.storeId !== undefined && patch.storeId !== this.#checkout.storeId) || (patch.checkoutId !== undefined && patch.checkoutId !== this.#checkout.checkoutId);
+    this.#lang = patch.lang ?? this.#lang;
+    this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
+    if (patch.operator !== undefined) this.#operator = patch.operator;
+    await writeSettings(this.config.dataDir, this.settings());
+    if (checkoutChanged && this.config.service.kind === 'sandbox' && this.#state === 'ready') await this.#preparePrintedCheckout();
     this.#emitStatus();
+    if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
+    return this.settings();
+  }
+
+  /** Charges on this terminal's checkout, in the open shift, in the name of who is at the till. */
+  async charge(input: { amountCents: number; externalId?: string; by?: string; storeId?: number; checkoutId?: number }) {
+    return this.terminal.charge({
+      storeId: input.storeId ?? this.#checkout.storeId,
+      checkoutId: input.checkoutId ?? this.#checkout.checkoutId,
+      amountCents: input.amountCents,
+      ...(input.externalId === undefined ? {} : { externalId: input.externalId }),
+      by: input.by ?? this.#operator ?? this.#shift?.opened_by ?? 'cashier',
+      ...(this.#shift ? { shiftId: this.#shift.shift_id } : {}),
+    });
+  }
+
+  async openShift(by: string, note: string | undefined): Promise<ShiftView> {
+    this.#shift = await this.shifts.open(by, note);
+    this.#emitStatus();
+    return this.#shift;
+  }
+
+  async closeShift(by: string, note: string | undefined, confirmPending: boolean): Promise<ShiftView> {
+    const view = await this.terminal.checkoutView(this.#checkout);
+    const pending = view.recent.filter((s) => s.status === 'pending' || s.status === 'requested').length;
+    const closed = await this.shifts.close(by, note, pending, confirmPending);
+    this.#shift = null;
+    this.#emitStatus();
+    return closed;
+  }
+
+  #applySettings(saved: Settings): void {
+    if (saved.lang !== undefined && !this.config.explicit.lang) this.#lang = saved.lang;
+    if (!this.config.explicit.terminal) {
+      this.#checkout = { storeId: saved.storeId ?? this.#checkout.storeId, checkoutId: saved.checkoutId ?? this.#checkout.checkoutId };
+    }
+    if (saved.operator !== undefined) this.#operator = saved.operator;
+  }
+
+  async setLang(lang: Lang): Promise<CoreStatus> {
+    await this.updateSettings({ lang });
     return this.status();
   }
 
@@ -289,7 +375,7 @@ export class Core {
    * repeat returns the existing QR). With a real service a manager does this.
    */
   async #preparePrintedCheckout(): Promise<void> {
-    const { storeId, checkoutId } = this.config.terminal;
+    const { storeId, checkoutId } = this.#checkout;
     try {
       await this.#client?.createPrintedQr({ checkout_id: checkoutId, store_id: storeId, auto_create_checkout: true });
     } catch (err) {
@@ -327,6 +413,7 @@ export class Core {
       }
     }
     this.#terminal = null;
+    this.#shifts = null;
     this.#receiver = null;
     this.#client = null;
     this.#sandbox = null;

@@ -4,6 +4,7 @@ import type { Core } from './core.ts';
 import { handler } from './bridge/handler.ts';
 import { v } from './bridge/schema.ts';
 import { CoreError } from './errors.ts';
+import { SALE_STATUSES } from './sales/lifecycle.ts';
 
 /**
  * Every operation the renderer may ask of the core. This map IS the bridge contract:
@@ -12,12 +13,13 @@ import { CoreError } from './errors.ts';
  */
 const id = (max = 200) => v.string({ min: 1, max, pattern: /^[\w.:-]+$/, describe: 'an identifier' });
 const person = v.string({ min: 1, max: 80, pattern: /\S/, describe: 'a name of 1 to 80 characters' });
+const note = v.string({ min: 1, max: 500, describe: 'a note of 1 to 500 characters' });
 const checkoutArgs = { storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })), checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })) };
 
 export function createHandlers(core: Core) {
   const checkoutOf = (a: { storeId?: number; checkoutId?: number }) => ({
-    storeId: a.storeId ?? core.config.terminal.storeId,
-    checkoutId: a.checkoutId ?? core.config.terminal.checkoutId,
+    storeId: a.storeId ?? core.checkout.storeId,
+    checkoutId: a.checkoutId ?? core.checkout.checkoutId,
   });
   return {
     'core.status': handler(v.none(), () => core.status()),
@@ -46,11 +48,11 @@ export function createHandlers(core: Core) {
         if (!parsed.ok || parsed.cents <= 0) {
           throw new CoreError('invalid_argument', 'Type the amount in reais, like 12,50: more than zero, at most two decimal places.', { field: 'amount' });
         }
-        return core.terminal.charge({
+        return core.charge({
           ...checkoutOf(a),
           amountCents: parsed.cents,
           ...(a.reference === undefined ? {} : { externalId: a.reference }),
-          by: a.by ?? 'cashier',
+          ...(a.by === undefined ? {} : { by: a.by }),
         });
       },
     ),
@@ -74,5 +76,28 @@ export function createHandlers(core: Core) {
 
     /** Walks the journal's hash chain and names the first broken entry, if any. */
     'journal.verify': handler(v.none(), () => core.verifyJournal()),
+
+    'settings.get': handler(v.none(), () => core.settings()),
+    'settings.update': handler(
+      v.object({
+        lang: v.optional(v.literal(...LANGS)),
+        storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
+        checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
+        operator: v.optional(v.nullable(person)),
+      }),
+      (patch) => core.updateSettings(patch),
+    ),
+
+    'shift.current': handler(v.none(), () => core.shifts.current()),
+    'shift.open': handler(v.object({ by: person, note: v.optional(note) }), ({ by, note: text }) => core.openShift(by, text)),
+    /** Closing over a pending sale is refused (reason pending_sale) unless confirmPending. */
+    'shift.close': handler(v.object({ by: person, note: v.optional(note), confirmPending: v.optional(v.boolean()) }), ({ by, note: text, confirmPending }) =>
+      core.closeShift(by, text, confirmPending ?? false),
+    ),
+    'journal.shiftReport': handler(
+      v.object({ shiftId: v.optional(id()), outcome: v.optional(v.literal(...SALE_STATUSES)), search: v.optional(v.string({ min: 0, max: 200 })) }),
+      (filter) => core.shifts.report(filter),
+    ),
+    'journal.exportCsv': handler(v.object({ shiftId: v.optional(id()) }), ({ shiftId }) => core.shifts.exportCsv(shiftId)),
   };
 }

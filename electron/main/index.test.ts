@@ -63,7 +63,11 @@ const stub = vi.hoisted(() => {
       setDevicePermissionHandler: (fn: Listener) => (sessionCalls.device = fn),
     },
   };
-  return { counts, app, BrowserWindow, ipcMain, session, appListeners, handlers, windows, sessionCalls, resolveReady };
+  const screen = {
+    getAllDisplays: () => [{ id: 1, bounds: { x: 0, y: 0 } }, { id: 2, bounds: { x: 1920, y: 0 } }],
+    getPrimaryDisplay: () => ({ id: 1, bounds: { x: 0, y: 0 } }),
+  };
+  return { counts, app, BrowserWindow, ipcMain, session, screen, appListeners, handlers, windows, sessionCalls, resolveReady };
 });
 
 vi.mock('electron', () => ({
@@ -71,6 +75,7 @@ vi.mock('electron', () => ({
   BrowserWindow: stub.BrowserWindow,
   ipcMain: stub.ipcMain,
   session: stub.session,
+  screen: stub.screen,
 }));
 
 const rendererDirUrl = pathToFileURL(fileURLToPath(new URL('../renderer/', import.meta.url))).href;
@@ -91,7 +96,7 @@ beforeAll(async () => {
   process.env.POS_LANG = 'en';
   await import('./index.ts');
   stub.resolveReady();
-  await until(() => stub.windows[0], 'the main window');
+  await until(() => stub.windows[1], 'the cashier and customer display windows');
 });
 
 afterAll(async () => {
@@ -107,8 +112,14 @@ describe('Electron shell', () => {
     expect(stub.counts.enableSandbox).toBe(1);
   });
 
-  it('creates the window isolated, sandboxed and without Node', () => {
-    const prefs = stub.windows[0]?.options.webPreferences as Record<string, unknown>;
+  it('opens the customer display on the second screen, from the same renderer', () => {
+    expect(stub.windows).toHaveLength(2);
+    expect(stub.windows[1]?.loaded[0]).toMatch(/renderer[\\/]display\.html$/);
+    expect(stub.windows[1]?.options).toMatchObject({ x: 1920, y: 0, fullscreen: true });
+  });
+
+  it.each([0, 1])('creates window %i isolated, sandboxed and without Node', (index) => {
+    const prefs = stub.windows[index]?.options.webPreferences as Record<string, unknown>;
     expect(prefs).toMatchObject({
       contextIsolation: true,
       sandbox: true,

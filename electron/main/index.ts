@@ -1,4 +1,4 @@
-import { app, BrowserWindow, ipcMain, session } from 'electron';
+import { app, BrowserWindow, ipcMain, screen, session } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { Core } from '../core/core.ts';
@@ -38,6 +38,29 @@ function createMainWindow(): BrowserWindow {
   return win;
 }
 
+/**
+ * The customer display: the amount, the QR and the paid state in large type, on the second
+ * screen when there is one. Same renderer, same preload, same security settings.
+ */
+function createDisplayWindow(): BrowserWindow {
+  const displays = screen.getAllDisplays();
+  const primary = screen.getPrimaryDisplay();
+  const external = displays.find((d) => d.id !== primary.id);
+  const win = new BrowserWindow({
+    width: 800,
+    height: 600,
+    ...(external ? { x: external.bounds.x, y: external.bounds.y, fullscreen: true } : {}),
+    show: false,
+    title: 'Pix — customer display',
+    backgroundColor: '#ffffff',
+    webPreferences: secureWebPreferences(preloadPath),
+  });
+  win.once('ready-to-show', () => win.showInactive());
+  if (devServerUrl) void win.loadURL(new URL('display.html', devServerUrl).href);
+  else void win.loadFile(fileURLToPath(new URL('display.html', rendererDirUrl)));
+  return win;
+}
+
 async function boot(): Promise<void> {
   hardenSession(session.defaultSession);
   const config = loadConfig(process.env, process.argv.slice(app.isPackaged ? 1 : 2).filter((a) => a.startsWith('--') && !a.startsWith('--inspect')));
@@ -50,6 +73,8 @@ async function boot(): Promise<void> {
     () => BrowserWindow.getAllWindows(),
   );
   createMainWindow();
+  // POS_CUSTOMER_DISPLAY=off for a till without a customer-facing screen.
+  if (process.env.POS_CUSTOMER_DISPLAY !== 'off') createDisplayWindow();
 }
 
 app.whenReady().then(boot).catch((err: unknown) => {

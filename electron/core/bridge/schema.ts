@@ -80,6 +80,14 @@ export const v = {
     };
   },
 
+  nullable<T>(inner: Schema<T>): Schema<T | null> {
+    return {
+      parse(input, path = '') {
+        return input === null ? null : inner.parse(input, path);
+      },
+    };
+  },
+
   array<T>(inner: Schema<T>, opts: { max: number }): Schema<T[]> {
     return {
       parse(input, path = '') {

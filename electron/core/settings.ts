@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isLang, type Lang } from '../shared/lang.ts';
+
+/**
+ * Settings a person changes in the app (language, this terminal's checkout, the operator's
+ * name), kept in the data dir across restarts. A flag or environment variable given at
+ * start wins over a saved setting; the file is written atomically and readable by this
+ * user only. Secrets never go here.
+ */
+export interface Settings {
+  lang?: Lang;
+  storeId?: number;
+  checkoutId?: number;
+  operator?: string | null;
+}
+
+export const SETTINGS_FILE = 'settings.json';
+
+function clean(value: unknown): Settings {
+  if (typeof value !== 'object' || value === null) return {};
+  const v = value as Record<string, unknown>;
+  const out: Settings = {};
+  if (isLang(v.lang)) out.lang = v.lang;
+  for (const key of ['storeId', 'checkoutId'] as const) {
+    const n = v[key];
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1) out[key] = n;
+  }
+  if (v.operator === null || (typeof v.operator === 'string' && v.operator.trim() !== '' && v.operator.length <= 80)) out.operator = v.operator;
+  return out;
+}
+
+/** The saved settings; a missing or unreadable file is no settings (the app still starts). */
+export async function readSettings(dataDir: string): Promise<Settings> {
+  try {
+    return clean(JSON.parse(await readFile(join(dataDir, SETTINGS_FILE), 'utf8')));
+  } catch {
+    return {};
+  }
+}
+
+export async function writeSettings(dataDir: string, settings: Settings): Promise<void> {
+  const target = join(dataDir, SETTINGS_FILE);
+  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(clean(settings), null, 2) + '\n');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}

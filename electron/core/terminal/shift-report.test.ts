@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { csvCell, eventView, filterSales, salesCsv, shiftTotals } from './shift-report.ts';
+import type { SaleView } from './views.ts';
+
+function sale(over: Partial<SaleView>): SaleView {
+  return {
+    sale_id: 's1',
+    store_id: 1,
+    checkout_id: 1,
+    seq: 1,
+    status: 'paid',
+    amount_cents: 1250,
+    external_id: null,
+    requested_at: Date.UTC(2026, 10, 21, 13, 0),
+    requested_by: 'ana',
+    pix_id: 'pix_a',
+    service_id: 'svc_a',
+    qr_type: 'printed_dynamic',
+    expires_at: null,
+    displaced_by: null,
+    received_cents: 1250,
+    paid_at: Date.UTC(2026, 10, 21, 13, 1),
+    e2e_id: 'E1',
+    description: { key: 'sale.paid', params: {}, tone: 'success', needs_person: false, attention: [], acknowledged: [] },
+    issues: [],
+    ...over,
+  };
+}
+
+describe('shift totals', () => {
+  it('counts outcomes and adds only money actually received', () => {
+    const totals = shiftTotals([
+      sale({ sale_id: 'a' }),
+      sale({ sale_id: 'b', status: 'amount_mismatch', received_cents: 200 }),
+      sale({ sale_id: 'c', status: 'paid_late', received_cents: 1000 }),
+      sale({ sale_id: 'd', status: 'displaced', received_cents: null }),
+      sale({ sale_id: 'e', status: 'expired', received_cents: null }),
+      sale({ sale_id: 'f', status: 'pending', received_cents: null }),
+      sale({ sale_id: 'g', status: 'failed', received_cents: null }),
+    ]);
+    expect(totals).toEqual({ count: 7, collected_cents: 2450, paid: 1, mismatches: 1, late_payments: 1, displaced: 1, expired: 1, pending: 1, failed: 1, uncertain: 0 });
+  });
+});
+
+describe('filters', () => {
+  const sales = [sale({ sale_id: 'a', external_id: 'Order-42' }), sale({ sale_id: 'b', status: 'expired', pix_id: 'pix_XYZ', service_id: 'svc_b' })];
+  it.each([
+    [{ search: 'order-4' }, ['a']],
+    [{ search: 'xyz' }, ['b']],
+    [{ search: 'svc_b' }, ['b']],
+    [{ outcome: 'expired' as const }, ['b']],
+    [{ outcome: 'paid' as const, search: 'xyz' }, []],
+    [{ search: '   ' }, ['a', 'b']],
+  ])('%j', (filter, ids) => {
+    expect(filterSales(sales, filter).map((s) => s.sale_id)).toEqual(ids);
+  });
+});
+
+describe('CSV', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+    ['+5511', "'+5511"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    [null, ''],
+    [12, '12'],
+    [true, 'true'],
+  ] as const)('cell %j', (value, text) => {
+    expect(csvCell(value)).toBe(text);
+  });
+
+  it('writes one row per sale with amounts as decimals and ISO times', () => {
+    const csv = salesCsv([sale({ external_id: 'A,1', description: { key: 'sale.amount_mismatch', params: {}, tone: 'danger', needs_person: false, attention: [], acknowledged: [{ reason: 'amount_mismatch', subject: '', by: 'Rui', at: 1 }] } })]);
+    const [header, row, end] = csv.split('\r\n');
+    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by');
+    expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui');
+    expect(end).toBe('');
+  });
+});
+
+describe('event lines', () => {
+  it('summarises a sale fact without formatting for a language', () => {
+    const line = eventView({
+      seq: 7,
+      prev: '',
+      hash: '',
+      at: 5,
+      type: 'sale.requested',
+      data: { sale_ids: ['n', 'o'], events: [{ type: 'sale.requested', sale_id: 'n', amount_cents: 1000, requested_by: 'ana', external_id: 'X' }, { type: 'sale.displaced', sale_id: 'o' }] },
+    });
+    expect(line).toEqual({ seq: 7, at: 5, type: 'sale.requested', sale_ids: ['n', 'o'], by: 'ana', summary: 'amount 10.00, external_id X, +1 related' });
+  });
+});

@@ -1,0 +1,171 @@
+import { formatCents } from '../../shared/money.ts';
+import type { JournalEntry } from '../journal/journal.ts';
+import type { SaleStatus } from '../sales/lifecycle.ts';
+import type { SaleView } from './views.ts';
+
+/**
+ * The supervisor's shift journal, as pure functions over sale views and journal entries:
+ * filters, totals, the event list and the CSV export.
+ */
+export interface ShiftView {
+  shift_id: string;
+  opened_by: string;
+  opened_at: number;
+  note: string | null;
+  closed_by: string | null;
+  closed_at: number | null;
+  close_note: string | null;
+}
+
+export interface ShiftTotals {
+  count: number;
+  /** Money actually received on the shift's sales (paid, mismatched and late payments). */
+  collected_cents: number;
+  paid: number;
+  mismatches: number;
+  late_payments: number;
+  displaced: number;
+  expired: number;
+  pending: number;
+  failed: number;
+  uncertain: number;
+}
+
+export interface JournalEventView {
+  seq: number;
+  at: number;
+  type: string;
+  sale_ids: string[];
+  by: string | null;
+  /** A short, language-neutral summary: amounts as "12.50", ids as they are. */
+  summary: string;
+}
+
+const RECEIVED: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late'];
+
+export function shiftTotals(sales: readonly SaleView[]): ShiftTotals {
+  const t: ShiftTotals = { count: sales.length, collected_cents: 0, paid: 0, mismatches: 0, late_payments: 0, displaced: 0, expired: 0, pending: 0, failed: 0, uncertain: 0 };
+  for (const s of sales) {
+    if (RECEIVED.includes(s.status) && s.received_cents !== null) t.collected_cents += s.received_cents;
+    switch (s.status) {
+      case 'paid':
+        t.paid++;
+        break;
+      case 'amount_mismatch':
+        t.mismatches++;
+        break;
+      case 'paid_late':
+        t.late_payments++;
+        break;
+      case 'displaced':
+        t.displaced++;
+        break;
+      case 'expired':
+        t.expired++;
+        break;
+      case 'pending':
+      case 'requested':
+        t.pending++;
+        break;
+      case 'failed':
+        t.failed++;
+        break;
+      case 'uncertain':
+        t.uncertain++;
+        break;
+    }
+  }
+  return t;
+}
+
+/** Outcome filter and search by pix_id, service_id or external_id (case-insensitive, partial). */
+export function filterSales(sales: readonly SaleView[], filter: { outcome?: SaleStatus; search?: string }): SaleView[] {
+  const needle = filter.search?.trim().toLowerCase() ?? '';
+  return sales.filter((s) => {
+    if (filter.outcome !== undefined && s.status !== filter.outcome) return false;
+    if (needle === '') return true;
+    return [s.pix_id, s.service_id, s.external_id].some((v) => v !== null && v.toLowerCase().includes(needle));
+  });
+}
+
+function money(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return formatCents(v);
+  if (typeof v === 'string' && v !== '') return v;
+  return null;
+}
+
+/** One journal entry as a line of the shift's event list. */
+export function eventView(entry: JournalEntry): JournalEventView {
+  const data = entry.data as Record<string, unknown>;
+  const events = Array.isArray(data.events) ? (data.events as Record<string, unknown>[]) : [];
+  const first = events[0] ?? {};
+  const parts: string[] = [];
+  const amount = money(first.amount_cents) ?? money(first.amount_brl);
+  if (amount !== null) parts.push(`amount ${amount}`);
+  for (const key of ['pix_id', 'external_id', 'reason', 'source', 'evidence'] as const) {
+    const v = first[key];
+    if (typeof v === 'string' && v !== '') parts.push(`${key} ${v}`);
+  }
+  if (events.length > 1) parts.push(`+${events.length - 1} related`);
+  if (typeof data.note === 'string' && data.note !== '') parts.push(`note ${data.note}`);
+  const by = typeof data.by === 'string' ? data.by : typeof first.requested_by === 'string' ? first.requested_by : typeof first.by === 'string' ? first.by : null;
+  return {
+    seq: entry.seq,
+    at: entry.at,
+    type: entry.type,
+    sale_ids: Array.isArray(data.sale_ids) ? (data.sale_ids as string[]) : [],
+    by,
+    summary: parts.join(', '),
+  };
+}
+
+const CSV_COLUMNS = [
+  'sale_id',
+  'requested_at',
+  'requested_by',
+  'status',
+  'amount',
+  'received',
+  'external_id',
+  'pix_id',
+  'service_id',
+  'e2e_id',
+  'paid_at',
+  'displaced_by',
+  'needs_person',
+  'acknowledged_by',
+] as const;
+
+/**
+ * RFC 4180 quoting, plus a leading apostrophe for cells a spreadsheet would run as a
+ * formula (an external_id like "=HYPERLINK(...)" typed by anyone must stay text).
+ */
+export function csvCell(value: string | number | boolean | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function salesCsv(sales: readonly SaleView[]): string {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const rows = sales.map((s) =>
+    [
+      s.sale_id,
+      iso(s.requested_at),
+      s.requested_by,
+      s.status,
+      formatCents(s.amount_cents),
+      s.received_cents === null ? null : formatCents(s.received_cents),
+      s.external_id,
+      s.pix_id,
+      s.service_id,
+      s.e2e_id,
+      iso(s.paid_at),
+      s.displaced_by,
+      s.description.needs_person,
+      s.description.acknowledged.map((a) => a.by).join('; ') || null,
+    ].map(csvCell).join(','),
+  );
+  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+}

@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { Core } from '../core.ts';
+import { CoreError } from '../errors.ts';
+import { memoryLogger } from '../log.ts';
+import { systemClock } from '../../shared/clock.ts';
+
+/** Shifts, settings and the shift journal through the core, on the embedded sandbox. */
+let dir = '';
+let core: Core;
+let sandboxUrl = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pos-shifts-'));
+  core = new Core(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
+  await core.start();
+  sandboxUrl = core.status().service.baseUrl ?? '';
+});
+
+afterAll(async () => {
+  await core?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const pay = (body: object) => fetch(sandboxUrl + '/_sandbox/pay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('shifts', () => {
+  it('opens a shift with who and a note, and the status shows it', async () => {
+    const shift = await core.openShift('Marta', 'float R$ 100');
+    expect(shift).toMatchObject({ opened_by: 'Marta', note: 'float R$ 100', closed_at: null });
+    expect(core.status().shift?.shift_id).toBe(shift.shift_id);
+    await expect(core.openShift('Rui', undefined)).rejects.toThrow(/already open/);
+  });
+
+  it('keeps the shift sales, totals and events, filtered and searched', async () => {
+    const first = await core.charge({ amountCents: 1000, externalId: 'order-1' });
+    await core.charge({ amountCents: 1500, externalId: 'order-2' });
+    await pay({ store_id: 1, checkout_id: 1 });
+    await until(async () => (await core.shifts.report({})).totals.paid === 1, 'the payment');
+    await pay({ late_for: first.newest?.pix_id });
+    await until(async () => (await core.shifts.report({})).totals.late_payments === 1, 'the late payment');
+    const report = await core.shifts.report({});
+    expect(report.totals).toMatchObject({ count: 2, paid: 1, late_payments: 1, collected_cents: 2500 });
+    expect(report.sales.every((s) => s.requested_by === 'Marta')).toBe(true);
+    expect((await core.shifts.report({ search: 'ORDER-1' })).sales.map((s) => s.external_id)).toEqual(['order-1']);
+    expect((await core.shifts.report({ outcome: 'paid' })).sales.map((s) => s.external_id)).toEqual(['order-2']);
+    expect(report.events.map((e) => e.type)).toEqual(expect.arrayContaining(['shift.opened', 'sale.requested', 'sale.created', 'payment.received']));
+  });
+
+  it('asks before closing over a pending sale, then closes with who and when', async () => {
+    await core.charge({ amountCents: 700 });
+    const refused = await core.closeShift('Marta', 'end of day', false).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CoreError);
+    expect((refused as CoreError).params).toMatchObject({ reason: 'pending_sale', pending: 1 });
+    expect(core.status().shift).not.toBeNull();
+    const closed = await core.closeShift('Marta', 'end of day', true);
+    expect(closed).toMatchObject({ closed_by: 'Marta', close_note: 'end of day' });
+    expect(core.status().shift).toBeNull();
+  });
+
+  it('exports the shift as CSV', async () => {
+    const { filename, csv } = await core.shifts.exportCsv(undefined);
+    expect(filename).toMatch(/^shift-\d{4}-\d{2}-\d{2}-[0-9a-f]{8}\.csv$/);
+    const lines = csv.trim().split('\r\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(1).map((l) => l.split(',')[3]).sort()).toEqual(['paid', 'paid_late', 'pending']);
+  });
+});
+
+describe('settings', () => {
+  it('are saved and survive a restart; an explicit variable wins over them', async () => {
+    await core.updateSettings({ lang: 'es', operator: 'Marta' });
+    await core.stop();
+    core = new Core(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
+    await core.start();
+    expect(core.settings()).toMatchObject({ lang: 'es', operator: 'Marta', storeId: 1, checkoutId: 1 });
+    await core.stop();
+    core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+    await core.start();
+    expect(core.settings().lang).toBe('en');
+  });
+});
