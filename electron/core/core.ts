@@ -8,7 +8,7 @@ import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type Journal, type VerifyResult } from './journal/journal.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createAppLogger, type Logger } from './log.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
@@ -115,13 +115,20 @@ export class Core {
   #operator: string | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
+  #closeLog: (() => void) | null = null;
 
   constructor(config: CoreConfig, deps: CoreDeps = {}) {
     this.config = config;
     // The sandbox's clock moves forward when a test says so; the core must move with it, or
     // webhooks signed in sandbox time would look stale to the receiver.
     this.clock = config.service.kind === 'sandbox' ? (deps.clock instanceof OffsetClock ? deps.clock : new OffsetClock(deps.clock ?? systemClock)) : (deps.clock ?? systemClock);
-    this.log = deps.log ?? createLogger((line) => process.stderr.write(line + '\n'), this.clock);
+    if (deps.log) {
+      this.log = deps.log;
+    } else {
+      const own = createAppLogger(config.dataDir, this.clock);
+      this.log = own;
+      this.#closeLog = () => own.close();
+    }
     this.#lang = config.lang;
     this.#checkout = { ...config.terminal };
     this.#service = {
@@ -250,6 +257,7 @@ export class Core {
     await this.#closeResources();
     this.#setState('stopped');
     this.log.info('core stopped');
+    this.#closeLog?.();
   }
 
   status(): CoreStatus {

@@ -25,3 +25,26 @@ describe('log redaction', () => {
     expect(() => JSON.stringify(redact(root))).not.toThrow();
   });
 });
+
+describe('app log file', () => {
+  it('keeps every line in a file only this user can read, and echoes only problems', async () => {
+    const { mkdtemp, readFile, readdir, stat, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createAppLogger } = await import('./log.ts');
+    const dir = await mkdtemp(join(tmpdir(), 'pos-log-'));
+    const echoed: string[] = [];
+    const log = createAppLogger(dir, new ManualClock(), (l) => echoed.push(l));
+    log.info('core ready', { token: 'abc-secret' });
+    log.warn('service check failed');
+    log.close();
+    const [file] = await readdir(join(dir, 'logs'));
+    expect(file).toBe('pix-cashier-2026-11-21.log');
+    const text = await readFile(join(dir, 'logs', file ?? ''), 'utf8');
+    expect(text.trim().split('\n')).toHaveLength(2);
+    expect(text).not.toContain('abc-secret');
+    expect((await stat(join(dir, 'logs', file ?? ''))).mode & 0o077).toBe(0);
+    expect(echoed).toEqual(['warn: service check failed']);
+    await rm(dir, { recursive: true, force: true });
+  });
+});

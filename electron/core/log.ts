@@ -1,3 +1,5 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Clock } from '../shared/clock.ts';
 
 /**
@@ -44,4 +46,45 @@ export function createLogger(sink: (line: string) => void, clock: Clock): Logger
 export function memoryLogger(clock: Clock): Logger & { lines: string[] } {
   const lines: string[] = [];
   return Object.assign(createLogger((l) => lines.push(l), clock), { lines });
+}
+
+/**
+ * The app's log: every line to `<dataDir>/logs/pix-cashier-YYYY-MM-DD.log` (readable by this
+ * user only), and warnings and errors also to stderr as one readable line, so the console
+ * stays calm while the file keeps everything for a supervisor or support.
+ */
+export function createAppLogger(dataDir: string, clock: Clock, echo: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger & { close(): void } {
+  const dir = join(dataDir, 'logs');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let day = '';
+  let fd: number | null = null;
+  const fileFor = (now: number) => {
+    const today = new Date(now).toISOString().slice(0, 10);
+    if (today !== day || fd === null) {
+      if (fd !== null) closeSync(fd);
+      day = today;
+      fd = openSync(join(dir, `pix-cashier-${today}.log`), 'a', 0o600);
+    }
+    return fd;
+  };
+  const file = createLogger((line) => {
+    try {
+      writeSync(fileFor(clock.now()), line + '\n');
+    } catch {
+      echo(line);
+    }
+  }, clock);
+  const both = (level: 'warn' | 'error') => (msg: string, fields?: Record<string, unknown>) => {
+    file[level](msg, fields);
+    echo(`${level}: ${String(redact(msg))}`);
+  };
+  return {
+    info: file.info,
+    warn: both('warn'),
+    error: both('error'),
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
 }
