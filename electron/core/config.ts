@@ -15,8 +15,11 @@ export { LANGS, isLang, type Lang };
 export type ServiceConfig =
   /** The embedded sandbox (default): port 0 picks a free loopback port. */
   | { kind: 'sandbox'; port: number }
-  /** A real payment service. The token is a secret: never logged, stored encrypted. */
-  | { kind: 'remote'; baseUrl: string; token: string };
+  /**
+   * A real payment service. The token is a secret: never logged; null here means "the one
+   * saved in the secret store" (encrypted at rest), read when the core starts.
+   */
+  | { kind: 'remote'; baseUrl: string; token: string | null };
 
 export interface CoreConfig {
   dataDir: string;
@@ -123,10 +126,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new ConfigError(`POS_SERVICE_URL must be an http(s) address, not "${serviceUrl}".`);
     }
-    if (serviceToken === undefined) {
-      throw new ConfigError('POS_SERVICE_URL is set but POS_SERVICE_TOKEN is not: the service needs its access token.');
-    }
-    service = { kind: 'remote', baseUrl: url.toString().replace(/\/$/, ''), token: serviceToken };
+    service = { kind: 'remote', baseUrl: url.toString().replace(/\/$/, ''), token: serviceToken ?? null };
   }
 
   const webToken = pick(undefined, env.POS_WEB_TOKEN) ?? null;

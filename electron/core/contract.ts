@@ -34,6 +34,7 @@ export const METHODS = [
   'journal.verify',
   'settings.get',
   'settings.update',
+  'settings.saveSecrets',
   'shift.current',
   'shift.open',
   'shift.close',

@@ -4,11 +4,12 @@ import pkg from '../../package.json' with { type: 'json' };
 import { OffsetClock, systemClock, type Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
-import { describeConfig, type CoreConfig, type Lang } from './config.ts';
+import { ConfigError, describeConfig, type CoreConfig, type Lang } from './config.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type Journal, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
+import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
@@ -79,7 +80,13 @@ export interface CoreDeps {
   /** Domain time. In sandbox mode the core and the embedded sandbox share one clock. */
   clock?: Clock;
   log?: Logger;
+  /** Where secrets rest: the Electron shell passes one encrypted with safeStorage. */
+  secrets?: SecretStore;
 }
+
+/** Names in the secret store. */
+export const SECRET_SERVICE_TOKEN = 'service.token';
+export const SECRET_WEBHOOK = 'webhook.secret';
 
 interface EmbeddedSandbox {
   url: string;
@@ -99,6 +106,7 @@ export class Core {
   readonly clock: Clock;
   readonly log: Logger;
   readonly events = new EventHub<PushEvents>();
+  readonly secrets: SecretStore;
 
   #state: CoreState = 'stopped';
   #startedAt: number | null = null;
@@ -129,6 +137,7 @@ export class Core {
       this.log = own;
       this.#closeLog = () => own.close();
     }
+    this.secrets = deps.secrets ?? new FileSecretStore(join(config.dataDir, 'secrets.json'));
     this.#lang = config.lang;
     this.#checkout = { ...config.terminal };
     this.#service = {
@@ -183,7 +192,7 @@ export class Core {
       });
 
       const fixture = this.config.service.kind === 'sandbox' ? await import('../sandbox/fixture.ts') : null;
-      const secret = this.config.webhook.secret ?? fixture?.FIXTURE_WEBHOOK_SECRET ?? null;
+      const secret = this.config.webhook.secret ?? (await this.secrets.get(SECRET_WEBHOOK)) ?? fixture?.FIXTURE_WEBHOOK_SECRET ?? null;
       if (secret !== null) {
         this.#receiver = await startWebhookReceiver({
           host: this.config.webhook.host,
@@ -215,7 +224,11 @@ export class Core {
         token = fixture.SANDBOX_APP_TOKEN;
       } else if (this.config.service.kind === 'remote') {
         baseUrl = this.config.service.baseUrl;
-        token = this.config.service.token;
+        const saved = this.config.service.token ?? (await this.secrets.get(SECRET_SERVICE_TOKEN));
+        if (saved === null) {
+          throw new ConfigError('POS_SERVICE_URL is set but no service token is: set POS_SERVICE_TOKEN (add --remember-secrets to keep it encrypted for next time).');
+        }
+        token = saved;
       } else {
         throw new Error('unreachable: sandbox mode without the sandbox fixture');
       }
@@ -315,6 +328,24 @@ export class Core {
       by: input.by ?? this.#operator ?? this.#shift?.opened_by ?? 'cashier',
       ...(this.#shift ? { shiftId: this.#shift.shift_id } : {}),
     });
+  }
+
+  /**
+   * Saves secrets for the next start (encrypted at rest). Values are never echoed back or
+   * logged; the answer says only which were saved.
+   */
+  async saveSecrets(input: { serviceToken?: string; webhookSecret?: string }): Promise<{ saved: string[]; store: string }> {
+    const saved: string[] = [];
+    if (input.serviceToken !== undefined) {
+      await this.secrets.set(SECRET_SERVICE_TOKEN, input.serviceToken);
+      saved.push(SECRET_SERVICE_TOKEN);
+    }
+    if (input.webhookSecret !== undefined) {
+      await this.secrets.set(SECRET_WEBHOOK, input.webhookSecret);
+      saved.push(SECRET_WEBHOOK);
+    }
+    this.log.info('secrets saved; they take effect at the next start', { saved, store: this.secrets.kind });
+    return { saved, store: this.secrets.kind };
   }
 
   async openShift(by: string, note: string | undefined): Promise<ShiftView> {

@@ -63,11 +63,16 @@ const stub = vi.hoisted(() => {
       setDevicePermissionHandler: (fn: Listener) => (sessionCalls.device = fn),
     },
   };
+  const safeStorage = {
+    isEncryptionAvailable: () => true,
+    encryptString: (v: string) => Buffer.from(`enc(${Buffer.from(v).toString('hex')})`),
+    decryptString: (b: Buffer) => Buffer.from(/^enc\((.*)\)$/.exec(b.toString())?.[1] ?? '', 'hex').toString(),
+  };
   const screen = {
     getAllDisplays: () => [{ id: 1, bounds: { x: 0, y: 0 } }, { id: 2, bounds: { x: 1920, y: 0 } }],
     getPrimaryDisplay: () => ({ id: 1, bounds: { x: 0, y: 0 } }),
   };
-  return { counts, app, BrowserWindow, ipcMain, session, screen, appListeners, handlers, windows, sessionCalls, resolveReady };
+  return { counts, app, BrowserWindow, ipcMain, session, screen, safeStorage, appListeners, handlers, windows, sessionCalls, resolveReady };
 });
 
 vi.mock('electron', () => ({
@@ -76,6 +81,7 @@ vi.mock('electron', () => ({
   ipcMain: stub.ipcMain,
   session: stub.session,
   screen: stub.screen,
+  safeStorage: stub.safeStorage,
 }));
 
 const rendererDirUrl = pathToFileURL(fileURLToPath(new URL('../renderer/', import.meta.url))).href;
@@ -180,6 +186,15 @@ describe('Electron shell', () => {
     on.get('will-attach-webview')?.(webview);
     expect(webview.preventDefault).toHaveBeenCalled();
     expect(openHandler({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
+  });
+
+  it('keeps secrets encrypted with safeStorage, never in plain text', async () => {
+    const save = stub.handlers.get(IPC_INVOKE_PREFIX + 'settings.saveSecrets');
+    expect(await save?.(trustedEvent(), { serviceToken: 'live-token-123456' })).toEqual({ ok: true, result: { saved: ['service.token'], store: 'safeStorage' } });
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile(join(dataDir, 'secrets.json'), 'utf8');
+    expect(text).not.toContain('live-token-123456');
+    expect(text).toContain(Buffer.from('enc(').toString('base64').slice(0, 4));
   });
 
   it('denies every permission request', () => {

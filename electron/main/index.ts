@@ -1,7 +1,10 @@
-import { app, BrowserWindow, ipcMain, screen, session } from 'electron';
+import { app, BrowserWindow, ipcMain, safeStorage, screen, session } from 'electron';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { Core } from '../core/core.ts';
+import { FileSecretStore } from '../core/secrets.ts';
+import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
 import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences } from './security.ts';
 
@@ -64,7 +67,9 @@ function createDisplayWindow(): BrowserWindow {
 async function boot(): Promise<void> {
   hardenSession(session.defaultSession);
   const config = loadConfig(process.env, process.argv.slice(app.isPackaged ? 1 : 2).filter((a) => a.startsWith('--') && !a.startsWith('--inspect')));
-  core = new Core(config);
+  // Secrets at rest: encrypted by the OS keychain; where it has none, a file only this user reads.
+  const secrets = new FileSecretStore(join(config.dataDir, 'secrets.json'), safeStorage.isEncryptionAvailable() ? safeStorageCodec(safeStorage) : undefined);
+  core = new Core(config, { secrets });
   await core.start();
   unregister = registerBridge(
     ipcMain,

@@ -10,10 +10,11 @@ import { startWebShell } from './server.ts';
  */
 const args = process.argv.slice(2);
 const wantOpen = args.includes('--open');
-const coreArgs = args.filter((a) => a !== '--open');
+const rememberSecrets = args.includes('--remember-secrets');
+const coreArgs = args.filter((a) => a !== '--open' && a !== '--remember-secrets');
 
 if (coreArgs.includes('--help')) {
-  console.log(`npm run start:web -- [--open] [options]\n${CONFIG_HELP}`);
+  console.log(`npm run start:web -- [--open] [--remember-secrets] [options]\n${CONFIG_HELP}\n  --remember-secrets    keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET in the data dir's secret store for next time`);
   process.exit(0);
 }
 
@@ -29,6 +30,12 @@ try {
 }
 
 const core = new Core(config);
+if (rememberSecrets) {
+  const serviceToken = process.env.POS_SERVICE_TOKEN;
+  const webhookSecret = process.env.POS_WEBHOOK_SECRET;
+  const { saved } = await core.saveSecrets({ ...(serviceToken ? { serviceToken } : {}), ...(webhookSecret ? { webhookSecret } : {}) });
+  console.log(saved.length > 0 ? `Saved ${saved.join(' and ')} in ${config.dataDir}/secrets.json (readable by you only).` : 'No POS_SERVICE_TOKEN or POS_WEBHOOK_SECRET to remember.');
+}
 const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
 try {
