@@ -32,6 +32,8 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve('src/index.html'),
+          // The customer display: a second page (a second window in Electron, /display in the browser shell).
+          display: resolve('src/display.html'),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -64,7 +64,74 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   };
 }
 
-export const test = base.extend<object, { app: RunningApp }>({
+/**
+ * The payer, as the sandbox's control API lets one act (electron/sandbox/README.md): scans
+ * the checkout's printed QR, pays a displaced sale late, or lets time pass. Nothing else:
+ * everything the cashier does goes through the UI.
+ */
+export class Payer {
+  readonly #request: APIRequestContext;
+  readonly baseUrl: string;
+  constructor(request: APIRequestContext, baseUrl: string) {
+    this.#request = request;
+    this.baseUrl = baseUrl;
+  }
+
+  async #post(path: string, data: unknown): Promise<Record<string, unknown>> {
+    const res = await this.#request.post(this.baseUrl + path, { data });
+    expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  }
+
+  /** Scans the printed QR of checkout 1 of store 1: pays its newest sale, or another sum. */
+  payCheckout(amount?: string) {
+    return this.#post('/_sandbox/pay', { store_id: 1, checkout_id: 1, ...(amount === undefined ? {} : { amount }) });
+  }
+
+  /** Pays a displaced sale late (the payer paid just before the new sale was created). */
+  payLate(pixId: string) {
+    return this.#post('/_sandbox/pay', { late_for: pixId });
+  }
+
+  advanceClock(seconds: number) {
+    return this.#post('/_sandbox/clock/advance', { seconds });
+  }
+
+  /** The service's sales of the checkout, newest first. */
+  async sales(): Promise<{ pix_id: string; service_id: string; amount_brl: string; status: string; displaced: boolean; external_id: string | null }[]> {
+    const res = await this.#request.get(`${this.baseUrl}/_sandbox/sales?store_id=1&checkout_id=1`);
+    expect(res.ok()).toBe(true);
+    return (await res.json()) as never;
+  }
+}
+
+/** Opens the app as the cashier does and finds the payment service the footer names. */
+export async function openCashier(page: Page, app: RunningApp, request: APIRequestContext): Promise<Payer> {
+  await page.goto(app.url);
+  const service = page.getByTestId('service-mode');
+  await expect(service).toHaveAttribute('data-service-url', /^http:\/\/127\.0\.0\.1:\d+/);
+  return new Payer(request, (await service.getAttribute('data-service-url')) as string);
+}
+
+/** Keeps a full-page screenshot of a state as a test artifact. */
+export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<string> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+  return path;
+}
+
+export const test = base.extend<{ freshApp: RunningApp }, { app: RunningApp }>({
+  /** An app of its own for one test: its journal, sandbox and clock start empty. */
+  freshApp: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const app = await startApp();
+      await use(app);
+      await app.stop();
+    },
+    { scope: 'test' },
+  ],
   app: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {

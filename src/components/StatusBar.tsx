@@ -1,26 +1,57 @@
+import { Icon } from './Icon.tsx';
+import type { TextKey } from '../lib/i18n.ts';
+import type { IconName } from '../lib/messages.ts';
 import { useText } from '../lib/useText.ts';
 import { useStatus } from '../stores/status.ts';
 
+type Health = 'good' | 'bad' | 'warn' | 'unknown';
+const ICON: Record<Health, IconName> = { good: 'check', bad: 'cross', warn: 'alert', unknown: 'clock' };
+
+function Pill({ health, text }: { health: Health; text: string }) {
+  return (
+    <span className={`pill pill-${health}`}>
+      <Icon name={ICON[health]} /> {text}
+    </span>
+  );
+}
+
 /**
- * Always-visible health line. Each state has its own word and icon, never colour alone.
+ * Always-visible health line: the service, how payments arrive (webhooks or the polling
+ * fallback) and the journal. One live region; each state has its own word and icon, never
+ * colour alone.
  */
 export function StatusBar() {
   const t = useText();
   const connection = useStatus((s) => s.connection);
-  const service = useStatus((s) => s.status?.service);
+  const status = useStatus((s) => s.status);
 
   if (connection !== 'open') {
     return (
-      <p className="status-bar status-bad" role="status" aria-live="polite">
-        <span aria-hidden="true">⚠</span> {t(`connection.${connection}`)}
+      <p className="status-bar" role="status" aria-live="polite">
+        <Pill health="bad" text={t(`connection.${connection}`)} />
       </p>
     );
   }
-  const reachable = service?.reachable;
-  const text = reachable === true ? t('status.reachable') : reachable === false ? t('status.unreachable') : t('status.unchecked');
+  const reachable = status?.service.reachable;
+  const service: [Health, TextKey] = reachable === true ? ['good', 'status.reachable'] : reachable === false ? ['bad', 'status.unreachable'] : ['unknown', 'status.unchecked'];
+  const hooks = status?.webhooks;
+  const webhooks: [Health, TextKey] | null = !hooks
+    ? null
+    : hooks.url === null
+      ? ['warn', 'status.webhooks.off']
+      : hooks.mode === 'webhooks'
+        ? ['good', 'status.webhooks.arriving']
+        : hooks.mode === 'polling'
+          ? ['warn', 'status.webhooks.polling']
+          : ['good', 'status.webhooks.ready'];
+  const journal = status?.journal;
+  const journalHealth: Health = !journal ? 'unknown' : journal.state === 'healthy' ? 'good' : journal.state === 'torn-tail-repaired' ? 'warn' : 'bad';
   return (
-    <p className={`status-bar ${reachable === false ? 'status-bad' : reachable ? 'status-good' : ''}`} role="status" aria-live="polite">
-      <span aria-hidden="true">{reachable === false ? '✕' : reachable ? '✓' : '…'}</span> {text}
+    <p className="status-bar" role="status" aria-live="polite">
+      <Pill health={service[0]} text={t(service[1])} />
+      {webhooks && <Pill health={webhooks[0]} text={t(webhooks[1])} />}
+      {journal && <Pill health={journalHealth} text={t(`status.journal.${journal.state}`)} />}
+      {status && status.unmatchedPayments > 0 && <Pill health="warn" text={t('status.unmatched', { count: status.unmatchedPayments })} />}
     </p>
   );
 }

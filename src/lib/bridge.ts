@@ -66,6 +66,17 @@ export function takeToken(loc: Location, storage: Storage, history: History): st
   return storage.getItem(TOKEN_KEY);
 }
 
+/**
+ * The customer display's address in the browser shell, carrying this page's token in the
+ * fragment exactly as the main page received it (sessionStorage is per tab). Null in the
+ * Electron shell, whose main process opens the display window itself.
+ */
+export function displayAddress(storage: Storage = sessionStorage, isElectron = window.pos !== undefined): string | null {
+  if (isElectron) return null;
+  const token = storage.getItem(TOKEN_KEY);
+  return token ? `/display#token=${encodeURIComponent(token)}` : null;
+}
+
 function socketTransport(token: string | null): BridgeTransport & { onConnection: Bridge['onConnection'] } {
   const pending = new Map<number, (env: Envelope<unknown>) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();

@@ -1,8 +1,15 @@
 import { create } from 'zustand';
-import { isLang, type CoreStatus, type Lang } from '../../electron/core/contract.ts';
+import { isLang, type CoreStatus, type Lang, type ResultOf, type ShiftView } from '../../electron/core/contract.ts';
 import { BridgeError, getBridge, type ConnectionState } from '../lib/bridge.ts';
 
-/** Server truth about the terminal, mirrored from the core; the renderer decides nothing. */
+export type SettingsView = ResultOf<'settings.get'>;
+export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId' | 'operator'>>;
+
+/**
+ * Server truth about the terminal and its settings, mirrored from the core; the renderer
+ * decides nothing. The core pushes `core.status` whenever it changes (shift, operator,
+ * checkout, health), so the store mostly listens.
+ */
 interface StatusState {
   status: CoreStatus | null;
   connection: ConnectionState;
@@ -11,6 +18,7 @@ interface StatusState {
   refresh(): Promise<void>;
   checkService(): Promise<void>;
   setLang(lang: Lang): Promise<void>;
+  updateSettings(patch: SettingsPatch): Promise<SettingsView>;
 }
 
 /** Until the core says which language the terminal uses, follow the browser's, else pt-BR. */
@@ -24,6 +32,8 @@ export function initialLang(preferred: readonly string[]): Lang {
   return 'pt-BR';
 }
 
+const message = (err: unknown) => (err instanceof BridgeError ? err.message : String(err));
+
 export const useStatus = create<StatusState>()((set) => ({
   status: null,
   connection: 'connecting',
@@ -34,7 +44,7 @@ export const useStatus = create<StatusState>()((set) => ({
       const status = await getBridge().call('core.status');
       set({ status, lang: status.lang, error: null });
     } catch (err) {
-      set({ error: err instanceof BridgeError ? err.message : String(err) });
+      set({ error: message(err) });
     }
   },
   async checkService() {
@@ -42,14 +52,31 @@ export const useStatus = create<StatusState>()((set) => ({
       const status = await getBridge().call('core.checkService');
       set({ status, error: null });
     } catch (err) {
-      set({ error: err instanceof BridgeError ? err.message : String(err) });
+      set({ error: message(err) });
     }
   },
   async setLang(lang) {
     const status = await getBridge().call('settings.setLang', { lang });
     set({ status, lang: status.lang });
   },
+  async updateSettings(patch) {
+    const settings = await getBridge().call('settings.update', patch);
+    // The core pushes the new status too; this makes the change visible without waiting.
+    set((s) => ({
+      lang: settings.lang,
+      status: s.status
+        ? { ...s.status, lang: settings.lang, operator: settings.operator, terminal: { storeId: settings.storeId, checkoutId: settings.checkoutId } }
+        : s.status,
+    }));
+    return settings;
+  },
 }));
+
+// Selectors: components subscribe to the smallest piece they show.
+export const selectTerminal = (s: StatusState): CoreStatus['terminal'] | null => s.status?.terminal ?? null;
+export const selectShift = (s: StatusState): ShiftView | null => s.status?.shift ?? null;
+export const selectOperator = (s: StatusState): string | null => s.status?.operator ?? null;
+export const selectReady = (s: StatusState): boolean => s.connection === 'open' && s.status?.state === 'ready';
 
 /** Wires the store to the core's push events; returns the unsubscribe function. */
 export function connectStatus(): () => void {

@@ -1,0 +1,199 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from '@playwright/test';
+import { expect, openCashier, snap, test } from './fixtures.ts';
+
+/**
+ * A whole shift as a supervisor and a cashier live it: open the shift, ring up every kind
+ * of outcome through the cashier screen (the payer acting only through the sandbox's
+ * control API), then read the shift journal: totals, filters, search, integrity, CSV,
+ * closing over a pending sale, and the printable end-of-shift report.
+ */
+
+const currentSale = (page: Page) => page.getByRole('region', { name: 'Current sale' });
+const salesRows = (page: Page) => page.getByRole('region', { name: 'Sales of the shift' }).locator('tbody tr[data-sale-id]');
+
+async function charge(page: Page, amount: string, reference?: string) {
+  await page.getByLabel('Amount', { exact: true }).fill(amount);
+  if (reference) await page.getByLabel('Reference', { exact: true }).fill(reference);
+  await page.getByLabel('Amount', { exact: true }).press('Enter');
+}
+
+async function waitForQr(page: Page, money: string) {
+  await expect(currentSale(page).getByTestId('sale-amount')).toHaveText(money);
+  await expect(currentSale(page).getByRole('img', { name: 'Payment QR code' })).toBeVisible();
+}
+
+async function acknowledge(page: Page, word: string, by: string) {
+  const alert = page.getByRole('alert').filter({ hasText: word });
+  await alert.getByLabel('Your name').fill(by);
+  await alert.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: word })).toHaveCount(0);
+}
+
+test('the shift journal shows the whole shift with correct totals, exports CSV and prints', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+
+  // ── The supervisor opens the shift ──────────────────────────────────────────────────
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/No shift is open/);
+  await page.getByLabel('Your name').fill('Ana');
+  await page.getByLabel('Opening note').fill('Morning till, R$ 100 float');
+  await page.getByRole('button', { name: 'Open shift' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+  await expect(page.getByTestId('shift-facts')).toContainText('Opened by Ana');
+  await expect(page.getByTestId('shift-facts')).toContainText('Note: Morning till, R$ 100 float');
+  await expect(page.getByTestId('shift-line')).toContainText('Shift open since');
+  await snap(page, testInfo, '01-shift-opened');
+
+  // ── The cashier's day ───────────────────────────────────────────────────────────────
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+
+  // Paid.
+  await charge(page, '12,50', 'A-1');
+  await waitForQr(page, 'R$12.50');
+  await payer.payCheckout();
+  await expect(currentSale(page)).toContainText('R$12.50 received.');
+
+  // Corrected twice, paid on the newest: two displaced sales.
+  await charge(page, '10,00');
+  await waitForQr(page, 'R$10.00');
+  await charge(page, '11,00');
+  await waitForQr(page, 'R$11.00');
+  await charge(page, '12,00');
+  await waitForQr(page, 'R$12.00');
+  await payer.payCheckout();
+  await expect(currentSale(page)).toContainText('R$12.00 received.');
+
+  // A late payment on a displaced sale, acknowledged by Bruno.
+  await charge(page, '10,00', 'C-late');
+  await waitForQr(page, 'R$10.00');
+  await charge(page, '12,00', 'C-new');
+  await waitForQr(page, 'R$12.00');
+  const late = (await payer.sales()).find((s) => s.external_id === 'C-late');
+  expect(late?.displaced).toBe(true);
+  await payer.payLate(late?.pix_id as string);
+  await acknowledge(page, 'Late payment', 'Bruno');
+
+  // An amount mismatch (this charge displaces the open R$ 12,00), acknowledged by Carla.
+  await charge(page, '20,00', 'D-short');
+  await waitForQr(page, 'R$20.00');
+  await payer.payCheckout('15.00');
+  await expect(currentSale(page)).toContainText('Amount mismatch');
+  await acknowledge(page, 'Amount mismatch', 'Carla');
+
+  // A sale nobody pays.
+  await charge(page, '5,00');
+  await waitForQr(page, 'R$5.00');
+  await payer.advanceClock(330);
+  await expect(currentSale(page)).toContainText('Expired', { timeout: 30_000 });
+
+  // And one still waiting when the shift ends.
+  await charge(page, '9,00', 'F-open');
+  await waitForQr(page, 'R$9.00');
+
+  // ── The supervisor reads the journal ────────────────────────────────────────────────
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  // 9 sales: 1 paid + 3 (two displaced, one paid) + 2 (late, displaced) + 1 mismatch + 1 expired + 1 pending.
+  await expect(page.getByTestId('total-count')).toHaveText('9');
+  // 12,50 + 12,00 + 10,00 (late) + 15,00 (short) = 49,50 actually received.
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$49.50');
+  await expect(page.getByTestId('total-paid')).toHaveText('2');
+  await expect(page.getByTestId('total-mismatches')).toHaveText('1');
+  await expect(page.getByTestId('total-late_payments')).toHaveText('1');
+  await expect(page.getByTestId('total-displaced')).toHaveText('3');
+  await expect(page.getByTestId('total-expired')).toHaveText('1');
+  await expect(page.getByTestId('total-pending')).toHaveText('1');
+  await expect(salesRows(page)).toHaveCount(9);
+  const lateRow = salesRows(page).filter({ hasText: 'Late payment' });
+  await expect(lateRow).toContainText('Acknowledged by Bruno');
+  await expect(lateRow).toContainText(late?.pix_id as string);
+  await expect(salesRows(page).filter({ hasText: 'Amount mismatch' })).toContainText('Acknowledged by Carla');
+  await snap(page, testInfo, '02-journal-whole-shift');
+
+  // Filters by outcome; the totals stay those of the whole shift.
+  await page.getByLabel('Outcome').selectOption({ label: 'Displaced' });
+  await expect(salesRows(page)).toHaveCount(3);
+  await expect(salesRows(page).filter({ hasNotText: 'Displaced' })).toHaveCount(0);
+  await expect(page.getByTestId('total-count')).toHaveText('9');
+  await snap(page, testInfo, '03-journal-filter-displaced');
+  await page.getByLabel('Outcome').selectOption({ label: 'All outcomes' });
+  await expect(salesRows(page)).toHaveCount(9);
+
+  // Search by external_id, by pix_id and by service_id.
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  await search.fill('A-1');
+  await expect(salesRows(page)).toHaveCount(1);
+  await expect(salesRows(page)).toContainText('Paid');
+  await search.fill(late?.pix_id as string);
+  await expect(salesRows(page)).toHaveCount(1);
+  await expect(salesRows(page)).toContainText('Late payment');
+  const short = (await payer.sales()).find((s) => s.external_id === 'D-short');
+  await search.fill(short?.service_id as string);
+  await expect(salesRows(page)).toHaveCount(1);
+  await expect(salesRows(page)).toContainText('Amount mismatch');
+  await snap(page, testInfo, '04-journal-search');
+  await search.fill('');
+  await expect(salesRows(page)).toHaveCount(9);
+
+  // Events carry who did what.
+  const events = page.getByRole('region', { name: 'Events' });
+  await expect(events).toContainText('Bruno');
+  await expect(events).toContainText('Carla');
+
+  // The journal's hash chain is intact.
+  await page.getByRole('button', { name: 'Check integrity' }).click();
+  await expect(page.getByTestId('integrity-result')).toContainText(/Journal intact: \d+ entries checked\./);
+
+  // CSV export: one line per sale of the shift, who acknowledged what.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^shift-.*\.csv$/);
+  const csvPath = testInfo.outputPath(download.suggestedFilename());
+  await download.saveAs(csvPath);
+  await testInfo.attach('shift.csv', { path: csvPath, contentType: 'text/csv' });
+  const csv = (await readFile(csvPath, 'utf8')).replace(/^\uFEFF/, '');
+  const lines = csv.trim().split(/\r\n/);
+  expect(lines[0]).toContain('status');
+  expect(lines).toHaveLength(1 + 9);
+  const statuses = lines.slice(1).map((l) => l.split(',')[3]);
+  expect(statuses.sort()).toEqual(['amount_mismatch', 'displaced', 'displaced', 'displaced', 'expired', 'paid', 'paid', 'paid_late', 'pending']);
+  expect(csv).toContain('A-1');
+  expect(csv).toContain('Bruno');
+  expect(csv).toContain('Carla');
+
+  // ── Closing over a pending sale asks first ──────────────────────────────────────────
+  await page.getByLabel('Your name').fill('Ana');
+  await page.getByLabel('Closing note').fill('End of the morning');
+  await page.getByRole('button', { name: 'Close shift' }).click();
+  const question = page.getByRole('alertdialog', { name: 'A sale is still waiting for payment' });
+  await expect(question).toContainText('Sales still waiting for payment: 1.');
+  await snap(page, testInfo, '05-close-asks-first');
+  await question.getByRole('button', { name: 'Keep the shift open' }).click();
+  await expect(question).toHaveCount(0);
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+
+  await page.getByRole('button', { name: 'Close shift' }).click();
+  await question.getByRole('button', { name: 'Close anyway' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift closed/);
+  await expect(page.getByTestId('shift-facts')).toContainText('Closed by Ana');
+  await expect(page.getByTestId('shift-facts')).toContainText('Note: End of the morning');
+  await expect(page.getByTestId('shift-line')).toContainText('No shift open');
+  await expect(page.getByTestId('total-count')).toHaveText('9');
+
+  // ── The printable end-of-shift report ───────────────────────────────────────────────
+  await page.evaluate(() => {
+    const w = window as unknown as { printed: number };
+    w.printed = 0;
+    window.print = () => {
+      w.printed++;
+    };
+  });
+  await page.getByRole('button', { name: 'Print end-of-shift report' }).click();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.getByRole('heading', { name: 'End-of-shift report' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Export CSV' })).toBeHidden();
+  await snap(page, testInfo, '06-end-of-shift-report-print');
+  await page.emulateMedia({ media: 'screen' });
+  await expect(page.getByRole('heading', { name: 'End-of-shift report' })).toBeHidden();
+});

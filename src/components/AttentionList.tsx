@@ -1,0 +1,82 @@
+import { Icon } from './Icon.tsx';
+import { useState } from 'react';
+import type { AttentionMessage, SaleView } from '../../electron/core/contract.ts';
+import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { useCheckout } from '../stores/checkout.ts';
+import { selectOperator, useStatus } from '../stores/status.ts';
+
+function AttentionItem({ sale, item }: { sale: SaleView; item: AttentionMessage }) {
+  const t = useText();
+  const lang = useLang();
+  const operator = useStatus(selectOperator);
+  const acknowledge = useCheckout((s) => s.acknowledge);
+  const busy = useCheckout((s) => s.acknowledging[sale.sale_id] === true);
+  const error = useCheckout((s) => (s.ackError?.saleId === sale.sale_id ? s.ackError.message : null));
+  const [by, setBy] = useState(operator ?? '');
+  const [missingName, setMissingName] = useState(false);
+  const id = `ack-${sale.sale_id}-${item.reason}-${item.subject}`.replace(/[^\w-]/g, '_');
+  const icon = item.reason === 'amount_mismatch' ? STATUS_ICON.amount_mismatch : STATUS_ICON.paid_late;
+  return (
+    <article className={`attention-item attention-${item.reason}`} role="alert" aria-labelledby={`${id}-title`} data-sale-id={sale.sale_id}>
+      <h3 id={`${id}-title`} className="attention-title">
+        <Icon name={icon} /> {t(attentionWordKey(item))}
+      </h3>
+      <p className="attention-sentence">{attentionSentence(lang, item)}</p>
+      <p className="muted">
+        {formatMoney(lang, sale.amount_cents)} · {formatTime(lang, sale.requested_at)}
+        {sale.external_id ? ` · ${t('cashier.reference')}: ${sale.external_id}` : ''}
+      </p>
+      <form
+        className="ack-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (by.trim() === '') {
+            setMissingName(true);
+            return;
+          }
+          setMissingName(false);
+          void acknowledge(sale, item, by.trim());
+        }}
+      >
+        <label htmlFor={`${id}-by`}>{t('ack.by')}</label>
+        <input
+          id={`${id}-by`}
+          value={by}
+          maxLength={80}
+          autoComplete="name"
+          aria-invalid={missingName || undefined}
+          aria-describedby={missingName ? `${id}-need` : undefined}
+          onChange={(e) => setBy(e.target.value)}
+        />
+        <button type="submit" disabled={busy}>
+          {t('ack.button')}
+        </button>
+        {missingName && (
+          <p id={`${id}-need`} className="error">
+            {t('ack.needName')}
+          </p>
+        )}
+        {error && <p className="error">{error}</p>}
+      </form>
+    </article>
+  );
+}
+
+/** Everything that still needs a person on this checkout, each with what to do and who saw it. */
+export function AttentionList({ sales }: { sales: readonly SaleView[] }) {
+  const t = useText();
+  const items = sales.flatMap((sale) => sale.description.attention.map((item) => ({ sale, item })));
+  if (items.length === 0) return null;
+  return (
+    <section className="card attention" aria-labelledby="attention-heading">
+      <h2 id="attention-heading">
+        <Icon name="alert" /> {t('attention.heading')}
+      </h2>
+      {items.map(({ sale, item }) => (
+        <AttentionItem key={`${sale.sale_id}:${item.reason}:${item.subject}`} sale={sale} item={item} />
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+import type { SaleView } from '../../electron/core/contract.ts';
+import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { StatusWord } from './StatusWord.tsx';
+
+/** The checkout's last sales, newest first: a displaced sale shows Displaced at once. */
+export function RecentSales({ sales, limit = 8 }: { sales: readonly SaleView[]; limit?: number }) {
+  const t = useText();
+  const lang = useLang();
+  return (
+    <section className="card recent" aria-labelledby="recent-heading">
+      <h2 id="recent-heading">{t('cashier.recent')}</h2>
+      {sales.length === 0 ? (
+        <p className="muted">{t('cashier.noRecent')}</p>
+      ) : (
+        <ol className="recent-list">
+          {sales.slice(0, limit).map((sale) => (
+            <li key={sale.sale_id} className="recent-item" data-sale-id={sale.sale_id} data-status={sale.status}>
+              <span className="recent-time">{formatTime(lang, sale.requested_at)}</span>
+              <span className="recent-amount">{formatMoney(lang, sale.amount_cents)}</span>
+              <StatusWord status={sale.status} />
+              {sale.external_id && <span className="recent-ref">{sale.external_id}</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

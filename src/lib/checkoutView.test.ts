@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckoutView, SaleView } from '../../electron/core/contract.ts';
+import { CROSSING_MS, acceptView, isLive, saleToReplace, screenSale } from './checkoutView.ts';
+
+function sale(id: string, status: SaleView['status'], amount = 1000): SaleView {
+  return {
+    sale_id: id,
+    store_id: 1,
+    checkout_id: 1,
+    seq: 1,
+    status,
+    amount_cents: amount,
+    external_id: null,
+    requested_at: 0,
+    requested_by: 'cashier',
+    pix_id: null,
+    service_id: null,
+    qr_type: null,
+    expires_at: null,
+    displaced_by: null,
+    received_cents: null,
+    paid_at: null,
+    e2e_id: null,
+    description: { key: 'sale.pending', params: {}, tone: 'info', needs_person: false, attention: [], acknowledged: [] },
+    issues: [],
+  };
+}
+
+function view(now: number, screen: CheckoutView['screen'], recent: SaleView[] = [], at = { store: 1, checkout: 1 }): CheckoutView {
+  return { store_id: at.store, checkout_id: at.checkout, now, screen, newest: recent[0] ?? null, recent, attention: [] };
+}
+
+const key = { storeId: 1, checkoutId: 1 };
+
+describe('acceptView', () => {
+  it('takes the first view of its checkout and ignores other checkouts', () => {
+    expect(acceptView(null, view(10, { kind: 'idle' }), key)).toBe(true);
+    expect(acceptView(null, view(10, { kind: 'idle' }, [], { store: 1, checkout: 2 }), key)).toBe(false);
+    expect(acceptView(null, view(10, { kind: 'idle' }), null)).toBe(false);
+  });
+  it('never lets an older answer replace a newer view (a crossing call answer)', () => {
+    const held = view(2_000, { kind: 'qr', sale_id: 'b', emv: 'x', amount_cents: 1200, expires_at: 9, printed: true });
+    expect(acceptView(held, view(1_000, { kind: 'qr', sale_id: 'a', emv: 'x', amount_cents: 1000, expires_at: 9, printed: true }), key, 100)).toBe(false);
+    expect(acceptView(held, view(2_000, { kind: 'idle' }), key, 100)).toBe(true);
+    expect(acceptView(held, view(2_500, { kind: 'idle' }), key, 100)).toBe(true);
+  });
+  it('accepts an earlier `now` after a while, so a clock set back cannot freeze the screen', () => {
+    const held = view(2_000, { kind: 'idle' });
+    expect(acceptView(held, view(1_000, { kind: 'idle' }), key, CROSSING_MS + 1)).toBe(true);
+  });
+  it('replaces a view of the previous checkout after the terminal changed checkout', () => {
+    const other = view(9_000, { kind: 'idle' }, [], { store: 1, checkout: 2 });
+    expect(acceptView(other, view(1, { kind: 'idle' }), key)).toBe(true);
+  });
+});
+
+describe('saleToReplace / screenSale / isLive', () => {
+  const pending = sale('b', 'pending', 1200);
+  it('names the pending sale a charge would displace', () => {
+    const v = view(1, { kind: 'qr', sale_id: 'b', emv: 'x', amount_cents: 1200, expires_at: 9, printed: true }, [pending, sale('a', 'displaced')]);
+    expect(saleToReplace(v)?.sale_id).toBe('b');
+    expect(screenSale(v)?.amount_cents).toBe(1200);
+    expect(isLive(v)).toBe(true);
+  });
+  it('names nothing once the sale is settled or when idle', () => {
+    const paid = view(1, { kind: 'settled', sale_id: 'b', status: 'paid' }, [sale('b', 'paid')]);
+    expect(saleToReplace(paid)).toBeNull();
+    expect(screenSale(paid)?.status).toBe('paid');
+    expect(isLive(paid)).toBe(false);
+    expect(saleToReplace(view(1, { kind: 'idle' }))).toBeNull();
+    expect(screenSale(null)).toBeNull();
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { LANGS } from '../../electron/core/contract.ts';
+import { dictionary, formatMoney, translate } from './i18n.ts';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('dictionaries', () => {
+  const keys = Object.keys(dictionary('en')).sort();
+  it.each(LANGS)('%s has every key, none empty, with the same placeholders as English', (lang) => {
+    const dict = dictionary(lang);
+    expect(Object.keys(dict).sort()).toEqual(keys);
+    for (const key of keys) {
+      const text = dict[key as keyof typeof dict];
+      expect(text.trim(), `${lang} ${key}`).not.toBe('');
+      expect(placeholders(text), `${lang} ${key}`).toEqual(placeholders(dictionary('en')[key as keyof typeof dict]));
+    }
+  });
+
+  it('keeps the English words the tests and the issue rely on', () => {
+    expect(translate('en', 'cashier.amount')).toBe('Amount');
+    expect(translate('en', 'cashier.reference')).toBe('Reference');
+    expect(translate('en', 'cashier.charge')).toBe('Charge');
+    expect(translate('en', 'screen.qrAlt')).toBe('Payment QR code');
+    expect(translate('en', 'screen.waiting')).toBe('Waiting for payment');
+    expect(translate('en', 'outcome.pending')).toBe('Waiting for payment');
+    expect(translate('en', 'outcome.displaced')).toBe('Displaced');
+    expect(translate('en', 'outcome.paid')).toBe('Paid');
+    expect(translate('en', 'outcome.amount_mismatch')).toBe('Amount mismatch');
+    expect(translate('en', 'outcome.expired')).toBe('Expired');
+    expect(translate('en', 'outcome.paid_late')).toBe('Late payment');
+    expect(translate('en', 'screen.scanPrinted')).toBe('or scan the printed QR');
+  });
+
+  it('fills placeholders and leaves unknown ones visible', () => {
+    expect(translate('en', 'status.terminalValue', { store: 1, checkout: 2 })).toBe('Store 1 · Checkout 2');
+    expect(translate('en', 'status.terminalValue', { store: 1 })).toBe('Store 1 · Checkout {checkout}');
+  });
+});
+
+describe('formatMoney', () => {
+  it('formats integer cents as reais for each language', () => {
+    expect(formatMoney('pt-BR', 1000).replace(/\s/g, ' ')).toBe('R$ 10,00');
+    expect(formatMoney('en', 123456)).toBe('R$1,234.56');
+    expect(formatMoney('es', 1).replace(/\s/g, ' ')).toMatch(/^(R\$ 0,01|0,01 R\$)$/);
+  });
+});

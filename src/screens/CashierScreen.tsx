@@ -1,0 +1,192 @@
+import { Icon } from '../components/Icon.tsx';
+import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { AttentionList } from '../components/AttentionList.tsx';
+import { Keypad } from '../components/Keypad.tsx';
+import { RecentSales } from '../components/RecentSales.tsx';
+import { SalePanel } from '../components/SalePanel.tsx';
+import { decimalSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
+import { displayAddress } from '../lib/bridge.ts';
+import { saleToReplace } from '../lib/checkoutView.ts';
+import { formatMoney } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { useCheckout, type ChargeError } from '../stores/checkout.ts';
+import { selectOperator, selectReady, selectShift, useStatus } from '../stores/status.ts';
+
+function useChargeErrorText(error: ChargeError | null): string | null {
+  const t = useText();
+  if (!error) return null;
+  if (error.code === 'invalid_argument' && error.params?.['field'] === 'amount') return t('error.amount');
+  if (error.code === 'conflict') return t('error.busy');
+  if (error.code === 'service_unreachable' || error.code === 'service_timeout') return t('error.unreachable');
+  if (error.code === 'disconnected') return t('error.disconnected');
+  // A refusal by the service: the core's own sentence says what was refused.
+  return error.message;
+}
+
+/**
+ * The counter: type an amount (keyboard or keypad), Charge, show the newest sale's QR and
+ * how it ends. Enter charges, Escape clears. Everything about the sale comes from the core.
+ */
+export function CashierScreen() {
+  const t = useText();
+  const lang = useLang();
+  const view = useCheckout((s) => s.view);
+  const receivedAt = useCheckout((s) => s.receivedAt);
+  const charging = useCheckout((s) => s.charging);
+  const chargeError = useCheckout((s) => s.chargeError);
+  const charge = useCheckout((s) => s.charge);
+  const clearError = useCheckout((s) => s.clearError);
+  const load = useCheckout((s) => s.load);
+  const ready = useStatus(selectReady);
+  const operator = useStatus(selectOperator);
+  const shift = useStatus(selectShift);
+  const hasStatus = useStatus((s) => s.status !== null);
+
+  const [amount, setAmount] = useState('');
+  const [reference, setReference] = useState('');
+  const amountRef = useRef<HTMLInputElement>(null);
+  const separator = decimalSeparator(lang);
+  const cents = previewCents(amount);
+  // Said before it happens: as soon as an amount is typed while a sale is still open.
+  const replacing = amount.trim() === '' ? null : saleToReplace(view);
+  const errorText = useChargeErrorText(chargeError);
+  const display = displayAddress();
+
+  useEffect(() => {
+    amountRef.current?.focus();
+  }, []);
+
+  const clear = useCallback(() => {
+    setAmount('');
+    setReference('');
+    clearError();
+    amountRef.current?.focus();
+  }, [clearError]);
+
+  // Escape clears from anywhere on the screen, not only inside the form.
+  useEffect(() => {
+    const onEscape = (e: globalThis.KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && (e.target === document.body || e.target === document.documentElement)) clear();
+    };
+    window.addEventListener('keydown', onEscape);
+    return () => window.removeEventListener('keydown', onEscape);
+  }, [clear]);
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (charging || !ready) return;
+    const ok = await charge({ amount: amount.trim(), reference: reference.trim(), ...(operator ? { by: operator } : {}) });
+    if (ok) {
+      setAmount('');
+      setReference('');
+    }
+    amountRef.current?.focus();
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      clear();
+    }
+  };
+
+  const onKey = (key: KeypadKey) => {
+    setAmount((text) => pressKey(text, key, separator));
+    if (chargeError) clearError();
+  };
+
+  return (
+    <div className="cashier">
+      <section className="card charge-card" aria-labelledby="charge-heading">
+        <h2 id="charge-heading">{t('cashier.heading')}</h2>
+        <form className="charge-form" onSubmit={(e) => void onSubmit(e)} onKeyDown={onKeyDown} noValidate>
+          <label className="field-label" htmlFor="amount">
+            {t('cashier.amount')}
+          </label>
+          <input
+            id="amount"
+            ref={amountRef}
+            className="amount-input"
+            inputMode="decimal"
+            autoComplete="off"
+            spellCheck={false}
+            value={amount}
+            placeholder={`0${separator}00`}
+            aria-describedby="amount-help amount-preview"
+            aria-invalid={chargeError?.code === 'invalid_argument' || undefined}
+            onChange={(e) => {
+              setAmount(sanitizeTyped(e.target.value));
+              if (chargeError) clearError();
+            }}
+          />
+          <p id="amount-help" className="help">
+            {t('cashier.amountHelp')}
+          </p>
+          <p id="amount-preview" className="preview" aria-live="polite">
+            {cents !== null ? t('cashier.preview', { amount: formatMoney(lang, cents) }) : '\u00a0'}
+          </p>
+          <Keypad separator={separator} onKey={onKey} />
+          <label className="field-label" htmlFor="reference">
+            {t('cashier.reference')}
+          </label>
+          <input
+            id="reference"
+            value={reference}
+            maxLength={128}
+            autoComplete="off"
+            aria-describedby="reference-help"
+            onChange={(e) => setReference(e.target.value)}
+          />
+          <p id="reference-help" className="help">
+            {t('cashier.referenceHelp')}
+          </p>
+          {replacing && (
+            <p id="replace-notice" className="notice" data-testid="replace-notice">
+              <Icon name="replace" /> {t('cashier.replaceNotice', { amount: formatMoney(lang, replacing.amount_cents) })}
+            </p>
+          )}
+          {errorText && (
+            <p className="error" role="alert">
+              <Icon name="cross" /> {errorText}
+            </p>
+          )}
+          {charging && (
+            <p className="muted" aria-live="polite">
+              <span className="spinner" aria-hidden="true" /> {t('cashier.charging')}
+            </p>
+          )}
+          <div className="charge-actions">
+            <button type="submit" className="primary charge-button" aria-disabled={charging || !ready} aria-describedby={replacing ? 'replace-notice' : undefined}>
+              {t('cashier.charge')}
+            </button>
+            <button type="button" className="secondary" onClick={clear}>
+              {t('cashier.clear')}
+            </button>
+          </div>
+        </form>
+        {hasStatus && !shift && <p className="hint">{t('cashier.noShift')}</p>}
+      </section>
+
+      <div className="cashier-side">
+        {/* What needs a person comes first, next to the sale it concerns: never below the fold. */}
+        <AttentionList sales={view?.attention ?? []} />
+        <section className="card sale-card" aria-labelledby="sale-heading">
+          <div className="card-head">
+            <h2 id="sale-heading">{t('sale.heading')}</h2>
+            {display && (
+              <a className="button-link secondary" href={display} target="_blank" rel="noopener">
+                {t('cashier.customerDisplay')}
+                <span className="visually-hidden"> ({t('cashier.customerDisplayHelp')})</span>
+              </a>
+            )}
+          </div>
+          {/* Outcomes are announced when they change; the countdown inside is a timer, not read out. */}
+          <div aria-live="polite" aria-atomic="false">
+            <SalePanel view={view} receivedAt={receivedAt} onStale={load} />
+          </div>
+        </section>
+      </div>
+      <RecentSales sales={view?.recent ?? []} />
+    </div>
+  );
+}

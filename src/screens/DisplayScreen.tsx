@@ -1,0 +1,89 @@
+import { Icon } from '../components/Icon.tsx';
+import { useEffect } from 'react';
+import { Countdown } from '../components/Countdown.tsx';
+import { QrImage } from '../components/QrImage.tsx';
+import { screenSale } from '../lib/checkoutView.ts';
+import { formatMoney } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { connectCheckout, useCheckout } from '../stores/checkout.ts';
+import { connectStatus, useStatus } from '../stores/status.ts';
+
+/**
+ * The customer display: the amount, the QR and the paid state in large type, for the
+ * person paying. It shows the same core view as the cashier screen, without anything that
+ * is the cashier's business (alerts, other sales, controls).
+ */
+export function DisplayScreen() {
+  const t = useText();
+  const lang = useLang();
+  const connection = useStatus((s) => s.connection);
+  const view = useCheckout((s) => s.view);
+  const receivedAt = useCheckout((s) => s.receivedAt);
+  const load = useCheckout((s) => s.load);
+  useEffect(() => {
+    const offStatus = connectStatus();
+    const offCheckout = connectCheckout();
+    return () => {
+      offStatus();
+      offCheckout();
+    };
+  }, []);
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    document.title = t('display.title');
+  }, [lang, t]);
+
+  const screen = view?.screen ?? { kind: 'idle' as const };
+  const sale = screenSale(view);
+  let body;
+  if (connection === 'unauthorized') {
+    body = <p className="display-message">{t('connection.unauthorized')}</p>;
+  } else if (screen.kind === 'qr') {
+    body = (
+      <>
+        <p className="display-label">{t('display.total')}</p>
+        <p className="display-amount" data-testid="display-amount">
+          {formatMoney(lang, screen.amount_cents)}
+        </p>
+        <QrImage key={screen.sale_id} emv={screen.emv} alt={t('screen.qrAlt')} size={360} />
+        <p className="display-message">{t('display.scan')}</p>
+        {view && <Countdown expiresAt={screen.expires_at} coreNow={view.now} receivedAt={receivedAt} onOver={load} />}
+      </>
+    );
+  } else if (screen.kind === 'settled' && screen.status === 'paid') {
+    body = (
+      <>
+        {sale && <p className="display-amount">{formatMoney(lang, sale.received_cents ?? sale.amount_cents)}</p>}
+        <p className="display-paid" data-testid="display-paid">
+          <Icon name="check" /> {t('display.paid')}
+        </p>
+        <p className="display-message">{t('display.thanks')}</p>
+      </>
+    );
+  } else if (screen.kind === 'settled' && screen.status === 'expired') {
+    body = (
+      <p className="display-message">
+        <Icon name="hourglass" /> {t('display.expired')}
+      </p>
+    );
+  } else if (screen.kind === 'idle' || (screen.kind === 'settled' && screen.status === 'displaced')) {
+    body = (
+      <>
+        <p className="display-welcome">{t('display.welcome')}</p>
+        <p className="display-message">{t('display.idle')}</p>
+      </>
+    );
+  } else {
+    body = (
+      <>
+        {sale && <p className="display-amount">{formatMoney(lang, sale.amount_cents)}</p>}
+        <p className="display-message">{t('display.wait')}</p>
+      </>
+    );
+  }
+  return (
+    <main className={`display display-state-${screen.kind === 'settled' ? screen.status : screen.kind}`} aria-live="polite">
+      {body}
+    </main>
+  );
+}

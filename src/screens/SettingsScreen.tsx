@@ -1,0 +1,138 @@
+import { Icon } from '../components/Icon.tsx';
+import { useEffect, useState, type FormEvent } from 'react';
+import { BridgeError } from '../lib/bridge.ts';
+import { formatDateTime } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { useStatus } from '../stores/status.ts';
+
+function positiveInt(text: string): number | null {
+  return /^\d{1,10}$/.test(text.trim()) && Number(text) >= 1 ? Number(text) : null;
+}
+
+/** This terminal's checkout and cashier name, kept by the core; and the terminal's health in detail. */
+function TerminalSettings() {
+  const t = useText();
+  const status = useStatus((s) => s.status);
+  const updateSettings = useStatus((s) => s.updateSettings);
+  const [store, setStore] = useState('');
+  const [checkout, setCheckout] = useState('');
+  const [operator, setOperator] = useState('');
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const loaded = status !== null;
+  useEffect(() => {
+    if (!status) return;
+    setStore(String(status.terminal.storeId));
+    setCheckout(String(status.terminal.checkoutId));
+    setOperator(status.operator ?? '');
+    // Only when the form first has something to show; later pushes must not undo typing.
+  }, [loaded]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const storeId = positiveInt(store);
+    const checkoutId = positiveInt(checkout);
+    if (storeId === null || checkoutId === null) {
+      setResult({ ok: false, text: `${t('settings.store')} / ${t('settings.checkoutId')}: 1, 2, 3…` });
+      return;
+    }
+    try {
+      await updateSettings({ storeId, checkoutId, operator: operator.trim() === '' ? null : operator.trim() });
+      setResult({ ok: true, text: t('settings.saved') });
+    } catch (err) {
+      setResult({ ok: false, text: err instanceof BridgeError ? err.message : String(err) });
+    }
+  };
+
+  return (
+    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate>
+      <h3>{t('settings.checkout')}</h3>
+      <div className="field">
+        <label htmlFor="settings-store">{t('settings.store')}</label>
+        <input id="settings-store" inputMode="numeric" value={store} onChange={(e) => setStore(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="settings-checkout">{t('settings.checkoutId')}</label>
+        <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="settings-operator">{t('settings.operator')}</label>
+        <input id="settings-operator" value={operator} maxLength={80} autoComplete="name" onChange={(e) => setOperator(e.target.value)} />
+      </div>
+      <button type="submit" className="primary">
+        {t('settings.save')}
+      </button>
+      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
+        {result && (
+          <>
+            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
+          </>
+        )}
+      </p>
+    </form>
+  );
+}
+
+export function SettingsScreen() {
+  const t = useText();
+  const lang = useLang();
+  const status = useStatus((s) => s.status);
+  const error = useStatus((s) => s.error);
+  const checkService = useStatus((s) => s.checkService);
+
+  return (
+    <div className="settings">
+      <section className="card" aria-labelledby="settings-heading">
+        <h2 id="settings-heading">{t('settings.heading')}</h2>
+        <TerminalSettings />
+      </section>
+      <section className="card" aria-labelledby="status-heading">
+        <h2 id="status-heading">{t('status.heading')}</h2>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        {status && (
+          <dl className="facts">
+            <dt>{t('status.service')}</dt>
+            <dd>
+              {t(`status.serviceMode.${status.service.mode}`)}
+              {status.service.baseUrl ? ` (${status.service.baseUrl})` : ''}
+            </dd>
+            {status.service.problem && (
+              <>
+                <dt>
+                  <Icon name="alert" /> {t('status.unreachable')}
+                </dt>
+                <dd>{status.service.problem.message}</dd>
+              </>
+            )}
+            <dt>{t('status.webhookUrl')}</dt>
+            <dd>
+              {status.webhooks.url ?? t('status.webhooks.off')}
+              {status.webhooks.refused > 0 ? ` · ${t('status.webhooks.refused', { count: status.webhooks.refused })}` : ''}
+            </dd>
+            <dt>{t('status.journalEntries')}</dt>
+            <dd>
+              {status.journal.entries}
+              {status.journal.problem ? ` · ${status.journal.problem}` : ''}
+            </dd>
+            <dt>{t('status.version')}</dt>
+            <dd>{status.version}</dd>
+            {status.startedAt && (
+              <>
+                <dt>{t('status.startedAt')}</dt>
+                <dd>{formatDateTime(lang, status.startedAt)}</dd>
+              </>
+            )}
+          </dl>
+        )}
+        <div className="actions">
+          <button type="button" className="secondary" onClick={() => void checkService()}>
+            {t('status.checkNow')}
+          </button>
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,127 @@
+import { create } from 'zustand';
+import type { ResultOf, SaleStatus, ShiftReport } from '../../electron/core/contract.ts';
+import { BridgeError, getBridge } from '../lib/bridge.ts';
+import { prepareCsv, saveFile } from '../lib/download.ts';
+
+/**
+ * The supervisor's shift and its journal report, as the core computes them. Filters live
+ * here (they are the supervisor's view); totals, sales and events come from the core.
+ */
+export type VerifyResult = ResultOf<'journal.verify'>;
+export type OutcomeFilter = SaleStatus | '';
+
+export interface PendingClose {
+  by: string;
+  note: string;
+  pending: number;
+}
+
+interface ShiftState {
+  report: ShiftReport | null;
+  outcome: OutcomeFilter;
+  search: string;
+  error: string | null;
+  busy: boolean;
+  verify: VerifyResult | null;
+  /** Closing was refused because a sale is still pending: the supervisor is asked first. */
+  pendingClose: PendingClose | null;
+  loadReport(): Promise<void>;
+  setOutcome(outcome: OutcomeFilter): void;
+  setSearch(search: string): void;
+  openShift(by: string, note: string): Promise<boolean>;
+  closeShift(by: string, note: string, confirmPending?: boolean): Promise<boolean>;
+  cancelClose(): void;
+  verifyJournal(): Promise<void>;
+  exportCsv(): Promise<void>;
+}
+
+const message = (err: unknown) => (err instanceof BridgeError ? err.message : String(err));
+const optionalNote = (note: string) => (note.trim() === '' ? {} : { note: note.trim() });
+
+let reportRequest = 0;
+
+export const useShift = create<ShiftState>()((set, get) => ({
+  report: null,
+  outcome: '',
+  search: '',
+  error: null,
+  busy: false,
+  verify: null,
+  pendingClose: null,
+  async loadReport() {
+    const { outcome, search } = get();
+    // Only the latest request's answer counts: filters change faster than answers come.
+    const request = ++reportRequest;
+    try {
+      const report = await getBridge().call('journal.shiftReport', {
+        ...(outcome === '' ? {} : { outcome }),
+        ...(search.trim() === '' ? {} : { search: search.trim() }),
+      });
+      if (request === reportRequest) set({ report, error: null });
+    } catch (err) {
+      if (request === reportRequest) set({ error: message(err) });
+    }
+  },
+  setOutcome(outcome) {
+    set({ outcome });
+    void get().loadReport();
+  },
+  setSearch(search) {
+    set({ search });
+  },
+  async openShift(by, note) {
+    set({ busy: true, error: null });
+    try {
+      await getBridge().call('shift.open', { by: by.trim(), ...optionalNote(note) });
+      await get().loadReport();
+      return true;
+    } catch (err) {
+      set({ error: message(err) });
+      return false;
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async closeShift(by, note, confirmPending = false) {
+    set({ busy: true, error: null });
+    try {
+      await getBridge().call('shift.close', { by: by.trim(), ...optionalNote(note), ...(confirmPending ? { confirmPending: true } : {}) });
+      set({ pendingClose: null });
+      await get().loadReport();
+      return true;
+    } catch (err) {
+      if (err instanceof BridgeError && err.code === 'conflict' && err.params?.['reason'] === 'pending_sale') {
+        const pending = typeof err.params['pending'] === 'number' ? err.params['pending'] : 1;
+        set({ pendingClose: { by, note, pending } });
+      } else {
+        set({ error: message(err) });
+      }
+      return false;
+    } finally {
+      set({ busy: false });
+    }
+  },
+  cancelClose() {
+    set({ pendingClose: null });
+  },
+  async verifyJournal() {
+    set({ verify: null });
+    try {
+      set({ verify: await getBridge().call('journal.verify') });
+    } catch (err) {
+      set({ error: message(err) });
+    }
+  },
+  async exportCsv() {
+    try {
+      const shiftId = get().report?.shift?.shift_id;
+      const { filename, csv } = await getBridge().call('journal.exportCsv', shiftId ? { shiftId } : {});
+      saveFile(prepareCsv(filename, csv));
+    } catch (err) {
+      set({ error: message(err) });
+    }
+  },
+}));
+
+export const selectTotals = (s: ShiftState) => s.report?.totals ?? null;
+export const selectReportShift = (s: ShiftState) => s.report?.shift ?? null;
