@@ -8,7 +8,7 @@ import type { createHandlers } from './handlers.ts';
 import type { Envelope } from './errors.ts';
 
 export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView } from './core.ts';
-export type { ShiftView, ShiftTotals, JournalEventView } from './terminal/shift-report.ts';
+export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './terminal/shift-report.ts';
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CheckoutView, SaleView, ScreenView } from './terminal/views.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';

@@ -70,3 +70,13 @@ describe('outcomeChanges', () => {
     expect(outcomeChanges(v(s('b', 'pending'), s('a', 'displaced')), v(s('b', 'pending'), s('a', 'paid_late')))).toEqual([{ sale_id: 'a', outcome: 'paid_late' }]);
   });
 });
+
+describe('journal event details', () => {
+  const details = { amount_cents: 1250, pix_id: 'pix_1', external_id: 'A-1', reason: null, source: 'webhook', evidence: null, note: null, related: 1 };
+  it('words them in the cashier language', async () => {
+    const { eventDetailsText } = await import('./messages.ts');
+    expect(eventDetailsText('en', details)).toBe('amount R$12.50 · pix_id pix_1 · reference A-1 · via webhook · +1 related sale(s)');
+    expect(nbsp(eventDetailsText('pt-BR', details))).toBe('valor R$ 12,50 · pix_id pix_1 · referência A-1 · via webhook · +1 venda(s) relacionada(s)');
+    expect(eventDetailsText('es', { ...details, related: 0, note: 'turno' })).toContain('nota: turno');
+  });
+});

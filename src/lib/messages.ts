@@ -1,4 +1,4 @@
-import type { AttentionMessage, Lang, SaleDescription, SaleStatus, SaleView } from '../../electron/core/contract.ts';
+import type { AttentionMessage, EventDetails, Lang, SaleDescription, SaleStatus, SaleView } from '../../electron/core/contract.ts';
 import { formatMoney, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
 
 /**
@@ -122,4 +122,21 @@ export function outcomeChanges(
     out.push({ sale_id: saleId, outcome: status as Outcome });
   }
   return out;
+}
+
+/**
+ * A journal event's details in the cashier's language: labels translated, amounts as money,
+ * ids and journaled codes as they are.
+ */
+export function eventDetailsText(lang: Lang, d: EventDetails): string {
+  const parts: string[] = [];
+  if (d.amount_cents !== null) parts.push(translate(lang, 'event.amount', { amount: formatMoney(lang, d.amount_cents) }));
+  if (d.pix_id !== null) parts.push(`pix_id ${d.pix_id}`);
+  if (d.external_id !== null) parts.push(translate(lang, 'event.reference', { value: d.external_id }));
+  if (d.reason !== null) parts.push(translate(lang, 'event.reason', { value: d.reason }));
+  if (d.source !== null) parts.push(translate(lang, 'event.source', { value: d.source }));
+  if (d.evidence !== null) parts.push(translate(lang, 'event.evidence', { value: d.evidence }));
+  if (d.related > 0) parts.push(translate(lang, 'event.related', { count: d.related }));
+  if (d.note !== null) parts.push(translate(lang, 'event.note', { value: d.note }));
+  return parts.join(' · ');
 }

@@ -5,7 +5,7 @@ import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
 import { formatCount, formatDateTime, formatMoney, formatTime, type TextKey } from '../lib/i18n.ts';
-import { statusWordKey } from '../lib/messages.ts';
+import { eventDetailsText, statusWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { useShift, type OutcomeFilter } from '../stores/shift.ts';
@@ -132,7 +132,7 @@ function EventsTable({ events }: { events: readonly JournalEventView[] }) {
                 <td>
                   <code>{e.type}</code>
                 </td>
-                <td>{e.summary}</td>
+                <td>{eventDetailsText(lang, e.details)}</td>
                 <td>{e.by ?? '—'}</td>
               </tr>
             ))

@@ -82,7 +82,7 @@ describe('CSV', () => {
 });
 
 describe('event lines', () => {
-  it('summarises a sale fact without formatting for a language', () => {
+  it('describes a sale fact as data, leaving the words to the renderer', () => {
     const line = eventView({
       seq: 7,
       prev: '',
@@ -91,6 +91,13 @@ describe('event lines', () => {
       type: 'sale.requested',
       data: { sale_ids: ['n', 'o'], events: [{ type: 'sale.requested', sale_id: 'n', amount_cents: 1000, requested_by: 'ana', external_id: 'X' }, { type: 'sale.displaced', sale_id: 'o' }] },
     });
-    expect(line).toEqual({ seq: 7, at: 5, type: 'sale.requested', sale_ids: ['n', 'o'], by: 'ana', summary: 'amount 10.00, external_id X, +1 related' });
+    expect(line).toEqual({
+      seq: 7,
+      at: 5,
+      type: 'sale.requested',
+      sale_ids: ['n', 'o'],
+      by: 'ana',
+      details: { amount_cents: 1000, pix_id: null, external_id: 'X', reason: null, source: null, evidence: null, note: null, related: 1 },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { formatCents } from '../../shared/money.ts';
+import { formatCents, parseCents } from '../../shared/money.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
 import type { SaleView } from './views.ts';
@@ -37,8 +37,21 @@ export interface JournalEventView {
   type: string;
   sale_ids: string[];
   by: string | null;
-  /** A short, language-neutral summary: amounts as "12.50", ids as they are. */
-  summary: string;
+  /** What the entry says, as data: the renderer words it in the cashier's language. */
+  details: EventDetails;
+}
+
+export interface EventDetails {
+  amount_cents: number | null;
+  pix_id: string | null;
+  external_id: string | null;
+  /** Codes as journaled (an attention reason, a payment source, a displacement's evidence). */
+  reason: string | null;
+  source: string | null;
+  evidence: string | null;
+  note: string | null;
+  /** Further sales the same entry touched (e.g. the sale a new one displaced). */
+  related: number;
 }
 
 const RECEIVED: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late'];
@@ -88,10 +101,14 @@ export function filterSales(sales: readonly SaleView[], filter: { outcome?: Sale
   });
 }
 
-function money(v: unknown): string | null {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return formatCents(v);
-  if (typeof v === 'string' && v !== '') return v;
-  return null;
+function cents(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  const parsed = parseCents(v);
+  return parsed.ok ? parsed.cents : null;
+}
+
+function text(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
 }
 
 /** One journal entry as a line of the shift's event list. */
@@ -99,15 +116,6 @@ export function eventView(entry: JournalEntry): JournalEventView {
   const data = entry.data as Record<string, unknown>;
   const events = Array.isArray(data.events) ? (data.events as Record<string, unknown>[]) : [];
   const first = events[0] ?? {};
-  const parts: string[] = [];
-  const amount = money(first.amount_cents) ?? money(first.amount_brl);
-  if (amount !== null) parts.push(`amount ${amount}`);
-  for (const key of ['pix_id', 'external_id', 'reason', 'source', 'evidence'] as const) {
-    const v = first[key];
-    if (typeof v === 'string' && v !== '') parts.push(`${key} ${v}`);
-  }
-  if (events.length > 1) parts.push(`+${events.length - 1} related`);
-  if (typeof data.note === 'string' && data.note !== '') parts.push(`note ${data.note}`);
   const by = typeof data.by === 'string' ? data.by : typeof first.requested_by === 'string' ? first.requested_by : typeof first.by === 'string' ? first.by : null;
   return {
     seq: entry.seq,
@@ -115,7 +123,16 @@ export function eventView(entry: JournalEntry): JournalEventView {
     type: entry.type,
     sale_ids: Array.isArray(data.sale_ids) ? (data.sale_ids as string[]) : [],
     by,
-    summary: parts.join(', '),
+    details: {
+      amount_cents: cents(first.amount_cents) ?? cents(first.amount_brl),
+      pix_id: text(first.pix_id),
+      external_id: text(first.external_id),
+      reason: text(first.reason),
+      source: text(first.source),
+      evidence: text(first.evidence),
+      note: text(data.note),
+      related: Math.max(0, events.length - 1),
+    },
   };
 }
 
