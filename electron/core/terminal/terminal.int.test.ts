@@ -39,7 +39,8 @@ afterEach(async () => {
   await core.terminal.tick();
 });
 
-async function sandbox(method: string, path: string, body?: unknown): Promise<any> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- control API answers are asserted field by field
+async function sandbox(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(control + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };

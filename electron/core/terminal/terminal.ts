@@ -6,7 +6,7 @@ import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
-import { openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, type CreateOutcome, type FollowUp } from '../sales/checkout.ts';
+import { newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, type CreateOutcome, type FollowUp } from '../sales/checkout.ts';
 import { applySaleEvent, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { factData, paymentFact, saleFact, type SaleRow } from './entries.ts';
@@ -161,6 +161,11 @@ export class Terminal {
     const checkout = { storeId: input.storeId, checkoutId: input.checkoutId };
     const saleId = await this.#exclusive(keyOf(checkout), async () => {
       const sales = await this.#checkoutSales(checkout);
+      // planCharge refuses while the newest sale is `requested`; an `uncertain` one whose
+      // create the follow-up loop is sending again right now is just as unresolved: the
+      // service could make it after this one, and then hold it as the newest (4.5 rule 3).
+      const newest = newestSaleFor(sales, input.storeId, input.checkoutId);
+      if (newest && this.#creating.has(newest.sale_id)) throw createInFlight();
       const now = this.#clock.now();
       const plan = planCharge(sales, {
         sale_id: randomUUID(),
@@ -173,28 +178,44 @@ export class Terminal {
         at: now,
       });
       if (!plan.ok) {
-        if (plan.reason === 'create_in_flight') {
-          throw new CoreError('conflict', 'The previous sale on this checkout is still being created: wait for its QR code, then charge again.');
-        }
+        if (plan.reason === 'create_in_flight') throw createInFlight();
         throw new CoreError('invalid_argument', 'The amount must be more than R$ 0,00 and at most R$ 1.000.000,00.', { field: 'amount' });
       }
       await this.#journal.append([saleFact(plan.events, input.shiftId === undefined ? {} : { shift_id: input.shiftId })]);
       return plan.events[0].sale_id;
     });
     this.#onChange([checkout]);
-    const refusal = await this.#create(saleId);
+    const refusal = await this.#create(saleId, false);
     if (refusal) throw refusal;
     return this.checkoutView(checkout);
   }
 
-  /** Sends (or resends, with the same Idempotency-Key) a sale's create and journals the outcome. */
-  async #create(saleId: string): Promise<ServiceError | null> {
+  /**
+   * Sends (or resends, with the same Idempotency-Key) a sale's create and journals the
+   * outcome. `resumed`: sent again by the follow-up loop, not by the charge that planned it.
+   */
+  async #create(saleId: string, resumed: boolean): Promise<ServiceError | null> {
     if (this.#creating.has(saleId)) return null;
     this.#creating.add(saleId);
     try {
       const row = await this.#journal.sales.get(saleId);
       if (!row || row.sale.status !== 'requested' && row.sale.status !== 'uncertain') return null;
-      const sale = row.sale;
+      let sale = row.sale;
+      const checkout = { storeId: sale.store_id, checkoutId: sale.checkout_id };
+      if (resumed) {
+        // The loop planned this retry from an earlier read: checked again under the
+        // checkout's lock, so a charge journaled meanwhile is seen. Only the checkout's newest
+        // sale may be sent again: were the key ignored, a retry after a newer sale exists
+        // would make a sale that displaces the newer one (contract 2).
+        const current = await this.#exclusive(keyOf(checkout), async () => {
+          const sales = await this.#checkoutSales(checkout);
+          const found = sales.find((s) => s.sale_id === saleId);
+          if (!found || (found.status !== 'requested' && found.status !== 'uncertain')) return null;
+          return newestSaleFor(sales, checkout.storeId, checkout.checkoutId)?.sale_id === saleId ? found : null;
+        });
+        if (!current) return null;
+        sale = current;
+      }
       let outcome: CreateOutcome;
       let refusal: ServiceError | null = null;
       try {
@@ -231,7 +252,6 @@ export class Terminal {
           outcome = { kind: 'uncertain', reason: uncertainReason(err), attempts: err.attempts };
         }
       }
-      const checkout = { storeId: sale.store_id, checkoutId: sale.checkout_id };
       await this.#exclusive(keyOf(checkout), async () => {
         const sales = await this.#checkoutSales(checkout);
         const current = sales.find((s) => s.sale_id === saleId);
@@ -350,7 +370,9 @@ export class Terminal {
       ...(await this.#journal.sales.byCheckout(storeId, checkoutId, { fromMs: this.#clock.now() - DAY_MS })),
       ...[await this.#journal.sales.latestOnCheckout(storeId, checkoutId)].filter((r): r is SaleRow => r !== undefined),
     ];
-    for (const status of ['requested', 'pending', 'uncertain', 'displaced']) {
+    // Displaced sales are not listed here: they never settle by themselves (reference 4.5
+    // rule 4), so the list would grow for ever; the last day's are in the range above.
+    for (const status of ['requested', 'pending', 'uncertain']) {
       for (const row of await this.#journal.sales.byStatus(status)) {
         if (row.sale.store_id === storeId && row.sale.checkout_id === checkoutId) rows.push(row);
       }
@@ -422,7 +444,7 @@ export class Terminal {
     switch (f.how) {
       case 'retry_create': {
         this.#schedule(f.sale_id, 'error');
-        await this.#create(f.sale_id);
+        await this.#create(f.sale_id, true);
         return true;
       }
       case 'mark_uncertain': {
@@ -502,6 +524,10 @@ export class Terminal {
       if (this.#locks.get(key) === settled) this.#locks.delete(key);
     }
   }
+}
+
+function createInFlight(): CoreError {
+  return new CoreError('conflict', 'The previous sale on this checkout is still being created: wait for its QR code, then charge again.');
 }
 
 function uncertainReason(err: ServiceError): UncertainReason {

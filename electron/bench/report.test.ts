@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { CORE_END, CORE_START, SCREEN_HEADING, markdownTable, percentileMs, renderBenchmarks } from './report.ts';
+
+const measuredScreen = `${SCREEN_HEADING}
+
+| what | p50 |
+|---|---|
+| Charge → QR visible | 41 ms |
+`;
+
+describe('renderBenchmarks', () => {
+  it('writes a new file with the core block and a placeholder for the cashier screen', () => {
+    const out = renderBenchmarks(null, 'core figures');
+    expect(out.startsWith('# Benchmarks\n')).toBe(true);
+    expect(out).toContain(`${CORE_START}\ncore figures\n${CORE_END}`);
+    expect(out).toContain(`${SCREEN_HEADING}\n\nNot measured yet`);
+  });
+
+  it('replaces only the core block and keeps a measured cashier-screen section byte for byte', () => {
+    const existing = `# Benchmarks\n\nnotes above\n\n${CORE_START}\nold figures\n${CORE_END}\n\n${measuredScreen}`;
+    const out = renderBenchmarks(existing, 'new figures');
+    expect(out).toBe(`# Benchmarks\n\nnotes above\n\n${CORE_START}\nnew figures\n${CORE_END}\n\n${measuredScreen}`);
+    expect(out).not.toContain('old figures');
+    expect(out).not.toContain('Not measured yet');
+  });
+
+  it('is idempotent: a second run with the same figures changes nothing', () => {
+    const once = renderBenchmarks(`# Benchmarks\n\n${measuredScreen}`, 'figures');
+    expect(renderBenchmarks(once, 'figures')).toBe(once);
+  });
+
+  it('puts the block under the title of a hand-written file and keeps the rest', () => {
+    const out = renderBenchmarks(`# Benchmarks\n\nhand-written notes\n\n${measuredScreen}`, 'figures');
+    expect(out).toBe(`# Benchmarks\n\n${CORE_START}\nfigures\n${CORE_END}\n\nhand-written notes\n\n${measuredScreen}`);
+  });
+
+  it('adds the cashier-screen placeholder when the section is missing, and reads a lone start marker as no block', () => {
+    expect(renderBenchmarks(`# B\n\n${CORE_START}\nx\n${CORE_END}\n`, 'y')).toContain(`${SCREEN_HEADING}\n\nNot measured yet`);
+    const lone = renderBenchmarks(`# B\n\n${CORE_START}\ndangling\n\n${measuredScreen}`, 'y');
+    expect(lone.match(new RegExp(CORE_END, 'g'))).toHaveLength(1);
+    expect(lone).toContain(measuredScreen);
+  });
+});
+
+describe('markdownTable and percentileMs', () => {
+  it('escapes pipes in cells', () => {
+    expect(markdownTable([{ what: 'a|b', figure: '1', detail: '' }])).toContain('| a\\|b | 1 |  |');
+  });
+
+  it.each([
+    [[], 50, 0],
+    [[5], 95, 5],
+    [[4, 1, 3, 2], 50, 2],
+    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95, 10],
+    [[1.234, 1.236], 100, 1.24],
+  ])('percentile of %j at p%d is %d', (samples, p, expected) => {
+    expect(percentileMs(samples, p)).toBe(expected);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * BENCHMARKS.md: `npm run bench` owns only what lies between its two markers. Everything
+ * else in the file (the title, the cashier-screen section that the browser-shell benchmark
+ * writes, anyone's notes) is kept as it is. Pure, so the keeping is tested.
+ */
+export const CORE_START = '<!-- bench:core:start -->';
+export const CORE_END = '<!-- bench:core:end -->';
+export const SCREEN_HEADING = '## Cashier screen (browser shell)';
+
+const SCREEN_PLACEHOLDER = `${SCREEN_HEADING}
+
+Not measured yet: Charge → QR visible and payment → Paid visible, through the browser shell.
+`;
+
+/** The new file: `existing` (null when there is none) with the core block put in or replaced. */
+export function renderBenchmarks(existing: string | null, coreSection: string): string {
+  const block = `${CORE_START}\n${coreSection.trim()}\n${CORE_END}`;
+  if (existing === null || existing.trim() === '') return `# Benchmarks\n\n${block}\n\n${SCREEN_PLACEHOLDER}`;
+  const start = existing.indexOf(CORE_START);
+  const end = start < 0 ? -1 : existing.indexOf(CORE_END, start);
+  let next: string;
+  if (start >= 0 && end >= 0) {
+    next = existing.slice(0, start) + block + existing.slice(end + CORE_END.length);
+  } else {
+    // A file written by hand: the block goes under its title, the rest stays below it.
+    const title = /^# .*\n/m.exec(existing);
+    const at = title ? title.index + title[0].length : 0;
+    next = `${existing.slice(0, at)}${title ? '\n' : ''}${block}\n\n${existing.slice(at).replace(/^\n+/, '')}`;
+  }
+  if (!next.includes(SCREEN_HEADING)) next = `${next.trimEnd()}\n\n${SCREEN_PLACEHOLDER}`;
+  return next;
+}
+
+export interface Row {
+  what: string;
+  figure: string;
+  detail: string;
+}
+
+/** A GitHub table; pipes in cells are escaped. */
+export function markdownTable(rows: readonly Row[]): string {
+  const cell = (s: string) => s.replaceAll('|', '\\|');
+  return ['| what | figure | detail |', '|---|---|---|', ...rows.map((r) => `| ${cell(r.what)} | ${cell(r.figure)} | ${cell(r.detail)} |`)].join('\n');
+}
+
+/** Nearest-rank percentile of milliseconds, rounded to 0.01 ms; 0 for no samples. */
+export function percentileMs(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return 0;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round((sorted[index] as number) * 100) / 100;
+}
