@@ -43,11 +43,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env, argv)).toThrow(message);
   });
 
+  it('refuses credentials in the service address and clear-text http to another machine', () => {
+    expect(() => loadConfig({ POS_SERVICE_URL: 'https://user:pw@pay.example', POS_SERVICE_TOKEN: 't' }, [])).toThrow(/must not contain a user name or password/);
+    expect(() => loadConfig({ POS_SERVICE_URL: 'http://pay.example', POS_SERVICE_TOKEN: 't' }, [])).toThrow(/must use https/);
+    expect(loadConfig({ POS_SERVICE_URL: 'http://127.0.0.1:8787', POS_SERVICE_TOKEN: 't' }, []).service).toMatchObject({ baseUrl: 'http://127.0.0.1:8787' });
+    expect(loadConfig({ POS_SERVICE_URL: 'http://localhost:8787', POS_SERVICE_TOKEN: 't' }, []).service).toMatchObject({ kind: 'remote' });
+  });
+
+  it('refuses a malformed webhook secret at start', () => {
+    expect(() => loadConfig({ POS_WEBHOOK_SECRET: 'not-a-secret' }, [])).toThrow(/whsec_/);
+    expect(loadConfig({ POS_WEBHOOK_SECRET: 'whsec_c2VjcmV0LWJ5dGVz' }, []).webhook.secret).toBe('whsec_c2VjcmV0LWJ5dGVz');
+  });
+
+  it('keeps only its own flags from an argv full of Electron and Chromium switches', async () => {
+    const { knownFlags } = await import('./config.ts');
+    const argv = ['--inspect=9229', '--lang', 'en', '--no-sandbox', '--web-port=0', '--enable-logging', '--checkout-id', '3'];
+    expect(knownFlags(argv)).toEqual(['--lang', 'en', '--web-port=0', '--checkout-id', '3']);
+    expect(loadConfig({}, knownFlags(argv))).toMatchObject({ lang: 'en', web: { port: 0 }, terminal: { checkoutId: 3 } });
+  });
+
   it('never describes the service token', () => {
-    const c = loadConfig({ POS_SERVICE_URL: 'https://pay.example', POS_SERVICE_TOKEN: 'super-secret-token', POS_WEBHOOK_SECRET: 'whsec_abc' }, []);
+    const c = loadConfig({ POS_SERVICE_URL: 'https://pay.example', POS_SERVICE_TOKEN: 'super-secret-token', POS_WEBHOOK_SECRET: 'whsec_YWJjZA==' }, []);
     const text = JSON.stringify(describeConfig(c));
     expect(text).not.toContain('super-secret-token');
-    expect(text).not.toContain('whsec_abc');
+    expect(text).not.toContain('whsec_YWJjZA==');
     expect(text).toContain('https://pay.example');
   });
 });

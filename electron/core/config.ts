@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { secretBytes } from '../shared/standard-webhooks.ts';
 
 /**
  * The one typed place the core's configuration comes from: command-line flags first,
@@ -126,7 +127,21 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new ConfigError(`POS_SERVICE_URL must be an http(s) address, not "${serviceUrl}".`);
     }
+    // Credentials in the address would be logged and shown; the token has its own variable.
+    if (url.username !== '' || url.password !== '') {
+      throw new ConfigError('POS_SERVICE_URL must not contain a user name or password: give the token in POS_SERVICE_TOKEN.');
+    }
+    // The bearer token must not cross a network in clear text; plain http only on this machine.
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+      throw new ConfigError(`POS_SERVICE_URL must use https for a service on another machine (${url.hostname}); plain http is only for 127.0.0.1 or localhost.`);
+    }
     service = { kind: 'remote', baseUrl: url.toString().replace(/\/$/, ''), token: serviceToken ?? null };
+  }
+
+  const webhookSecret = pick(undefined, env.POS_WEBHOOK_SECRET) ?? null;
+  // A malformed secret would refuse every delivery at run time: refuse it at start instead.
+  if (webhookSecret !== null && secretBytes(webhookSecret) === null) {
+    throw new ConfigError('POS_WEBHOOK_SECRET must be "whsec_" followed by base64, as the payment service gives it.');
   }
 
   const webToken = pick(undefined, env.POS_WEB_TOKEN) ?? null;
@@ -146,7 +161,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     webhook: {
       host: host('POS_WEBHOOK_HOST', pick(values['webhook-host'], env.POS_WEBHOOK_HOST)),
       port: port('POS_WEBHOOK_PORT', pick(values['webhook-port'], env.POS_WEBHOOK_PORT), 0),
-      secret: pick(undefined, env.POS_WEBHOOK_SECRET) ?? null,
+      secret: webhookSecret,
     },
     terminal: {
       storeId: positiveInt('POS_STORE_ID', pick(values['store-id'], env.POS_STORE_ID), 1),
@@ -157,6 +172,26 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       terminal: pick(values['store-id'], env.POS_STORE_ID) !== undefined || pick(values['checkout-id'], env.POS_CHECKOUT_ID) !== undefined,
     },
   };
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Electron's argv carries its own switches (Chromium's, --inspect...) beside ours: keep only
+ * the flags loadConfig knows, with their values (`--lang en` or `--lang=en`).
+ */
+export function knownFlags(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const m = /^--([a-z-]+)(=.*)?$/.exec(arg);
+    if (!m?.[1] || !Object.hasOwn(FLAGS, m[1])) continue;
+    if (m[2] !== undefined) out.push(arg);
+    else if (i + 1 < argv.length) out.push(arg, argv[++i] ?? '');
+  }
+  return out;
 }
 
 /** What may be shown or logged about the configuration: never the token. */

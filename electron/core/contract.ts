@@ -34,7 +34,6 @@ export const METHODS = [
   'journal.verify',
   'settings.get',
   'settings.update',
-  'settings.saveSecrets',
   'shift.current',
   'shift.open',
   'shift.close',

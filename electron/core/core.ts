@@ -84,6 +84,18 @@ export interface CoreDeps {
   secrets?: SecretStore;
 }
 
+/**
+ * `--remember-secrets` of both shells: keeps the secrets the environment gives in the
+ * core's secret store for the next start. Deliberately not a bridge method: whoever holds
+ * the bridge must not be able to replace the webhook secret and forge payments.
+ */
+export async function rememberSecrets(core: Core, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const serviceToken = env.POS_SERVICE_TOKEN?.trim();
+  const webhookSecret = env.POS_WEBHOOK_SECRET?.trim();
+  const { saved } = await core.saveSecrets({ ...(serviceToken ? { serviceToken } : {}), ...(webhookSecret ? { webhookSecret } : {}) });
+  return saved;
+}
+
 /** Names in the secret store. */
 export const SECRET_SERVICE_TOKEN = 'service.token';
 export const SECRET_WEBHOOK = 'webhook.secret';
@@ -124,6 +136,7 @@ export class Core {
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
+  #starting: Promise<void> | null = null;
 
   constructor(config: CoreConfig, deps: CoreDeps = {}) {
     this.config = config;
@@ -176,6 +189,15 @@ export class Core {
 
   async start(): Promise<void> {
     if (this.#state !== 'stopped') throw new CoreError('conflict', `The core cannot start while it is ${this.#state}.`);
+    this.#starting = this.#start();
+    try {
+      await this.#starting;
+    } finally {
+      this.#starting = null;
+    }
+  }
+
+  async #start(): Promise<void> {
     this.#setState('starting');
     this.log.info('core starting', { config: describeConfig(this.config) });
     try {
@@ -265,7 +287,10 @@ export class Core {
   }
 
   async stop(): Promise<void> {
-    if (this.#state === 'stopped' || this.#state === 'stopping') return;
+    // A stop asked for while starting (a quit during boot) waits for the start to settle,
+    // so no resource is created after the stop closed them.
+    await this.#starting?.catch(() => undefined);
+    if (this.#state === 'stopped' || this.#state === 'stopping' || this.#state === 'failed') return;
     this.#setState('stopping');
     await this.#closeResources();
     this.#setState('stopped');

@@ -88,15 +88,6 @@ export function createHandlers(core: Core) {
       (patch) => core.updateSettings(patch),
     ),
 
-    /** A manager saves the service token / webhook secret, encrypted at rest, for the next start. */
-    'settings.saveSecrets': handler(
-      v.object({
-        serviceToken: v.optional(v.string({ min: 8, max: 4096, pattern: /^[\x21-\x7e]+$/, describe: 'a token without spaces' })),
-        webhookSecret: v.optional(v.string({ min: 10, max: 200, pattern: /^whsec_[A-Za-z0-9+/=]+$/, describe: 'a secret like whsec_…' })),
-      }),
-      (a) => core.saveSecrets(a),
-    ),
-
     'shift.current': handler(v.none(), () => core.shifts.current()),
     'shift.open': handler(v.object({ by: person, note: v.optional(note) }), ({ by, note: text }) => core.openShift(by, text)),
     /** Closing over a pending sale is refused (reason pending_sale) unless confirmPending. */

@@ -100,6 +100,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-'));
   process.env.POS_DATA_DIR = dataDir;
   process.env.POS_LANG = 'en';
+  process.env.POS_WEBHOOK_SECRET = 'whsec_bGl2ZS13ZWJob29rLXNlY3JldC0xMjM0';
+  process.argv.push('--remember-secrets');
   await import('./index.ts');
   stub.resolveReady();
   await until(() => stub.windows[1], 'the cashier and customer display windows');
@@ -188,13 +190,13 @@ describe('Electron shell', () => {
     expect(openHandler({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
   });
 
-  it('keeps secrets encrypted with safeStorage, never in plain text', async () => {
-    const save = stub.handlers.get(IPC_INVOKE_PREFIX + 'settings.saveSecrets');
-    expect(await save?.(trustedEvent(), { serviceToken: 'live-token-123456' })).toEqual({ ok: true, result: { saved: ['service.token'], store: 'safeStorage' } });
+  it('keeps --remember-secrets encrypted with safeStorage, never in plain text, and not reachable over the bridge', async () => {
     const { readFile } = await import('node:fs/promises');
     const text = await readFile(join(dataDir, 'secrets.json'), 'utf8');
-    expect(text).not.toContain('live-token-123456');
+    expect(JSON.parse(text)).toHaveProperty(['webhook.secret']);
+    expect(text).not.toContain('bGl2ZS13ZWJob29rLXNlY3JldC0xMjM0');
     expect(text).toContain(Buffer.from('enc(').toString('base64').slice(0, 4));
+    expect([...stub.handlers.keys()].some((k) => k.includes('Secret'))).toBe(false);
   });
 
   it('denies every permission request', () => {

@@ -1,8 +1,8 @@
 import { app, BrowserWindow, ipcMain, safeStorage, screen, session } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from '../core/config.ts';
-import { Core } from '../core/core.ts';
+import { ConfigError, knownFlags, loadConfig } from '../core/config.ts';
+import { Core, rememberSecrets } from '../core/core.ts';
 import { FileSecretStore } from '../core/secrets.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
@@ -66,10 +66,13 @@ function createDisplayWindow(): BrowserWindow {
 
 async function boot(): Promise<void> {
   hardenSession(session.defaultSession);
-  const config = loadConfig(process.env, process.argv.slice(app.isPackaged ? 1 : 2).filter((a) => a.startsWith('--') && !a.startsWith('--inspect')));
+  const args = process.argv.slice(app.isPackaged ? 1 : 2);
+  const config = loadConfig(process.env, knownFlags(args));
   // Secrets at rest: encrypted by the OS keychain; where it has none, a file only this user reads.
   const secrets = new FileSecretStore(join(config.dataDir, 'secrets.json'), safeStorage.isEncryptionAvailable() ? safeStorageCodec(safeStorage) : undefined);
   core = new Core(config, { secrets });
+  // --remember-secrets: keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET encrypted for the next start.
+  if (args.includes('--remember-secrets')) await rememberSecrets(core);
   await core.start();
   unregister = registerBridge(
     ipcMain,

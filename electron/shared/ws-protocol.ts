@@ -6,6 +6,11 @@ export const BRIDGE_PATH = '/bridge';
 export const BRIDGE_PROTOCOL = 'pos.bridge.v1';
 /** The per-run token travels as a second offered subprotocol, never in the URL. */
 export const TOKEN_PROTOCOL_PREFIX = 'pos.token.';
+/**
+ * A one-time launch code, for the window the app opens itself: valid once, for a minute.
+ * The server answers the connection with the session token (`session` message).
+ */
+export const LAUNCH_PROTOCOL_PREFIX = 'pos.launch.';
 
 export interface ClientMessage {
   id: number;
@@ -15,7 +20,8 @@ export interface ClientMessage {
 
 export type ServerMessage =
   | { type: 'reply'; id: number; envelope: unknown }
-  | { type: 'event'; event: string; payload: unknown };
+  | { type: 'event'; event: string; payload: unknown }
+  | { type: 'session'; token: string };
 
 /** Parses a message from the renderer; null for anything malformed. */
 export function parseClientMessage(text: string): ClientMessage | null {

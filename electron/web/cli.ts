@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
-import { Core } from '../core/core.ts';
+import { Core, rememberSecrets } from '../core/core.ts';
 import { openAppWindow } from './open-browser.ts';
 import { startWebShell } from './server.ts';
 
@@ -10,7 +10,7 @@ import { startWebShell } from './server.ts';
  */
 const args = process.argv.slice(2);
 const wantOpen = args.includes('--open');
-const rememberSecrets = args.includes('--remember-secrets');
+const wantRemember = args.includes('--remember-secrets');
 const coreArgs = args.filter((a) => a !== '--open' && a !== '--remember-secrets');
 
 if (coreArgs.includes('--help')) {
@@ -30,13 +30,24 @@ try {
 }
 
 const core = new Core(config);
-if (rememberSecrets) {
-  const serviceToken = process.env.POS_SERVICE_TOKEN;
-  const webhookSecret = process.env.POS_WEBHOOK_SECRET;
-  const { saved } = await core.saveSecrets({ ...(serviceToken ? { serviceToken } : {}), ...(webhookSecret ? { webhookSecret } : {}) });
+if (wantRemember) {
+  const saved = await rememberSecrets(core);
   console.log(saved.length > 0 ? `Saved ${saved.join(' and ')} in ${config.dataDir}/secrets.json (readable by you only).` : 'No POS_SERVICE_TOKEN or POS_WEBHOOK_SECRET to remember.');
 }
 const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url));
+
+let shell: Awaited<ReturnType<typeof startWebShell>> | undefined;
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  core.log.info('shutting down', { signal });
+  await shell?.close();
+  await core.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 try {
   await core.start();
@@ -45,7 +56,6 @@ try {
   process.exit(1);
 }
 
-let shell: Awaited<ReturnType<typeof startWebShell>>;
 try {
   shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token });
 } catch (err) {
@@ -61,18 +71,7 @@ try {
 
 console.log(`Pix cashier is running: open ${shell.url}`);
 if (wantOpen) {
-  const outcome = openAppWindow(shell.url, config.dataDir);
+  const outcome = openAppWindow(shell.launchUrl(), config.dataDir);
   console.log(outcome);
 }
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  core.log.info('shutting down', { signal });
-  await shell.close();
-  await core.stop();
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));

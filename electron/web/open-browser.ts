@@ -30,10 +30,23 @@ function playwrightChromium(): string | null {
   }
 }
 
-/** Flags this machine needs (no sandboxing as root, no background network). */
-export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+/**
+ * Flags for a kiosk Chromium: no background network (this app needs none), and no
+ * sandbox only where Chromium refuses to start without that, as root.
+ */
+export const CHROMIUM_FLAGS = [
+  ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 
-/** Opens the app in a Chromium app window; returns a sentence saying what happened. */
+/**
+ * Opens the app in a Chromium app window; returns a sentence saying what happened. The
+ * address given is a one-time launch address: any local user can read a command line, so
+ * it must not carry the bridge token itself.
+ */
 export function openAppWindow(url: string, dataDir: string): string {
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     return 'No display here, so no browser window was opened: open the address above in a browser.';

@@ -8,7 +8,7 @@ import { loadConfig } from '../core/config.ts';
 import { Core } from '../core/core.ts';
 import { memoryLogger } from '../core/log.ts';
 import { systemClock } from '../shared/clock.ts';
-import { BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
+import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from './server.ts';
 
 /** The browser shell over real HTTP and WebSocket, with the real core on the embedded sandbox. */
@@ -50,8 +50,8 @@ function rawGet(path: string, host?: string): Promise<{ status: number; headers:
   });
 }
 
-function connect(opts: { token?: string; origin?: string } = {}): Promise<WebSocket> {
-  const protocols = [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + (opts.token ?? TOKEN)];
+function connect(opts: { token?: string; origin?: string; launch?: string } = {}): Promise<WebSocket> {
+  const protocols = [BRIDGE_PROTOCOL, opts.launch === undefined ? TOKEN_PROTOCOL_PREFIX + (opts.token ?? TOKEN) : LAUNCH_PROTOCOL_PREFIX + opts.launch];
   const ws = new WebSocket(shell.origin.replace('http', 'ws') + '/bridge', protocols, { origin: opts.origin ?? shell.origin });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
@@ -105,6 +105,26 @@ describe('browser shell: the bridge', () => {
     await expect(connect({ token: 'x'.repeat(TOKEN.length) })).rejects.toThrow('HTTP 401');
     await expect(connect({ origin: 'https://evil.example' })).rejects.toThrow('HTTP 403');
     expect(log.lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('lets a page opened on localhost connect (the Host check accepts that name too)', async () => {
+    const ws = await connect({ origin: shell.origin.replace('127.0.0.1', 'localhost') });
+    expect(await call(ws, 1, 'core.status')).toMatchObject({ ok: true });
+    ws.close();
+  });
+
+  it('opens a window by a one-time launch code, then hands it the session token', async () => {
+    const code = new URL(shell.launchUrl()).hash.replace('#launch=', '');
+    expect(shell.launchUrl()).not.toContain(TOKEN);
+    const ws = new WebSocket(shell.origin.replace('http', 'ws') + '/bridge', [BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX + code], { origin: shell.origin });
+    const first = await new Promise<unknown>((resolve, reject) => {
+      ws.once('message', (data) => resolve(JSON.parse(data.toString())));
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    });
+    expect(first).toEqual({ type: 'session', token: TOKEN });
+    ws.close();
+    await expect(connect({ launch: code })).rejects.toThrow('HTTP 401');
+    await expect(connect({ launch: 'made-up-code' })).rejects.toThrow('HTTP 401');
   });
 
   it('serves contract calls in envelopes and validates their arguments', async () => {

@@ -10,7 +10,7 @@ import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import { createHandlers } from '../core/handlers.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX, parseClientMessage, type ServerMessage } from '../shared/ws-protocol.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, parseClientMessage, type ServerMessage } from '../shared/ws-protocol.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
@@ -32,8 +32,12 @@ export interface WebShell {
   url: string;
   origin: string;
   token: string;
+  /** A one-time address for a window the app opens itself (no token on a command line). */
+  launchUrl(): string;
   close(): Promise<void>;
 }
+
+const LAUNCH_CODE_TTL_MS = 60_000;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -71,6 +75,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const dispatch = createDispatcher(createHandlers(core), (method, err) => core.log.error('bridge handler failed', { method, error: err }));
   let origin = '';
   let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+  const launchCodes = new Map<string, number>();
 
   // DNS-rebinding guard: a page on another name that resolves to loopback must not reach us.
   const hostAllowed = (req: IncomingMessage) => allowedHosts.has(String(req.headers.host ?? '').toLowerCase());
@@ -138,14 +144,22 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     };
     const path = (req.url ?? '').split('?')[0];
     if (path !== BRIDGE_PATH) return refuse(404, 'Not Found');
-    if (!hostAllowed(req) || req.headers.origin !== origin) return refuse(403, 'Forbidden');
+    if (!hostAllowed(req) || !allowedOrigins.has(String(req.headers.origin ?? '').toLowerCase())) return refuse(403, 'Forbidden');
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const presented = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? '';
-    if (!sameToken(presented, token)) {
+    const launch = offered.find((p) => p.startsWith(LAUNCH_PROTOCOL_PREFIX))?.slice(LAUNCH_PROTOCOL_PREFIX.length) ?? '';
+    const launchExpires = launch === '' ? undefined : launchCodes.get(launch);
+    const launched = launchExpires !== undefined && launchExpires > Date.now();
+    if (launched) launchCodes.delete(launch); // once only
+    if (!launched && !sameToken(presented, token)) {
       core.log.warn('web shell refused a bridge connection without a valid token', { remote: req.socket.remoteAddress });
       return refuse(401, 'Unauthorized');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // A window opened by launch code learns the session token for its reloads.
+      if (launched) ws.send(JSON.stringify({ type: 'session', token } satisfies ServerMessage));
+      wss.emit('connection', ws, req);
+    });
   });
 
   wss.on('connection', (ws: WebSocket) => {
@@ -173,12 +187,21 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   origin = `http://${hostForUrl}:${port}`;
   allowedHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`].map((h) => h.toLowerCase()));
+  // The page may be opened under any of the names the Host check accepts.
+  allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
   const url = `${origin}/#token=${token}`;
 
   return {
     url,
     origin,
     token,
+    launchUrl() {
+      const now = Date.now();
+      for (const [code, expires] of launchCodes) if (expires <= now) launchCodes.delete(code);
+      const code = randomBytes(24).toString('base64url');
+      launchCodes.set(code, now + LAUNCH_CODE_TTL_MS);
+      return `${origin}/#launch=${code}`;
+    },
     async close() {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -10,7 +10,7 @@ import type {
   ResultOf,
   WireError,
 } from '../../electron/core/contract.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
 
 /**
  * The renderer's one door to the core. The same built renderer runs in both shells:
@@ -66,6 +66,19 @@ export function takeToken(loc: Location, storage: Storage, history: History): st
   return storage.getItem(TOKEN_KEY);
 }
 
+/** What opens the bridge: the session token, or a one-time launch code (a window the app opened). */
+export type Credential = { kind: 'token'; value: string } | { kind: 'launch'; value: string };
+
+export function takeCredential(loc: Location, storage: Storage, history: History): Credential | null {
+  const launch = /(?:^#|&)launch=([A-Za-z0-9_-]+)/.exec(loc.hash);
+  if (launch?.[1]) {
+    history.replaceState(null, '', loc.pathname + loc.search);
+    return { kind: 'launch', value: launch[1] };
+  }
+  const token = takeToken(loc, storage, history);
+  return token === null ? null : { kind: 'token', value: token };
+}
+
 /**
  * The customer display's address in the browser shell, carrying this page's token in the
  * fragment exactly as the main page received it (sessionStorage is per tab). Null in the
@@ -77,7 +90,7 @@ export function displayAddress(storage: Storage = sessionStorage, isElectron = w
   return token ? `/display#token=${encodeURIComponent(token)}` : null;
 }
 
-function socketTransport(token: string | null): BridgeTransport & { onConnection: Bridge['onConnection'] } {
+function socketTransport(credential: Credential | null, storage: Storage): BridgeTransport & { onConnection: Bridge['onConnection'] } {
   const pending = new Map<number, (env: Envelope<unknown>) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const connectionListeners = new Set<(state: ConnectionState) => void>();
@@ -85,6 +98,8 @@ function socketTransport(token: string | null): BridgeTransport & { onConnection
   let state: ConnectionState = 'connecting';
   let nextId = 1;
   let retryMs = 250;
+  // Once connected, a drop is an outage to wait out, never a reason to think the token wrong.
+  let everOpened = false;
   const queue: string[] = [];
 
   const setState = (s: ConnectionState) => {
@@ -95,20 +110,23 @@ function socketTransport(token: string | null): BridgeTransport & { onConnection
   const failPending = (code: 'disconnected' | 'unauthorized', message: string) => {
     for (const resolve of pending.values()) resolve({ ok: false, error: { code: code as ErrorCode, message } });
     pending.clear();
+    // A call the UI was told failed must never be sent later (a charge would then run
+    // behind the cashier's back and become the checkout's newest sale).
+    queue.length = 0;
   };
 
   const connect = () => {
-    if (!token) {
+    if (!credential) {
       setState('unauthorized');
       return;
     }
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + token]);
+    const prefix = credential.kind === 'launch' ? LAUNCH_PROTOCOL_PREFIX : TOKEN_PROTOCOL_PREFIX;
+    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, [BRIDGE_PROTOCOL, prefix + credential.value]);
     socket = ws;
     setState('connecting');
-    let opened = false;
     ws.onopen = () => {
-      opened = true;
+      everOpened = true;
       retryMs = 250;
       setState('open');
       for (const msg of queue.splice(0)) ws.send(msg);
@@ -125,11 +143,15 @@ function socketTransport(token: string | null): BridgeTransport & { onConnection
         pending.delete(msg.id);
       } else if (msg.type === 'event') {
         listeners.get(msg.event)?.forEach((l) => l(msg.payload));
+      } else if (msg.type === 'session') {
+        // A launch code works once: reconnects and reloads use the session token from now on.
+        credential = { kind: 'token', value: msg.token };
+        storage.setItem(TOKEN_KEY, msg.token);
       }
     };
     ws.onclose = () => {
       socket = null;
-      if (!opened && retryMs >= 4000) {
+      if (!everOpened && retryMs >= 4000) {
         // Refused over and over before ever opening: the token is wrong or stale.
         setState('unauthorized');
         failPending('unauthorized', 'This window is not connected to the cashier app: open the address it printed.');
@@ -172,7 +194,7 @@ function socketTransport(token: string | null): BridgeTransport & { onConnection
 }
 
 export function createBridge(): Bridge {
-  const transport = window.pos ? ipcTransport(window.pos) : socketTransport(takeToken(location, sessionStorage, history));
+  const transport = window.pos ? ipcTransport(window.pos) : socketTransport(takeCredential(location, sessionStorage, history), sessionStorage);
   return {
     async call(method, ...args) {
       const envelope = (await transport.invoke(method, args[0])) as Envelope<ResultOf<typeof method>>;

@@ -359,7 +359,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     const deadlineMs = callOptions.deadlineMs ?? timeouts.deadlineMs;
     if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new CoreError('invalid_argument', 'A call deadline must be a positive number of milliseconds; nothing was sent.');
-    const deadlineAt = clock.now() + deadlineMs;
+    // The deadline is a span of real time: measured on a monotonic clock, not on the domain
+    // clock (which tests move forward and a wall clock may jump).
+    const deadlineAt = performance.now() + deadlineMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DeadlineReached(`deadline of ${deadlineMs} ms reached`)), deadlineMs);
     const signal = controller.signal;
@@ -378,7 +380,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (f.desc.outcome === 'unknown') unknownSeen = true;
         const deadlineHit = signal.aborted;
         if (repeatable && f.desc.transient && !deadlineHit) {
-          const wait = nextRetryDelay({ attempts, retryAfterMs: f.retryAfterMs, nowMs: clock.now(), deadlineAt, options: retry });
+          const wait = nextRetryDelay({ attempts, retryAfterMs: f.retryAfterMs, nowMs: performance.now(), deadlineAt, options: retry });
           if (wait !== null) {
             log.warn('payment service call failed; retrying', { route: name, attempt: attempts, status: f.httpStatus, kind: f.kind, wait_ms: wait });
             try {

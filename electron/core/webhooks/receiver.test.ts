@@ -122,6 +122,15 @@ describe('webhook receiver', () => {
     expect(accepted.length).toBe(before);
   });
 
+  it('refuses with a 4xx, not a redelivery, what could never be recorded', async () => {
+    const before = accepted.length;
+    expect((await post(paid, { id: 'msg_' + 'x'.repeat(300) })).status).toBe(400);
+    let nested: unknown = 'leaf';
+    for (let i = 0; i < 40; i++) nested = { n: nested };
+    expect((await post(JSON.stringify({ event: 'charge.paid', nested }))).status).toBe(400);
+    expect(accepted.length).toBe(before);
+  });
+
   it('refuses a correctly signed body that is not a JSON event', async () => {
     const before = accepted.length;
     expect((await post('not json')).status).toBe(400);

@@ -49,7 +49,12 @@ export interface WebhookReceiver {
 }
 
 export const WEBHOOK_PATH = '/webhooks';
-const DEFAULT_MAX_BODY = 256 * 1024;
+// A settlement.settled lists every charge of a window: allow large bodies, within reason.
+const DEFAULT_MAX_BODY = 1024 * 1024;
+/** The journal keys deliveries by webhook-id; longer ids could never be recorded. */
+const MAX_WEBHOOK_ID = 256;
+/** Deeper JSON than any event of contract 4 has, and than the journal will store. */
+const MAX_DEPTH = 32;
 const BODY_TIMEOUT_MS = 10_000;
 
 const REFUSAL_TEXT: Record<WebhookVerifyFailure, string> = {
@@ -69,6 +74,13 @@ class Refusal extends Error {
     this.status = status;
     this.reason = reason;
   }
+}
+
+function depth(value: unknown, level = 0): number {
+  if (level > MAX_DEPTH || typeof value !== 'object' || value === null) return level;
+  let deepest = level + 1;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depth(child, level + 1));
+  return deepest;
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -127,6 +139,9 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as { event?: unknown }).event !== 'string') {
       throw new Refusal(400, 'body must be a JSON object with an "event"');
     }
+    // Refused now with a 4xx, rather than failing to record and asking for redelivery for ever.
+    if (verified.id.length > MAX_WEBHOOK_ID) throw new Refusal(400, `webhook-id longer than ${MAX_WEBHOOK_ID} characters`);
+    if (depth(payload) > MAX_DEPTH) throw new Refusal(400, `body nested deeper than ${MAX_DEPTH} levels`);
     stats.lastVerifiedAt = opts.clock.now();
 
     let outcome: AcceptOutcome;
