@@ -45,7 +45,12 @@ export const MED_RATE_LIMITS = { open: 20, get: 60, list: 60 } as const;
 export const MANUAL_CONFIRM_MS = 5 * 60_000;
 
 /** reference 4.6: "send exactly as returned, case unchanged"; anything else is malformed (422). */
-export const MED_CASE_ID_PATTERN = /^med_[0-9a-f]{24}$/;
+/**
+ * Reference 4.6: send the id exactly as returned, case unchanged; a malformed one gives 422.
+ * Malformed is what no id could be (another prefix, upper case, other characters); a
+ * well-formed id that names no claim of the merchant is a 404 `not_found`.
+ */
+export const MED_CASE_ID_PATTERN = /^med_[0-9a-z]{1,64}$/;
 
 export function newMedCaseId(): string {
   return newId('med_');

@@ -42,8 +42,8 @@ describe('Fields (pydantic-like validation items)', () => {
     expect(f.string('x')).toBeUndefined();
     expect(f.string('x', { required: true })).toBeUndefined();
     expect(f.items).toEqual([
-      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: body },
-      { type: 'string_type', loc: ['body', 'x'], msg: 'Input should be a valid string', input: null },
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: body, ctx: {} },
+      { type: 'string_type', loc: ['body', 'x'], msg: 'Input should be a valid string', input: null, ctx: {} },
     ]);
   });
 
@@ -98,12 +98,12 @@ describe('Fields (pydantic-like validation items)', () => {
     f.forbidExtra(['ok', 'files']);
     f.valueError(null, 'exactly one of service_id and payout_external_id', { files: [] });
     expect(f.items).toEqual([
-      { type: 'extra_forbidden', loc: ['body', 'files'], msg: 'Extra inputs are not permitted', input: [] },
+      { type: 'extra_forbidden', loc: ['body', 'files'], msg: 'Extra inputs are not permitted', input: [], ctx: {} },
       { type: 'value_error', loc: ['body'], msg: 'Value error, exactly one of service_id and payout_external_id', input: { files: [] }, ctx: { error: 'exactly one of service_id and payout_external_id' } },
     ]);
     const arr = Fields.body([1]);
     expect(arr.int('x', { required: true })).toBeUndefined();
-    expect(arr.items).toEqual([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1] }]);
+    expect(arr.items).toEqual([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1], ctx: {} }]);
   });
 
   it('check() throws one 422 with every item, shared across path and body', () => {

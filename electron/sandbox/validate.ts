@@ -83,11 +83,11 @@ export class Fields {
    */
   static body(body: unknown, items: ValidationItem[] = []): Fields {
     if (body === undefined) {
-      items.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+      items.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null, ctx: {} });
       return new Fields(null, 'body', items);
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      items.push({ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body });
+      items.push({ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body, ctx: {} });
       return new Fields(null, 'body', items);
     }
     return new Fields(body as Record<string, unknown>, 'body', items);
@@ -127,7 +127,8 @@ export class Fields {
   /** Adds one item; `at` is the field name (or a longer path below the root). */
   fail(at: string | (string | number)[], type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
     const loc = [this.#root, ...(Array.isArray(at) ? at : [at])];
-    this.items.push(ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx });
+    // Reference 7: each element has type, loc, msg, input and ctx (empty when the rule has no context).
+    this.items.push({ type, loc, msg, input, ctx: ctx ?? {} });
   }
 
   /** A rule that is not a type or a bound: pydantic's `value_error`. `at` null means the whole body. */

@@ -50,7 +50,7 @@ describe('POST /v2/stores', () => {
   it('requires store_name (422 missing) and changes nothing', async () => {
     const res = await api.post('/v2/stores', { address: 'x' });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ type: 'missing', loc: ['body', 'store_name'], msg: 'Field required', input: { address: 'x' } }]);
+    expect(res.body.detail).toEqual([{ type: 'missing', loc: ['body', 'store_name'], msg: 'Field required', input: { address: 'x' }, ctx: {} }]);
     expect((await api.get('/v2/stores')).body).toHaveLength(1);
   });
 

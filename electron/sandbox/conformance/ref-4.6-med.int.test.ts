@@ -344,7 +344,7 @@ describe('status moves forward only (reference 3.2) through the control API', ()
 describe('GET /v2/payout_meds/{med_case_id}', () => {
   it('422 for a malformed id, case included (send it exactly as returned)', async () => {
     const id = await openOk();
-    for (const bad of [id.toUpperCase(), 'med_123', 'abc', `${id}x`]) {
+    for (const bad of [id.toUpperCase(), 'MED_123', 'abc', 'med_', `${id}-x`, 'med_a b', `med_${'0'.repeat(65)}`]) {
       const r = await get(bad);
       expect(r.status).toBe(422);
       expect(r.body.detail).toEqual([expect.objectContaining({ type: 'string_pattern_mismatch', loc: ['path', 'med_case_id'] })]);
@@ -356,6 +356,8 @@ describe('GET /v2/payout_meds/{med_case_id}', () => {
     expect(foreign.status).toBe(202);
     const missing = await get('med_000000000000000000000000');
     expectReason(missing, 404, 'not_found');
+    // Well-formed but no claim of ours: not found, not malformed.
+    expectReason(await get('med_nonexistent'), 404, 'not_found');
     const other = await get(foreign.body.med_case_id);
     expect(other.status).toBe(404);
     expect(other.body).toEqual(missing.body);

@@ -60,8 +60,10 @@ export function register(router: Router, ctx: ControlContext): void {
     const checkoutId = f.int('checkout_id');
     const amountCents = f.cents('amount', { gt: 0, le: MAX_AMOUNT_CENTS });
     const lateFor = f.string('late_for', { min: 1 });
-    const ways = [emv !== undefined, storeId !== undefined || checkoutId !== undefined, lateFor !== undefined].filter(Boolean).length;
-    if (f.ok && ways !== 1) f.valueError(null, 'send exactly one of emv, {store_id, checkout_id} or late_for', req.body);
+    // Contract 7: `{emv}` or `{store_id, checkout_id}`, with an optional `late_for` naming the
+    // displaced sale the payer paid just before the new one: `late_for` decides the sale then.
+    const ways = [emv !== undefined, storeId !== undefined || checkoutId !== undefined].filter(Boolean).length;
+    if (f.ok && (ways > 1 || (ways === 0 && lateFor === undefined))) f.valueError(null, 'send emv or {store_id, checkout_id} (with late_for for a displaced sale\'s late payment), or late_for alone', req.body);
     f.check();
     const { state } = ctx;
     const now = ctx.clock.now();
@@ -70,6 +72,9 @@ export function register(router: Router, ctx: ControlContext): void {
       sale = Object.hasOwn(state.sales, lateFor) ? state.sales[lateFor] : undefined;
       if (sale === undefined) throw detailError(404, 'Sale not found');
       if (!sale.displaced) throw detailError(409, 'late_for must name a displaced sale');
+      if ((storeId !== undefined && storeId !== sale.store_id) || (checkoutId !== undefined && checkoutId !== sale.checkout_id)) {
+        throw detailError(409, 'late_for names a sale of another checkout');
+      }
       if (sale.status !== 'pending') throw detailError(409, 'Sale already paid');
     } else if (emv !== undefined) {
       const check = validateBrCode(emv, { requireLocation: true });
@@ -244,9 +249,10 @@ export function register(router: Router, ctx: ControlContext): void {
 
   router.add('GET', '/_sandbox/sales', (req): Reply => {
     const f = Fields.query(req.query);
-    const merchantId = f.int('merchant_id');
     const storeId = f.int('store_id');
     const checkoutId = f.int('checkout_id');
+    // Like the other control routes, a checkout named without a merchant is merchant 1's.
+    const merchantId = f.int('merchant_id', storeId !== undefined || checkoutId !== undefined ? { default: 1 } : {});
     f.check();
     const { state } = ctx;
     const now = ctx.clock.now();
