@@ -1,0 +1,89 @@
+import type { Page } from '@playwright/test';
+import { expect, openCashier, test } from './fixtures.ts';
+
+/**
+ * Issue 5's accessibility rules, checked on every screen and in the states a cashier sees
+ * most: every control has a role and an accessible name, a touch target of at least 44 px,
+ * and a visible focus ring when reached from the keyboard.
+ */
+interface ControlReport {
+  what: string;
+  name: string;
+  width: number;
+  height: number;
+}
+
+/** Every visible interactive control of the page, with its accessible name and size. */
+async function controls(page: Page): Promise<ControlReport[]> {
+  return page.evaluate(() => {
+    const selector = 'button, a[href], input:not([type=hidden]), select, textarea, [role=button], [tabindex]:not([tabindex="-1"])';
+    const text = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    return [...document.querySelectorAll<HTMLElement>(selector)]
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+      })
+      .map((el) => {
+        const labelledBy = (el.getAttribute('aria-labelledby') ?? '')
+          .split(/\s+/)
+          .map((id) => text(document.getElementById(id)))
+          .join(' ')
+          .trim();
+        const labels = 'labels' in el ? [...((el as HTMLInputElement).labels ?? [])].map(text).join(' ') : '';
+        const name = el.getAttribute('aria-label') ?? (labelledBy || labels || text(el) || el.getAttribute('title') || '');
+        const r = el.getBoundingClientRect();
+        return { what: `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} "${text(el).slice(0, 30)}"`, name, width: r.width, height: r.height };
+      });
+  });
+}
+
+async function expectAccessible(page: Page, screen: string) {
+  const found = await controls(page);
+  expect(found.length, `${screen}: controls found`).toBeGreaterThan(2);
+  for (const c of found) {
+    expect(c.name, `${screen}: ${c.what} has an accessible name`).not.toBe('');
+    expect(Math.round(c.height), `${screen}: ${c.what} is at least 44 px tall`).toBeGreaterThanOrEqual(44);
+    expect(Math.round(c.width), `${screen}: ${c.what} is at least 44 px wide`).toBeGreaterThanOrEqual(44);
+  }
+}
+
+/** Tabs through the page: every control reached shows a focus ring (outline or box shadow). */
+async function expectVisibleFocus(page: Page, screen: string, steps = 12) {
+  await page.locator('body').click({ position: { x: 1, y: 1 } });
+  for (let i = 0; i < steps; i++) {
+    await page.keyboard.press('Tab');
+    const ring = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const style = getComputedStyle(el);
+      const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
+      return { what: `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`, visible: outline || style.boxShadow !== 'none' };
+    });
+    if (ring === null) continue;
+    expect(ring.visible, `${screen}: focus on ${ring.what} is visible`).toBe(true);
+  }
+}
+
+test('every control on every screen has a name, a 44 px target and a visible focus', async ({ page, freshApp, request }) => {
+  const payer = await openCashier(page, freshApp, request);
+  await expect(page.getByRole('status')).toContainText('Service reachable');
+  await expectAccessible(page, 'cashier (idle)');
+  await expectVisibleFocus(page, 'cashier (idle)');
+
+  await page.getByLabel('Amount', { exact: true }).fill('12,50');
+  await page.getByRole('button', { name: 'Charge', exact: true }).click();
+  await expect(page.getByRole('img', { name: 'Payment QR code' })).toBeVisible();
+  await expectAccessible(page, 'cashier (waiting for payment)');
+
+  await payer.payCheckout('2.00');
+  await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
+  await expectAccessible(page, 'cashier (amount mismatch)');
+
+  await page.getByRole('link', { name: 'Shift journal' }).click();
+  await expect(page.getByRole('heading', { name: 'Totals' })).toBeVisible();
+  await expectAccessible(page, 'shift journal');
+  await expectVisibleFocus(page, 'shift journal');
+
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await expectAccessible(page, 'settings');
+});
