@@ -197,3 +197,36 @@ test('the shift journal shows the whole shift with correct totals, exports CSV a
   await page.emulateMedia({ media: 'screen' });
   await expect(page.getByRole('heading', { name: 'End-of-shift report' })).toBeHidden();
 });
+
+test('a supervisor ties a payment without a sale to a sale, by its id and in their name', async ({ page, freshApp, request }, testInfo) => {
+  const payer = await openCashier(page, freshApp, request);
+  await charge(page, '8,00', 'G-1');
+  await waitForQr(page, 'R$8.00');
+
+  // A payment for a sale this terminal never made: a second checkout of the store, set up and
+  // charged straight at the service (contract 7's manager token), then paid by the payer.
+  const manager = { authorization: 'Bearer sandbox-manager-token' };
+  expect((await request.post(`${payer.baseUrl}/v2/printed_dynamic_qrs`, { headers: manager, data: { store_id: 1, checkout_id: 2, auto_create_checkout: true } })).ok()).toBe(true);
+  expect((await request.post(`${payer.baseUrl}/v2/create_dynamic_pix`, { headers: manager, data: { amount: '8.00', store_id: 1, checkout_id: 2 } })).status()).toBe(201);
+  expect((await request.post(`${payer.baseUrl}/_sandbox/pay`, { data: { store_id: 1, checkout_id: 2 } })).status()).toBe(200);
+
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  const unmatched = page.getByRole('region', { name: 'Unmatched payments' });
+  const rows = unmatched.locator('tbody tr[data-seq]');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: 'Charge completed' })).toHaveCount(1);
+  const payment = rows.filter({ hasText: 'Payment' }).filter({ hasNotText: 'Charge completed' });
+  await expect(payment).toContainText('R$8.00');
+  await snap(page, testInfo, '07-unmatched-payments');
+
+  // The sale's id, as the shift's sales list shows it.
+  const saleId = await salesRows(page).filter({ hasText: 'G-1' }).getAttribute('data-sale-id');
+  await payment.getByLabel('Sale id').fill(saleId ?? '');
+  await payment.getByLabel('Attributed by').fill('Rui');
+  await payment.getByRole('button', { name: 'Attribute' }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText('Charge completed');
+  await expect(salesRows(page).filter({ hasText: 'G-1' })).toContainText('Paid');
+  const events = page.getByRole('region', { name: 'Events' });
+  await expect(events.locator('tr').filter({ hasText: 'payment.attributed' })).toContainText('Rui');
+});

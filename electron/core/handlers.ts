@@ -99,5 +99,10 @@ export function createHandlers(core: Core) {
       (filter) => core.shifts.report(filter),
     ),
     'journal.exportCsv': handler(v.object({ shiftId: v.optional(id()) }), ({ shiftId }) => core.shifts.exportCsv(shiftId)),
+
+    /** Payments (and charge.done reports) no sale could be matched to, for a supervisor. */
+    'payments.unmatched': handler(v.none(), () => core.terminal.unmatchedPayments()),
+    /** A person ties an unmatched payment (by its journal seq) to a sale, in their name. */
+    'payment.attribute': handler(v.object({ seq: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }), saleId: id(), by: person }), (a) => core.terminal.attribute(a)),
   };
 }

@@ -19,6 +19,7 @@ function sale(id: string, status: SaleView['status'], amount = 1000): SaleView {
     expires_at: null,
     displaced_by: null,
     received_cents: null,
+    received_total_cents: 0,
     paid_at: null,
     e2e_id: null,
     description: { key: 'sale.pending', params: {}, tone: 'info', needs_person: false, attention: [], acknowledged: [] },

@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { JournalEventView, SaleStatus, SaleView, ShiftTotals } from '../../electron/core/contract.ts';
+import type { JournalEventView, SaleStatus, SaleView, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
@@ -9,7 +9,7 @@ import { eventDetailsText, statusWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { useShift, type OutcomeFilter } from '../stores/shift.ts';
-import { useStatus } from '../stores/status.ts';
+import { selectOperator, useStatus } from '../stores/status.ts';
 
 const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
 
@@ -22,7 +22,15 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'displaced', label: 'report.displaced' },
   { key: 'expired', label: 'report.expired' },
   { key: 'pending', label: 'report.pending' },
+  { key: 'unmatched_count', label: 'report.unmatched' },
+  { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
 ];
+
+const UNMATCHED_REASONS: Readonly<Record<string, TextKey>> = {
+  no_ids: 'unmatched.reason.no_ids',
+  unknown_ids: 'unmatched.reason.unknown_ids',
+  ids_conflict: 'unmatched.reason.ids_conflict',
+};
 
 function Totals({ totals }: { totals: ShiftTotals }) {
   const t = useText();
@@ -58,12 +66,13 @@ function SalesTable({ sales }: { sales: readonly SaleView[] }) {
             <th scope="col">{t('report.col.pixId')}</th>
             <th scope="col">{t('report.col.serviceId')}</th>
             <th scope="col">{t('report.col.by')}</th>
+            <th scope="col">{t('report.col.saleId')}</th>
           </tr>
         </thead>
         <tbody>
           {sales.length === 0 ? (
             <tr>
-              <td colSpan={8} className="muted">
+              <td colSpan={9} className="muted">
                 {t('report.noSales')}
               </td>
             </tr>
@@ -95,6 +104,10 @@ function SalesTable({ sales }: { sales: readonly SaleView[] }) {
                   <code>{s.service_id ?? '—'}</code>
                 </td>
                 <td>{s.requested_by}</td>
+                <td>
+                  {/* What a person types to tie a payment without a sale to this one. */}
+                  <code>{s.sale_id}</code>
+                </td>
               </tr>
             ))
           )}
@@ -143,6 +156,102 @@ function EventsTable({ events }: { events: readonly JournalEventView[] }) {
   );
 }
 
+function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
+  const t = useText();
+  const lang = useLang();
+  const attribute = useShift((s) => s.attribute);
+  const error = useShift((s) => (s.attributeError?.seq === payment.seq ? s.attributeError.message : null));
+  const operator = useStatus(selectOperator);
+  const [saleId, setSaleId] = useState('');
+  const [by, setBy] = useState(operator ?? '');
+  const [busy, setBusy] = useState(false);
+  const [missing, setMissing] = useState(false);
+  const id = `unmatched-${payment.seq}`;
+  const reason = UNMATCHED_REASONS[payment.reason];
+  return (
+    <tr data-seq={payment.seq}>
+      <td className="nowrap">{formatTime(lang, payment.at)}</td>
+      <td>{t(payment.kind === 'payment' ? 'unmatched.kind.payment' : 'unmatched.kind.done')}</td>
+      <td className="num">{payment.amount_cents === null ? '—' : formatMoney(lang, payment.amount_cents)}</td>
+      <td>
+        <code>{payment.pix_id ?? '—'}</code>
+      </td>
+      <td>
+        <code>{payment.service_id ?? '—'}</code>
+      </td>
+      <td>{payment.external_id ?? '—'}</td>
+      <td>{reason ? t(reason) : payment.reason}</td>
+      <td>
+        <form
+          className="ack-form no-print"
+          aria-label={t('unmatched.attributeForm', { seq: payment.seq })}
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (saleId.trim() === '' || by.trim() === '') {
+              setMissing(true);
+              return;
+            }
+            setMissing(false);
+            setBusy(true);
+            void attribute(payment.seq, saleId, by).finally(() => setBusy(false));
+          }}
+        >
+          <label htmlFor={`${id}-sale`}>{t('unmatched.saleId')}</label>
+          <input id={`${id}-sale`} value={saleId} maxLength={200} autoComplete="off" spellCheck={false} onChange={(e) => setSaleId(e.target.value)} />
+          <label htmlFor={`${id}-by`}>{t('unmatched.by')}</label>
+          <input id={`${id}-by`} value={by} maxLength={80} autoComplete="name" onChange={(e) => setBy(e.target.value)} />
+          <button type="submit" disabled={busy}>
+            {t('unmatched.attribute')}
+          </button>
+          {missing && <p className="error">{t('unmatched.needFields')}</p>}
+          {error && <p className="error">{error}</p>}
+        </form>
+      </td>
+    </tr>
+  );
+}
+
+/** Payments no sale could be matched to (reference 4.5 rule 6): a person may tie each to a sale. */
+function UnmatchedPayments() {
+  const t = useText();
+  const unmatched = useShift((s) => s.unmatched);
+  return (
+    <section className="card report-card" aria-labelledby="unmatched-heading">
+      <h2 id="unmatched-heading">{t('unmatched.heading')}</h2>
+      <p className="help no-print">{t('unmatched.help')}</p>
+      <div className="table-wrap">
+        <table className="report-table" aria-labelledby="unmatched-heading">
+          <thead>
+            <tr>
+              <th scope="col">{t('report.col.time')}</th>
+              <th scope="col">{t('unmatched.col.kind')}</th>
+              <th scope="col">{t('report.col.amount')}</th>
+              <th scope="col">{t('report.col.pixId')}</th>
+              <th scope="col">{t('report.col.serviceId')}</th>
+              <th scope="col">{t('report.col.reference')}</th>
+              <th scope="col">{t('unmatched.col.reason')}</th>
+              <th scope="col" className="no-print">
+                {t('unmatched.attribute')}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {unmatched.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  {t('unmatched.none')}
+                </td>
+              </tr>
+            ) : (
+              unmatched.map((p) => <UnmatchedRow key={p.seq} payment={p} />)
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 function Integrity() {
   const t = useText();
   const verify = useShift((s) => s.verify);
@@ -175,13 +284,22 @@ function Integrity() {
   );
 }
 
-/** Keeps the report current while the screen is open: sales change, shifts open and close. */
+/**
+ * Keeps the report current while the screen is open: sales change, shifts open and close,
+ * payments without a sale come and go (the status carries their count).
+ */
 function useLiveReport() {
   const loadReport = useShift((s) => s.loadReport);
+  const loadUnmatched = useShift((s) => s.loadUnmatched);
   const shiftId = useStatus((s) => s.status?.shift?.shift_id ?? null);
+  const unmatchedCount = useStatus((s) => s.status?.unmatchedPayments ?? 0);
   useEffect(() => {
     void loadReport();
   }, [loadReport, shiftId]);
+  useEffect(() => {
+    void loadUnmatched();
+    void loadReport();
+  }, [loadUnmatched, loadReport, unmatchedCount]);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = getBridge().listen('checkout.changed', () => {
@@ -291,6 +409,8 @@ export function JournalScreen() {
         </form>
         <SalesTable sales={report?.sales ?? []} />
       </section>
+
+      <UnmatchedPayments />
 
       <section className="card report-card" aria-labelledby="events-heading">
         <h2 id="events-heading">{t('report.events')}</h2>

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ResultOf, SaleStatus, ShiftReport } from '../../electron/core/contract.ts';
+import type { ResultOf, SaleStatus, ShiftReport, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { BridgeError, getBridge } from '../lib/bridge.ts';
 import { prepareCsv, saveFile } from '../lib/download.ts';
 
@@ -25,7 +25,14 @@ interface ShiftState {
   verify: VerifyResult | null;
   /** Closing was refused because a sale is still pending: the supervisor is asked first. */
   pendingClose: PendingClose | null;
+  /** Payments no sale could be matched to, as the core keeps them. */
+  unmatched: readonly UnmatchedPayment[];
+  /** The payment (by seq) whose attribution failed, and why. */
+  attributeError: { seq: number; message: string } | null;
   loadReport(): Promise<void>;
+  loadUnmatched(): Promise<void>;
+  /** A person ties an unmatched payment to a sale; true once the core journaled it. */
+  attribute(seq: number, saleId: string, by: string): Promise<boolean>;
   setOutcome(outcome: OutcomeFilter): void;
   setSearch(search: string): void;
   openShift(by: string, note: string): Promise<boolean>;
@@ -48,6 +55,26 @@ export const useShift = create<ShiftState>()((set, get) => ({
   busy: false,
   verify: null,
   pendingClose: null,
+  unmatched: [],
+  attributeError: null,
+  async loadUnmatched() {
+    try {
+      set({ unmatched: await getBridge().call('payments.unmatched') });
+    } catch (err) {
+      set({ error: message(err) });
+    }
+  },
+  async attribute(seq, saleId, by) {
+    set({ attributeError: null });
+    try {
+      await getBridge().call('payment.attribute', { seq, saleId: saleId.trim(), by: by.trim() });
+      await Promise.all([get().loadUnmatched(), get().loadReport()]);
+      return true;
+    } catch (err) {
+      set({ attributeError: { seq, message: message(err) } });
+      return false;
+    }
+  },
   async loadReport() {
     const { outcome, search } = get();
     // Only the latest request's answer counts: filters change faster than answers come.

@@ -71,6 +71,12 @@ export interface SaleQueries<S> {
   byExternalId(externalId: string): Promise<S[]>;
   byCheckout(storeId: number, checkoutId: number, range?: { fromMs?: number; toMs?: number }): Promise<S[]>;
   latestOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined>;
+  /** The checkout's newest `count` sales by time (created from `sinceMs` on, if given), newest first. */
+  recentOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]>;
+  /** The checkout's sales a person must still look at (SaleKeys.needs_person). */
+  needingPerson(storeId: number, checkoutId: number): Promise<S[]>;
+  /** The checkout's sales a newer sale would displace (SaleKeys.displaceable). */
+  displaceable(storeId: number, checkoutId: number): Promise<S[]>;
   byStatus(status: string): Promise<S[]>;
   byShift(shiftId: string): Promise<S[]>;
   createdBetween(fromMs: number, toMs: number): Promise<S[]>;
@@ -154,6 +160,9 @@ class JournalImpl<S extends object> implements Journal<S> {
       byExternalId: (externalId) => view.salesByExternalId(externalId),
       byCheckout: (storeId, checkoutId, range) => view.salesByCheckout(storeId, checkoutId, range),
       latestOnCheckout: (storeId, checkoutId) => view.latestSaleOnCheckout(storeId, checkoutId),
+      recentOnCheckout: (storeId, checkoutId, count, sinceMs) => view.recentSalesOnCheckout(storeId, checkoutId, count, sinceMs),
+      needingPerson: (storeId, checkoutId) => view.salesNeedingPerson(storeId, checkoutId),
+      displaceable: (storeId, checkoutId) => view.displaceableSales(storeId, checkoutId),
       byStatus: (status) => view.salesByStatus(status),
       byShift: (shiftId) => view.salesByShift(shiftId),
       createdBetween: (fromMs, toMs) => view.salesCreatedBetween(fromMs, toMs),

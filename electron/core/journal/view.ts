@@ -18,6 +18,13 @@ export interface SaleKeys {
   service_id?: string;
   external_id?: string;
   shift_id?: string;
+  /**
+   * 'yes' while a person must still look at the sale; absent otherwise, so the sale leaves
+   * that index once acknowledged. Per checkout, like `displaceable`.
+   */
+  needs_person?: string;
+  /** 'yes' while a newer sale on the checkout would displace this one; absent otherwise. */
+  displaceable?: string;
 }
 
 /**
@@ -52,7 +59,7 @@ export function ownSaleKeys(sale: object): Partial<SaleKeys> {
     const v = s[name];
     if (typeof v === 'number' && Number.isFinite(v)) keys[name] = v;
   }
-  for (const name of ['status', 'pix_id', 'service_id', 'external_id', 'shift_id'] as const) {
+  for (const name of ['status', 'pix_id', 'service_id', 'external_id', 'shift_id', 'needs_person', 'displaceable'] as const) {
     const v = s[name];
     if (typeof v === 'string') keys[name] = v;
   }
@@ -98,6 +105,8 @@ interface JournalSchema<S> extends DBSchema {
       by_status: string;
       by_shift: string;
       by_created_at: number;
+      by_needs_person: [number, number, string];
+      by_displaceable: [number, number, string];
     };
   };
   events: {
@@ -197,6 +206,12 @@ export interface SaleView<S> {
   salesByCheckout(storeId: number, checkoutId: number, range?: { fromMs?: number; toMs?: number }): Promise<S[]>;
   /** The checkout's newest sale by created_at (reference 4.5 rule 3: payments go to the newest). */
   latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined>;
+  /** The checkout's newest `count` sales by created_at (from `sinceMs` on), newest first: reads no more than that. */
+  recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]>;
+  /** The checkout's sales whose keys say needs_person 'yes'. */
+  salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]>;
+  /** The checkout's sales whose keys say displaceable 'yes'. */
+  displaceableSales(storeId: number, checkoutId: number): Promise<S[]>;
   salesByStatus(status: string): Promise<S[]>;
   salesByShift(shiftId: string): Promise<S[]>;
   salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]>;
@@ -230,6 +245,10 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       sales.createIndex('by_status', 'status');
       sales.createIndex('by_shift', 'shift_id');
       sales.createIndex('by_created_at', 'created_at');
+      // A sale without the key is in neither index: each holds only the few sales that
+      // answer 'yes' now. No version bump: this database is new at every open (see above).
+      sales.createIndex('by_needs_person', ['store_id', 'checkout_id', 'needs_person']);
+      sales.createIndex('by_displaceable', ['store_id', 'checkout_id', 'displaceable']);
       const events = d.createObjectStore('events', { keyPath: 'seq' });
       events.createIndex('by_sale', 'sale_ids', { multiEntry: true });
       events.createIndex('by_type', 'type');
@@ -368,11 +387,21 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     return records(await this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(storeId, checkoutId, range.fromMs, range.toMs)));
   }
   async latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined> {
+    return (await this.recentSalesOnCheckout(storeId, checkoutId, 1))[0];
+  }
+  async recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]> {
+    if (!Number.isSafeInteger(count) || count < 1) return [];
     const index = this.#db.transaction('sales').store.index('by_checkout');
     // IndexedDB 3 getAll options (fake-indexeddb implements them; idb's types predate them):
-    // newest first, one record, no cursor.
-    const options = { query: checkoutRange(storeId, checkoutId, undefined, undefined), count: 1, direction: 'prev' };
-    return (await index.getAll(options as unknown as IDBKeyRange))[0]?.record;
+    // newest first, `count` records, no cursor.
+    const options = { query: checkoutRange(storeId, checkoutId, sinceMs, undefined), count, direction: 'prev' };
+    return records(await index.getAll(options as unknown as IDBKeyRange));
+  }
+  async salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_needs_person', [storeId, checkoutId, 'yes']));
+  }
+  async displaceableSales(storeId: number, checkoutId: number): Promise<S[]> {
+    return records(await this.#db.getAllFromIndex('sales', 'by_displaceable', [storeId, checkoutId, 'yes']));
   }
   async salesByStatus(status: string): Promise<S[]> {
     return records(await this.#db.getAllFromIndex('sales', 'by_status', status));

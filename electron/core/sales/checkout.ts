@@ -126,7 +126,7 @@ export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePla
  * sale whose displacement is only provisional takes the new displacer as well, so that a
  * late refusal of the intermediate sale cannot bring it back while a newer one exists.
  */
-function displaceable(s: Sale): boolean {
+export function displaceable(s: Sale): boolean {
   if (s.status === 'pending' || s.status === 'uncertain' || s.status === 'requested') return true;
   if (s.status !== 'displaced') return false;
   return activeDisplacements(s).every((d) => d.evidence === 'newer_sale_requested');

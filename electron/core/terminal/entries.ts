@@ -1,5 +1,7 @@
 import type { EntryInput, JournalEntry, SaleKeys } from '../journal/journal.ts';
-import { applySaleEvent } from '../sales/lifecycle.ts';
+import type { PaymentAttributed } from '../sales/book.ts';
+import { displaceable } from '../sales/checkout.ts';
+import { applyAttributedReport, applySaleEvent, reportKey } from '../sales/lifecycle.ts';
 import type { ChargeDone, PaymentReceived, Sale, SaleEvent } from '../sales/lifecycle.ts';
 
 /**
@@ -11,12 +13,13 @@ import type { ChargeDone, PaymentReceived, Sale, SaleEvent } from '../sales/life
 export interface SaleFactData {
   /** Every sale the events touch; empty for a payment no sale could be matched to (yet). */
   sale_ids: string[];
-  events: SaleEvent[];
+  /** A person's attribution (payment.attributed) travels with the report it ties to a sale. */
+  events: (SaleEvent | PaymentAttributed)[];
   /** Who, for operator actions (acknowledgements). */
   by?: string;
   /** The shift the sale was rung up in (on the sale's first entry). */
   shift_id?: string;
-  /** For a re-matched payment: the seq of the entry that first recorded it unmatched. */
+  /** For a re-matched or attributed payment: the seq of the entry that first recorded it unmatched. */
   rematch_of?: number;
   /** Why a payment stayed unmatched. */
   unmatched_reason?: string;
@@ -29,7 +32,7 @@ export interface SaleRow {
 }
 
 /** Entry types that are a person's action: the journal requires their `by`. */
-export const OPERATOR_ACTIONS = ['sale.acknowledged'] as const;
+export const OPERATOR_ACTIONS = ['sale.acknowledged', 'payment.attributed'] as const;
 
 export function saleFact(events: readonly SaleEvent[], extra: Omit<SaleFactData, 'sale_ids' | 'events'> = {}): EntryInput {
   const first = events[0];
@@ -41,6 +44,17 @@ export function saleFact(events: readonly SaleEvent[], extra: Omit<SaleFactData,
 /** A payment report recorded against a sale (sale_id set) or unmatched (null). */
 export function paymentFact(report: PaymentReceived | ChargeDone, saleId: string | null, extra: Omit<SaleFactData, 'sale_ids' | 'events'> = {}): EntryInput {
   return { type: report.type, data: { ...stripUndefined(extra), sale_ids: saleId === null ? [] : [saleId], events: [stripUndefined(report)] } };
+}
+
+/**
+ * A person ties an unmatched report (the entry at `unmatchedSeq`) to a sale: the book's
+ * PaymentAttributed with the report itself, so the sale takes it through
+ * applyAttributedReport. One entry: the decision never exists without its report.
+ */
+export function attributionFact(report: PaymentReceived | ChargeDone, unmatchedSeq: number, attribution: { saleId: string; by: string; at: number }): EntryInput {
+  const decision: PaymentAttributed = { type: 'payment.attributed', payment_key: reportKey(report), sale_id: attribution.saleId, by: attribution.by, at: attribution.at };
+  const data: SaleFactData = { by: attribution.by, rematch_of: unmatchedSeq, sale_ids: [attribution.saleId], events: [stripUndefined(report), decision] };
+  return { type: decision.type, data: { ...data } };
 }
 
 /** The journal's canonical JSON refuses `undefined`: drop such members before writing. */
@@ -63,17 +77,25 @@ export function reduceSaleRow(current: SaleRow | undefined, entry: JournalEntry,
   if (data === null) return undefined;
   let sale = current?.sale;
   let changed = false;
+  // A person's decision that this entry's report is this sale's (book.ts PaymentAttributed).
+  const attributed = data.events.find((e): e is PaymentAttributed => e.type === 'payment.attributed' && e.sale_id === saleId);
   for (const event of data.events) {
+    if (event.type === 'payment.attributed') continue;
     const own = 'sale_id' in event ? event.sale_id === saleId : data.sale_ids.includes(saleId);
     if (!own) continue;
-    const step = applySaleEvent(sale, event);
+    const report = event.type === 'payment.received' || event.type === 'charge.done' ? event : undefined;
+    const step =
+      attributed && report && sale ? applyAttributedReport(sale, report, { by: attributed.by, at: attributed.at }) : applySaleEvent(sale, event);
     if (step.sale !== undefined && step.sale !== sale) {
       sale = step.sale;
       changed = true;
     }
   }
   if (!changed || sale === undefined) return undefined;
-  const shift = current?.shift_id ?? (typeof data.shift_id === 'string' ? data.shift_id : undefined);
+  // The entry's shift is the shift of the sale rung up in it, not of the earlier sales the
+  // same entry displaces: a sale rung up before any shift stays outside every shift.
+  const rungUpHere = data.events.some((e) => e.type === 'sale.requested' && e.sale_id === saleId);
+  const shift = current?.shift_id ?? (rungUpHere && typeof data.shift_id === 'string' ? data.shift_id : undefined);
   return shift === undefined ? { sale } : { sale, shift_id: shift };
 }
 
@@ -88,5 +110,9 @@ export function saleRowKeys(row: SaleRow): SaleKeys {
     ...(s.service_id === undefined ? {} : { service_id: s.service_id }),
     ...(s.external_id === undefined ? {} : { external_id: s.external_id }),
     ...(row.shift_id === undefined ? {} : { shift_id: row.shift_id }),
+    // Indexed so the cashier's view finds what needs a person however old (until acknowledged),
+    // and the charge finds what it must displace without reading the checkout's whole day.
+    ...(s.attention.length > 0 ? { needs_person: 'yes' } : {}),
+    ...(displaceable(s) ? { displaceable: 'yes' } : {}),
   };
 }

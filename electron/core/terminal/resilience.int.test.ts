@@ -207,6 +207,29 @@ describe('deliveries the receiver must refuse', () => {
   });
 });
 
+describe('settlements', () => {
+  it('journals a settlement once per settlement_id, whatever the webhook-ids of its deliveries, two at once included', async () => {
+    const url = core.status().webhooks.url ?? '';
+    const settlementId = 424_242;
+    const body = JSON.stringify({
+      event: 'settlement.settled', settlement_id: settlementId, provider_settlement_id: null, external_settlement_id: '0xabc', amount: 10.5, currency_id: 3,
+      source_amount: 10.5, source_currency_id: 3, source_net_price: 10.5, settled_at: new Date(core.clock.now()).toISOString(), charges: [], refunds: [],
+    });
+    const post = async (webhookId: string) => {
+      const res = await fetch(url, { method: 'POST', headers: { ...webhookHeaders(FIXTURE_WEBHOOK_SECRET, webhookId, Math.floor(core.clock.now() / 1000), body), 'content-type': 'application/json' }, body });
+      return { status: res.status, body: (await res.json()) as { duplicate?: boolean } };
+    };
+    const ofThisSettlement = async () => (await core.journal.eventsOfType('settlement.settled')).filter((e) => e.data.settlement_id === settlementId);
+
+    // Reference 6.1: repeated deliveries with the same settlement_id are no-ops after the first.
+    const both = await Promise.all([post('msg_settlement_a'), post('msg_settlement_b')]);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(both.map((r) => r.body.duplicate).sort()).toEqual([false, true]);
+    expect(await post('msg_settlement_c')).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(await ofThisSettlement()).toHaveLength(1);
+  });
+});
+
 describe('creates whose answer is lost', () => {
   it('an uncertain create is displaced by the next charge; its late payment is kept for a person, never lost', async () => {
     const unmatchedBefore = core.status().unmatchedPayments;

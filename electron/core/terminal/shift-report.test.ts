@@ -19,6 +19,7 @@ function sale(over: Partial<SaleView>): SaleView {
     expires_at: null,
     displaced_by: null,
     received_cents: 1250,
+    received_total_cents: 1250,
     paid_at: Date.UTC(2026, 10, 21, 13, 1),
     e2e_id: 'E1',
     description: { key: 'sale.paid', params: {}, tone: 'success', needs_person: false, attention: [], acknowledged: [] },
@@ -31,14 +32,33 @@ describe('shift totals', () => {
   it('counts outcomes and adds only money actually received', () => {
     const totals = shiftTotals([
       sale({ sale_id: 'a' }),
-      sale({ sale_id: 'b', status: 'amount_mismatch', received_cents: 200 }),
-      sale({ sale_id: 'c', status: 'paid_late', received_cents: 1000 }),
-      sale({ sale_id: 'd', status: 'displaced', received_cents: null }),
-      sale({ sale_id: 'e', status: 'expired', received_cents: null }),
-      sale({ sale_id: 'f', status: 'pending', received_cents: null }),
-      sale({ sale_id: 'g', status: 'failed', received_cents: null }),
+      sale({ sale_id: 'b', status: 'amount_mismatch', received_cents: 200, received_total_cents: 200 }),
+      sale({ sale_id: 'c', status: 'paid_late', received_cents: 1000, received_total_cents: 1000 }),
+      sale({ sale_id: 'd', status: 'displaced', received_cents: null, received_total_cents: 0 }),
+      sale({ sale_id: 'e', status: 'expired', received_cents: null, received_total_cents: 0 }),
+      sale({ sale_id: 'f', status: 'pending', received_cents: null, received_total_cents: 0 }),
+      sale({ sale_id: 'g', status: 'failed', received_cents: null, received_total_cents: 0 }),
     ]);
-    expect(totals).toEqual({ count: 7, collected_cents: 2450, paid: 1, mismatches: 1, late_payments: 1, displaced: 1, expired: 1, pending: 1, failed: 1, uncertain: 0 });
+    expect(totals).toEqual({
+      count: 7,
+      collected_cents: 2450,
+      paid: 1,
+      mismatches: 1,
+      late_payments: 1,
+      displaced: 1,
+      expired: 1,
+      pending: 1,
+      failed: 1,
+      uncertain: 0,
+      unmatched_count: 0,
+      unmatched_cents: 0,
+    });
+  });
+
+  it('adds every payment a sale received, a second one too, and counts payments without a sale apart', () => {
+    // Paid twice (the customer scanned again): 12,50 decides the status, 25,00 was received.
+    const totals = shiftTotals([sale({ sale_id: 'a', received_cents: 1250, received_total_cents: 2500 })], [{ amount_cents: 700 }, { amount_cents: 300 }, { amount_cents: null }]);
+    expect(totals).toMatchObject({ count: 1, paid: 1, collected_cents: 2500, unmatched_count: 3, unmatched_cents: 1000 });
   });
 });
 

@@ -19,7 +19,7 @@ export interface ShiftView {
 
 export interface ShiftTotals {
   count: number;
-  /** Money actually received on the shift's sales (paid, mismatched and late payments). */
+  /** Money actually received on the shift's sales: every payment, extra ones included. */
   collected_cents: number;
   paid: number;
   mismatches: number;
@@ -29,6 +29,15 @@ export interface ShiftTotals {
   pending: number;
   failed: number;
   uncertain: number;
+  /** Payments received in the shift that no sale holds (not in collected_cents). */
+  unmatched_count: number;
+  /** Their amounts, where readable. */
+  unmatched_cents: number;
+}
+
+/** A payment no sale holds, as the totals count it. */
+export interface UnmatchedMoney {
+  amount_cents: number | null;
 }
 
 export interface JournalEventView {
@@ -54,12 +63,23 @@ export interface EventDetails {
   related: number;
 }
 
-const RECEIVED: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late'];
-
-export function shiftTotals(sales: readonly SaleView[]): ShiftTotals {
-  const t: ShiftTotals = { count: sales.length, collected_cents: 0, paid: 0, mismatches: 0, late_payments: 0, displaced: 0, expired: 0, pending: 0, failed: 0, uncertain: 0 };
+export function shiftTotals(sales: readonly SaleView[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
+  const t: ShiftTotals = {
+    count: sales.length,
+    collected_cents: 0,
+    paid: 0,
+    mismatches: 0,
+    late_payments: 0,
+    displaced: 0,
+    expired: 0,
+    pending: 0,
+    failed: 0,
+    uncertain: 0,
+    unmatched_count: unmatched.length,
+    unmatched_cents: unmatched.reduce((sum, u) => sum + (u.amount_cents ?? 0), 0),
+  };
   for (const s of sales) {
-    if (RECEIVED.includes(s.status) && s.received_cents !== null) t.collected_cents += s.received_cents;
+    t.collected_cents += s.received_total_cents;
     switch (s.status) {
       case 'paid':
         t.paid++;

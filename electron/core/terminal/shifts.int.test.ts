@@ -78,6 +78,43 @@ describe('shifts', () => {
   });
 });
 
+describe('a shift’s money, and shifts opened at once', () => {
+  // After 'shifts': the earlier shift is closed.
+  it('counts every payment its sales received, a second one too, and payments without a sale apart', async () => {
+    await core.openShift('Rui', undefined);
+    const webhook = (id: string, payload: Record<string, unknown>) =>
+      core.terminal.acceptWebhook({ webhookId: id, timestampSec: Math.floor(core.clock.now() / 1000), payload: { event: 'charge.paid', external_id: null, paid_at: new Date(core.clock.now()).toISOString(), store_id: 1, checkout_id: 1, ...payload } });
+    const sale = (await core.charge({ amountCents: 1000 })).newest;
+    await pay({ store_id: 1, checkout_id: 1 });
+    await until(async () => (await core.shifts.report({})).totals.paid === 1, 'the payment');
+    // The customer paid the same sale a second time (reported with that sale's ids).
+    await webhook('msg_second_payment', { pix_id: sale?.pix_id, service_id: sale?.service_id, amount_brl: '10.00', e2e_id: 'E0000000000000000000000000second' });
+    // And a payment for a sale this terminal does not know.
+    await webhook('msg_no_sale', { pix_id: 'pix_unknown_to_us', service_id: 'svc_unknown_to_us', amount_brl: '7.00', e2e_id: 'E00000000000000000000000000nosale' });
+
+    const report = await core.shifts.report({});
+    expect(report.totals).toMatchObject({ count: 1, paid: 1, collected_cents: 2000, unmatched_count: 1, unmatched_cents: 700 });
+    expect(report.sales.map((s) => s.sale_id)).toEqual([sale?.sale_id]);
+    expect(report.sales[0]).toMatchObject({ received_cents: 1000, received_total_cents: 2000 });
+
+    // A person ties the stray payment to the sale: it is the sale's money now, not apart.
+    const [stray] = core.terminal.unmatchedPayments().filter((u) => u.pix_id === 'pix_unknown_to_us');
+    await core.terminal.attribute({ seq: stray?.seq ?? 0, saleId: sale?.sale_id ?? '', by: 'Rui' });
+    expect((await core.shifts.report({})).totals).toMatchObject({ collected_cents: 2700, unmatched_count: 0, unmatched_cents: 0 });
+    await core.closeShift('Rui', undefined, true);
+  });
+
+  it('opens one shift when two people open one at the same moment', async () => {
+    expect(core.status().shift).toBeNull();
+    const [rui, lia] = await Promise.allSettled([core.openShift('Rui', undefined), core.openShift('Lia', undefined)]);
+    const outcomes = [rui.status, lia.status].sort();
+    expect(outcomes).toEqual(['fulfilled', 'rejected']);
+    const refused = [rui, lia].find((r) => r.status === 'rejected');
+    expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', params: { reason: 'shift_open' } });
+    expect(await core.journal.shifts.open()).toHaveLength(1);
+  });
+});
+
 describe('settings', () => {
   it('are saved and survive a restart; an explicit variable wins over them', async () => {
     await core.updateSettings({ lang: 'es', operator: 'Marta' });

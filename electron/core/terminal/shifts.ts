@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
-import { SHIFT_CLOSED, SHIFT_OPENED, type Journal, type ShiftRecord } from '../journal/journal.ts';
-import type { SaleStatus } from '../sales/lifecycle.ts';
-import type { SaleRow } from './entries.ts';
-import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView } from './shift-report.ts';
+import { SHIFT_CLOSED, SHIFT_OPENED, type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
+import { amountToCents } from '../sales/amount.ts';
+import { paymentKey, type SaleStatus } from '../sales/lifecycle.ts';
+import { factData, type SaleRow } from './entries.ts';
+import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
 import { saleView, type SaleView } from './views.ts';
 
 /**
@@ -25,6 +26,8 @@ const DAY_MS = 86_400_000;
 export class Shifts {
   readonly #journal: Journal<SaleRow>;
   readonly #clock: Clock;
+  /** Opening and closing one at a time: "is a shift open?" and its journal entry are one step. */
+  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(journal: Journal<SaleRow>, clock: Clock) {
     this.#journal = journal;
@@ -36,25 +39,38 @@ export class Shifts {
     return open ? this.#view(open) : null;
   }
 
-  async open(by: string, note: string | undefined): Promise<ShiftView> {
-    const current = await this.current();
-    if (current) throw new CoreError('conflict', `A shift is already open (opened by ${current.opened_by}); close it first.`, { reason: 'shift_open' });
-    const record = await this.#journal.openShift(randomUUID(), by, note === undefined ? {} : { note });
-    return this.#view(record);
+  open(by: string, note: string | undefined): Promise<ShiftView> {
+    return this.#oneAtATime(async () => {
+      const current = await this.current();
+      if (current) throw new CoreError('conflict', `A shift is already open (opened by ${current.opened_by}); close it first.`, { reason: 'shift_open' });
+      const record = await this.#journal.openShift(randomUUID(), by, note === undefined ? {} : { note });
+      return this.#view(record);
+    });
   }
 
   /**
    * Closes the open shift. Reference 4.5: a pending sale can still be paid; closing over it
    * is a person's decision, so without `confirmPending` it is refused with the count.
    */
-  async close(by: string, note: string | undefined, pendingSales: number, confirmPending: boolean): Promise<ShiftView> {
-    const current = await this.current();
-    if (!current) throw new CoreError('conflict', 'No shift is open.', { reason: 'no_shift' });
-    if (pendingSales > 0 && !confirmPending) {
-      throw new CoreError('conflict', `${pendingSales} sale(s) are still waiting for payment: close the shift anyway?`, { reason: 'pending_sale', pending: pendingSales });
-    }
-    const record = await this.#journal.closeShift(current.shift_id, by, note === undefined ? { pending_at_close: pendingSales } : { note, pending_at_close: pendingSales });
-    return this.#view(record);
+  close(by: string, note: string | undefined, pendingSales: number, confirmPending: boolean): Promise<ShiftView> {
+    return this.#oneAtATime(async () => {
+      const current = await this.current();
+      if (!current) throw new CoreError('conflict', 'No shift is open.', { reason: 'no_shift' });
+      if (pendingSales > 0 && !confirmPending) {
+        throw new CoreError('conflict', `${pendingSales} sale(s) are still waiting for payment: close the shift anyway?`, { reason: 'pending_sale', pending: pendingSales });
+      }
+      const record = await this.#journal.closeShift(current.shift_id, by, note === undefined ? { pending_at_close: pendingSales } : { note, pending_at_close: pendingSales });
+      return this.#view(record);
+    });
+  }
+
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(work, work);
+    this.#tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** The shift (given, else the open one, else the latest), its sales, events and totals. */
@@ -77,8 +93,40 @@ export class Shifts {
       shift: record ? await this.#view(record) : null,
       sales: filterSales(views, filter),
       events: entries.map(eventView),
-      totals: shiftTotals(views),
+      totals: shiftTotals(views, await this.#unmatchedIn(entries)),
     };
+  }
+
+  /**
+   * Payments journaled in the shift that no sale holds now: money received without a sale,
+   * reported apart from the sales' money. The terminal names the entry that kept a payment
+   * apart when it later ties it to a sale (rematch_of): such an entry is on the sale the
+   * payment's ids name, or is a person's attribution.
+   */
+  async #unmatchedIn(entries: readonly JournalEntry[]): Promise<UnmatchedMoney[]> {
+    const kept = entries.flatMap((entry) => {
+      const data = factData(entry);
+      const report = data?.events[0];
+      return data && data.sale_ids.length === 0 && report?.type === 'payment.received' ? [{ seq: entry.seq, report }] : [];
+    });
+    if (kept.length === 0) return [];
+    const claimed = new Set<number>();
+    const note = (entry: JournalEntry) => {
+      const of = factData(entry)?.rematch_of;
+      if (typeof of === 'number') claimed.add(of);
+    };
+    for (const entry of await this.#journal.eventsOfType('payment.attributed')) note(entry);
+    const saleIds = new Set<string>();
+    for (const { report } of kept) {
+      const byPix = report.pix_id === undefined ? undefined : await this.#journal.sales.byPixId(report.pix_id);
+      const bySvc = report.service_id === undefined ? undefined : await this.#journal.sales.byServiceId(report.service_id);
+      for (const row of [byPix, bySvc]) if (row) saleIds.add(row.sale.sale_id);
+    }
+    for (const saleId of saleIds) for (const entry of await this.#journal.eventsForSale(saleId)) note(entry);
+    // One payment once, however many reports of it were kept apart.
+    const payments = new Map<string, UnmatchedMoney>();
+    for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(paymentKey(report), { amount_cents: amountToCents(report.amount_brl) });
+    return [...payments.values()];
   }
 
   async exportCsv(shiftId: string | undefined): Promise<{ filename: string; csv: string }> {

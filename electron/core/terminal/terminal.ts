@@ -6,11 +6,12 @@ import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
+import { amountToCents } from '../sales/amount.ts';
 import { newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, type CreateOutcome, type FollowUp } from '../sales/checkout.ts';
 import { applySaleEvent, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
-import { factData, paymentFact, saleFact, type SaleRow } from './entries.ts';
-import { checkoutView, saleView, type CheckoutView, type SaleView } from './views.ts';
+import { attributionFact, factData, paymentFact, saleFact, type SaleRow } from './entries.ts';
+import { checkoutView, RECENT, saleView, type CheckoutView, type SaleView } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
 
 /**
@@ -71,11 +72,28 @@ export interface TerminalStats {
   unmatched: number;
   polls: number;
   pollErrors: number;
+  /** Sales with a Tx Status schedule: never more than the open sales. */
+  followed: number;
 }
 
 interface Unmatched {
+  /** The journal entry that recorded the report unmatched; a re-match or attribution names it. */
   seq: number;
   report: PaymentReceived | ChargeDone;
+  reason: string;
+}
+
+/** A payment (or charge.done) no sale could be matched to, as a supervisor is shown it. */
+export interface UnmatchedPayment {
+  seq: number;
+  at: number;
+  kind: 'payment' | 'done';
+  pix_id: string | null;
+  service_id: string | null;
+  external_id: string | null;
+  amount_cents: number | null;
+  /** Why no sale took it: no_ids, unknown_ids, ids_conflict. */
+  reason: string;
 }
 
 interface PollState {
@@ -83,8 +101,19 @@ interface PollState {
   intervalMs: number;
 }
 
+/**
+ * The checkout's newest sales a decision reads besides the displaceable ones: the newest
+ * gives the next seq; a few more in case the clock was stepped back between two charges.
+ */
+const PLANNING_RECENT = 4;
 const DAY_MS = 86_400_000;
+/** Lock keys beside the checkouts' `store/checkout` ones. */
+const UNMATCHED_LOCK = 'unmatched';
+const SETTLEMENTS_LOCK = 'settlements';
 const keyOf = (k: CheckoutKey) => `${k.storeId}/${k.checkoutId}`;
+const checkoutOf = (s: Sale): CheckoutKey => ({ storeId: s.store_id, checkoutId: s.checkout_id });
+const uniqueSales = (sales: readonly Sale[]): Sale[] => [...new Map(sales.map((s) => [s.sale_id, s])).values()];
+const salesOf = (rows: readonly (SaleRow | undefined)[]): Sale[] => rows.filter((r): r is SaleRow => r !== undefined).map((r) => r.sale);
 
 export class Terminal {
   readonly #journal: Journal<SaleRow>;
@@ -96,11 +125,15 @@ export class Terminal {
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #creating = new Set<string>();
   readonly #pollState = new Map<string, PollState>();
+  /** Follow-up creates started by the loop and not awaited by it (see #perform). */
+  readonly #followUps = new Set<Promise<unknown>>();
   #unmatched: Unmatched[] = [];
+  /** settlement_ids already journaled, read from the journal on first use. */
+  #settlements: Set<number> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #ticking: Promise<void> | null = null;
   #stopped = false;
-  readonly #stats: TerminalStats = { lastWebhookAt: null, lastPaymentSource: null, lastPaymentAt: null, unmatched: 0, polls: 0, pollErrors: 0 };
+  readonly #stats: TerminalStats = { lastWebhookAt: null, lastPaymentSource: null, lastPaymentAt: null, unmatched: 0, polls: 0, pollErrors: 0, followed: 0 };
 
   constructor(options: TerminalOptions) {
     this.#journal = options.journal;
@@ -111,21 +144,36 @@ export class Terminal {
     this.#poll = { ...DEFAULT_POLL, ...options.poll };
   }
 
-  /** Rebuilds what lives only in memory (unmatched payments) from the journal. */
+  /**
+   * Rebuilds what lives only in memory (unmatched payments) from the journal, and ties to
+   * its sale every one a sale now fits: a crash between a sale's 201 and the re-match
+   * leaves exactly that.
+   */
   async load(): Promise<void> {
-    const reports = [...(await this.#journal.eventsOfType('payment.received')), ...(await this.#journal.eventsOfType('charge.done'))];
-    const rematched = new Set<number>();
+    const entries = [
+      ...(await this.#journal.eventsOfType('payment.received')),
+      ...(await this.#journal.eventsOfType('charge.done')),
+      ...(await this.#journal.eventsOfType('payment.attributed')),
+    ];
+    const claimed = new Set<number>();
     const unmatched: Unmatched[] = [];
-    for (const entry of reports) {
+    for (const entry of entries) {
       const data = factData(entry);
       if (!data) continue;
-      if (typeof data.rematch_of === 'number') rematched.add(data.rematch_of);
+      if (typeof data.rematch_of === 'number') claimed.add(data.rematch_of);
       const report = data.events[0];
       if (data.sale_ids.length === 0 && report && (report.type === 'payment.received' || report.type === 'charge.done')) {
-        unmatched.push({ seq: entry.seq, report });
+        unmatched.push({ seq: entry.seq, report, reason: data.unmatched_reason ?? 'unknown_ids' });
       }
     }
-    this.#unmatched = unmatched.filter((u) => !rematched.has(u.seq));
+    this.#unmatched = unmatched.filter((u) => !claimed.has(u.seq)).sort((a, b) => a.seq - b.seq);
+    try {
+      await this.#exclusive(UNMATCHED_LOCK, () => this.#claim(this.#unmatched));
+    } catch (err) {
+      // A journal that takes no more entries (damaged, read-only) still opens: the payments
+      // stay listed apart, and the next start tries again.
+      this.#log.error('payments a sale now fits could not be re-matched; they stay apart', { error: err });
+    }
     this.#stats.unmatched = this.#unmatched.length;
   }
 
@@ -142,11 +190,12 @@ export class Terminal {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     await this.#ticking;
+    await Promise.allSettled([...this.#followUps]);
     await Promise.allSettled([...this.#locks.values()]);
   }
 
   stats(): TerminalStats {
-    return { ...this.#stats, unmatched: this.#unmatched.length };
+    return { ...this.#stats, unmatched: this.#unmatched.length, followed: this.#pollState.size };
   }
 
   // ── Ringing up a sale ─────────────────────────────────────────────────────────────
@@ -160,7 +209,7 @@ export class Terminal {
   async charge(input: ChargeInput): Promise<CheckoutView> {
     const checkout = { storeId: input.storeId, checkoutId: input.checkoutId };
     const saleId = await this.#exclusive(keyOf(checkout), async () => {
-      const sales = await this.#checkoutSales(checkout);
+      const sales = await this.#planningSales(checkout);
       // planCharge refuses while the newest sale is `requested`; an `uncertain` one whose
       // create the follow-up loop is sending again right now is just as unresolved: the
       // service could make it after this one, and then hold it as the newest (4.5 rule 3).
@@ -208,7 +257,7 @@ export class Terminal {
         // sale may be sent again: were the key ignored, a retry after a newer sale exists
         // would make a sale that displaces the newer one (contract 2).
         const current = await this.#exclusive(keyOf(checkout), async () => {
-          const sales = await this.#checkoutSales(checkout);
+          const sales = await this.#planningSales(checkout);
           const found = sales.find((s) => s.sale_id === saleId);
           if (!found || (found.status !== 'requested' && found.status !== 'uncertain')) return null;
           return newestSaleFor(sales, checkout.storeId, checkout.checkoutId)?.sale_id === saleId ? found : null;
@@ -218,6 +267,7 @@ export class Terminal {
       }
       let outcome: CreateOutcome;
       let refusal: ServiceError | null = null;
+      let attempts = 0;
       try {
         const created = await this.#client.createDynamicPix(
           {
@@ -245,6 +295,7 @@ export class Terminal {
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
         this.#log.warn('sale create failed', { saleId, ...err.logFields() });
+        attempts = err.attempts;
         if (err.outcome === 'not_created') {
           refusal = err;
           outcome = { kind: 'refused', error: { status: err.httpStatus ?? 0, code: err.problem, ...(typeof err.detail === 'string' ? { detail: err.detail.slice(0, 300) } : {}) } };
@@ -252,17 +303,25 @@ export class Terminal {
           outcome = { kind: 'uncertain', reason: uncertainReason(err), attempts: err.attempts };
         }
       }
-      await this.#exclusive(keyOf(checkout), async () => {
-        const sales = await this.#checkoutSales(checkout);
-        const current = sales.find((s) => s.sale_id === saleId);
+      const changed = await this.#exclusive(keyOf(checkout), async (): Promise<CheckoutKey[]> => {
+        const current = (await this.#journal.sales.get(saleId))?.sale;
         // A retry answered after the sale was settled otherwise changes nothing.
-        if (!current || (current.status !== 'requested' && current.status !== 'uncertain')) return;
-        if (outcome.kind === 'uncertain' && current.status === 'uncertain') return;
+        if (!current || (current.status !== 'requested' && current.status !== 'uncertain')) return [];
+        if (outcome.kind === 'uncertain' && current.status === 'uncertain') return [];
+        if (outcome.kind === 'refused' && (resumed || current.status === 'uncertain')) {
+          // Contract 2: a client stays correct when the service ignores the Idempotency-Key.
+          // Then a refusal of this retry says nothing of the earlier attempt, which may have
+          // made the sale: it stays uncertain and the sale it displaced stays displaced.
+          refusal = null;
+          if (current.status === 'uncertain') return [];
+          outcome = { kind: 'uncertain', reason: 'interrupted', attempts };
+        }
+        const sales = uniqueSales([...(await this.#planningSales(checkout)), ...(await this.#displacedBy(saleId))]);
         const events = planCreateOutcome(sales, saleId, outcome, this.#clock.now());
         if (events.length > 0) await this.#journal.append([saleFact(events)]);
-        if (outcome.kind === 'created') await this.#rematch(saleId, outcome.pix_id, outcome.service_id);
+        return outcome.kind === 'created' ? this.#rematchIds(outcome.pix_id, outcome.service_id) : [];
       });
-      this.#onChange([checkout]);
+      this.#onChange([checkout, ...changed]);
       return refusal;
     } finally {
       this.#creating.delete(saleId);
@@ -280,29 +339,61 @@ export class Terminal {
     this.#stats.lastWebhookAt = now;
     const fact = readWebhook(delivery.payload, delivery.webhookId, now);
     if (fact.kind === 'payment' || fact.kind === 'done') return this.#recordReport(fact.report, delivery.webhookId);
-    if (fact.kind === 'settlement') {
-      return this.#journal.recordWebhook(delivery.webhookId, { type: 'settlement.settled', data: { settlement_id: fact.settlementId, payload: delivery.payload } });
-    }
+    if (fact.kind === 'settlement') return this.#recordSettlement(delivery, fact.settlementId);
     this.#log.warn('webhook of an unknown event kept in the journal', { event: fact.event });
     return this.#journal.recordWebhook(delivery.webhookId, { type: 'webhook.other', data: { event: fact.event, payload: delivery.payload } });
+  }
+
+  /**
+   * Reference 6.1: repeated deliveries with the same settlement_id are no-ops after the
+   * first, whatever their webhook-id. One at a time, so two deliveries at once journal it once.
+   */
+  async #recordSettlement(delivery: WebhookDelivery, settlementId: number | null): Promise<AcceptOutcome> {
+    const entry = { type: 'settlement.settled', data: { settlement_id: settlementId, payload: delivery.payload } };
+    if (settlementId === null) return this.#journal.recordWebhook(delivery.webhookId, entry);
+    return this.#exclusive(SETTLEMENTS_LOCK, async () => {
+      this.#settlements ??= new Set((await this.#journal.eventsOfType('settlement.settled')).map((e) => e.data.settlement_id).filter((id) => typeof id === 'number'));
+      if (this.#settlements.has(settlementId)) return 'duplicate';
+      const outcome = await this.#journal.recordWebhook(delivery.webhookId, entry);
+      this.#settlements.add(settlementId);
+      return outcome;
+    });
   }
 
   async #recordReport(report: PaymentReceived | ChargeDone, webhookId: string | null): Promise<AcceptOutcome> {
     const match = await this.#match(report);
     const entry = paymentFact(report, match.sale?.sale_id ?? null, match.reason === undefined ? {} : { unmatched_reason: match.reason });
-    const outcome = webhookId === null ? (await this.#journal.append([entry]), 'recorded' as const) : await this.#journal.recordWebhook(webhookId, entry);
-    if (outcome === 'recorded') {
-      if (report.type === 'payment.received') {
-        this.#stats.lastPaymentSource = report.source;
-        this.#stats.lastPaymentAt = this.#clock.now();
-      }
-      if (!match.sale) {
-        const seq = webhookId === null ? undefined : await this.#journal.webhookSeq(webhookId);
-        this.#unmatched.push({ seq: seq ?? -1, report });
-        this.#log.warn('a payment matched no sale; kept for a person', { reason: match.reason, pix_id: report.pix_id ?? null, service_id: report.service_id ?? null });
-      }
-      this.#onChange(match.sale ? [{ storeId: match.sale.store_id, checkoutId: match.sale.checkout_id }] : []);
+    let seq: number | undefined;
+    let outcome: AcceptOutcome;
+    if (webhookId === null) {
+      seq = (await this.#journal.append([entry])).firstSeq;
+      outcome = 'recorded';
+    } else {
+      outcome = await this.#journal.recordWebhook(webhookId, entry);
     }
+    if (outcome !== 'recorded') return outcome;
+    if (report.type === 'payment.received') {
+      this.#stats.lastPaymentSource = report.source;
+      this.#stats.lastPaymentAt = this.#clock.now();
+    }
+    const changed = match.sale ? [checkoutOf(match.sale)] : [];
+    if (!match.sale) {
+      // The entry's own seq, so that its re-match or attribution names it and a restart
+      // does not bring the payment back.
+      seq ??= webhookId === null ? undefined : await this.#journal.webhookSeq(webhookId);
+      if (seq === undefined) throw new Error('a journaled payment has no seq');
+      const kept: Unmatched = { seq, report, reason: match.reason ?? 'unknown_ids' };
+      const claimed = await this.#exclusive(UNMATCHED_LOCK, () => {
+        this.#unmatched.push(kept);
+        // Its sale may have learned its ids while this was journaled, and the re-match after
+        // that 201 ran before the push: matched again here, under the same lock, so exactly
+        // one of the two ties it to the sale.
+        return this.#claim([kept]);
+      });
+      if (claimed.length === 0) this.#log.warn('a payment matched no sale; kept for a person', { reason: kept.reason, pix_id: report.pix_id ?? null, service_id: report.service_id ?? null });
+      changed.push(...claimed);
+    }
+    this.#onChange(changed);
     return outcome;
   }
 
@@ -319,12 +410,63 @@ export class Terminal {
   }
 
   /** A sale just learned its ids: payments that arrived before its 201 are tied to it now. */
-  async #rematch(saleId: string, pixId: string, serviceId: string): Promise<void> {
-    const mine = this.#unmatched.filter((u) => u.report.pix_id === pixId || u.report.service_id === serviceId);
-    if (mine.length === 0) return;
-    await this.#journal.append(mine.map((u) => paymentFact(u.report, saleId, { rematch_of: u.seq })));
-    this.#unmatched = this.#unmatched.filter((u) => !mine.includes(u));
-    this.#log.info('payments received before their sale was created are now matched', { saleId, count: mine.length });
+  #rematchIds(pixId: string, serviceId: string): Promise<CheckoutKey[]> {
+    return this.#exclusive(UNMATCHED_LOCK, () => this.#claim(this.#unmatched.filter((u) => u.report.pix_id === pixId || u.report.service_id === serviceId)));
+  }
+
+  /**
+   * Under the unmatched lock: journals a re-match (naming the entry that kept it apart) for
+   * every candidate a sale now fits by #match's rule, identity check included, so a report
+   * whose other id contradicts the sale stays unmatched rather than being lost. Returns the
+   * checkouts whose sales changed.
+   */
+  async #claim(candidates: readonly Unmatched[]): Promise<CheckoutKey[]> {
+    const hits: Array<{ kept: Unmatched; sale: Sale }> = [];
+    for (const kept of candidates) {
+      if (!this.#unmatched.includes(kept)) continue;
+      const { sale } = await this.#match(kept.report);
+      if (sale) hits.push({ kept, sale });
+    }
+    if (hits.length === 0) return [];
+    await this.#journal.append(hits.map(({ kept, sale }) => paymentFact(kept.report, sale.sale_id, { rematch_of: kept.seq })));
+    this.#unmatched = this.#unmatched.filter((u) => !hits.some((h) => h.kept === u));
+    this.#log.info('payments kept without a sale are now matched to their sales', { count: hits.length });
+    return hits.map((h) => checkoutOf(h.sale));
+  }
+
+  /** What a supervisor is shown of the payments no sale could be matched to, oldest first. */
+  unmatchedPayments(): UnmatchedPayment[] {
+    return this.#unmatched.map(({ seq, report, reason }) => ({
+      seq,
+      at: report.at,
+      kind: report.type === 'payment.received' ? 'payment' : 'done',
+      pix_id: report.pix_id ?? null,
+      service_id: report.service_id ?? null,
+      external_id: report.external_id ?? null,
+      amount_cents: amountToCents(report.amount_brl),
+      reason,
+    }));
+  }
+
+  /**
+   * A person ties an unmatched payment to a sale (book.ts PaymentAttributed): matching by
+   * ids stays the only automatic rule (reference 4.5 rule 6), so this is journaled as their
+   * decision, with who, and the sale takes the report through applyAttributedReport.
+   */
+  async attribute(input: { seq: number; saleId: string; by: string }): Promise<SaleView> {
+    const sale = await this.#exclusive(UNMATCHED_LOCK, async () => {
+      const kept = this.#unmatched.find((u) => u.seq === input.seq);
+      if (!kept) throw new CoreError('not_found', 'That payment is not among the payments without a sale: it may have been matched or attributed already.');
+      const row = await this.#journal.sales.get(input.saleId);
+      if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+      await this.#journal.append([attributionFact(kept.report, kept.seq, { saleId: input.saleId, by: input.by, at: this.#clock.now() })]);
+      this.#unmatched = this.#unmatched.filter((u) => u !== kept);
+      this.#log.info('a person tied a payment without a sale to a sale', { saleId: input.saleId, seq: input.seq });
+      return row.sale;
+    });
+    this.#onChange([checkoutOf(sale)]);
+    const updated = (await this.#journal.sales.get(input.saleId))?.sale ?? sale;
+    return saleView(updated, await this.#withDisplacer(updated));
   }
 
   // ── A person's acknowledgement ────────────────────────────────────────────────────
@@ -339,45 +481,75 @@ export class Terminal {
       saleFact([{ type: 'sale.acknowledged', sale_id: input.saleId, reason: input.reason, subject: input.subject, by: input.by, at: this.#clock.now() }], { by: input.by }),
     ]);
     this.#onChange([checkout]);
-    const updated = await this.#journal.sales.get(input.saleId);
-    return saleView((updated ?? row).sale, await this.#checkoutSales(checkout));
+    const updated = (await this.#journal.sales.get(input.saleId))?.sale ?? row.sale;
+    return saleView(updated, await this.#withDisplacer(updated));
   }
 
   // ── Views ─────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The screen, the last day's recent sales, the newest, and every sale that still needs a
+   * person however old it is (until acknowledged): bounded queries, never the whole day.
+   */
   async checkoutView(checkout: CheckoutKey): Promise<CheckoutView> {
-    const sales = await this.#checkoutSales(checkout);
-    const extra = [...(await this.#journal.sales.byStatus('amount_mismatch')), ...(await this.#journal.sales.byStatus('paid_late'))]
-      .map((r) => r.sale)
-      .filter((s) => s.store_id === checkout.storeId && s.checkout_id === checkout.checkoutId);
-    return checkoutView(sales, extra, checkout.storeId, checkout.checkoutId, this.#clock.now());
+    const { storeId, checkoutId } = checkout;
+    const [recent, newest, open, attention] = await Promise.all([
+      this.#journal.sales.recentOnCheckout(storeId, checkoutId, RECENT, this.#clock.now() - DAY_MS),
+      this.#journal.sales.latestOnCheckout(storeId, checkoutId),
+      this.#journal.sales.displaceable(storeId, checkoutId),
+      this.#journal.sales.needingPerson(storeId, checkoutId),
+    ]);
+    const sales = uniqueSales(salesOf([...recent, newest, ...open]));
+    const extra = salesOf(attention);
+    // A late payment's message says whether the newer sale is still open: read it if it is
+    // older than the recent ones.
+    const known = new Set([...sales, ...extra].map((s) => s.sale_id));
+    const newer = [...new Set(extra.filter((s) => s.status === 'paid_late' && s.displaced_by && !known.has(s.displaced_by)).map((s) => s.displaced_by as string))];
+    const context = salesOf(await Promise.all(newer.map((id) => this.#journal.sales.get(id))));
+    return checkoutView(sales, [...extra, ...context], storeId, checkoutId, this.#clock.now());
   }
 
   async saleDetail(saleId: string): Promise<{ sale: SaleView; events: JournalEntry[] } | null> {
     const row = await this.#journal.sales.get(saleId);
     if (!row) return null;
-    const sales = await this.#checkoutSales({ storeId: row.sale.store_id, checkoutId: row.sale.checkout_id });
-    return { sale: saleView(row.sale, sales), events: await this.#journal.eventsForSale(saleId) };
+    return { sale: saleView(row.sale, await this.#withDisplacer(row.sale)), events: await this.#journal.eventsForSale(saleId) };
+  }
+
+  /** What describing one sale needs besides itself: the newer sale that displaced it. */
+  async #withDisplacer(sale: Sale): Promise<Sale[]> {
+    const newer = sale.displaced_by ? (await this.#journal.sales.get(sale.displaced_by))?.sale : undefined;
+    return newer ? [sale, newer] : [sale];
   }
 
   /**
-   * The checkout's sales that matter to its decisions: the last day's, the newest, and
-   * every one still open at the service however old (so no open sale is ever forgotten).
+   * The checkout's sales its decisions read: the newest few (the next seq, the sale every QR
+   * charges) and every displaceable one however old (open at the service, or displaced only
+   * provisionally), so no open sale is ever forgotten. An open sale is itself the checkout's
+   * newest non-refused sale (a later charge would have displaced it), so planCharge,
+   * openSales and newestSaleFor decide on this set as on the whole checkout.
    */
-  async #checkoutSales(checkout: CheckoutKey): Promise<Sale[]> {
+  async #planningSales(checkout: CheckoutKey): Promise<Sale[]> {
     const { storeId, checkoutId } = checkout;
-    const rows = [
-      ...(await this.#journal.sales.byCheckout(storeId, checkoutId, { fromMs: this.#clock.now() - DAY_MS })),
-      ...[await this.#journal.sales.latestOnCheckout(storeId, checkoutId)].filter((r): r is SaleRow => r !== undefined),
-    ];
-    // Displaced sales are not listed here: they never settle by themselves (reference 4.5
-    // rule 4), so the list would grow for ever; the last day's are in the range above.
-    for (const status of ['requested', 'pending', 'uncertain']) {
-      for (const row of await this.#journal.sales.byStatus(status)) {
-        if (row.sale.store_id === storeId && row.sale.checkout_id === checkoutId) rows.push(row);
-      }
+    const [recent, open] = await Promise.all([
+      this.#journal.sales.recentOnCheckout(storeId, checkoutId, PLANNING_RECENT),
+      this.#journal.sales.displaceable(storeId, checkoutId),
+    ]);
+    return uniqueSales(salesOf([...recent, ...open]));
+  }
+
+  /**
+   * The sales this one displaced when its intent was journaled (planCharge puts them in the
+   * same entry), whatever they became since: its 201 confirms those displacements and its
+   * refusal voids them, a sale paid meanwhile included.
+   */
+  async #displacedBy(saleId: string): Promise<Sale[]> {
+    const ids = new Set<string>();
+    for (const entry of await this.#journal.eventsForSale(saleId)) {
+      const data = factData(entry);
+      if (!data?.events.some((e) => e.type === 'sale.requested' && e.sale_id === saleId)) continue;
+      for (const id of data.sale_ids) if (id !== saleId) ids.add(id);
     }
-    return [...new Map(rows.map((r) => [r.sale.sale_id, r.sale])).values()];
+    return salesOf(await Promise.all([...ids].map((id) => this.#journal.sales.get(id))));
   }
 
   // ── Following open sales ──────────────────────────────────────────────────────────
@@ -395,17 +567,22 @@ export class Terminal {
 
   async #followUp(): Promise<void> {
     const open = new Map<string, CheckoutKey>();
+    const openIds = new Set<string>();
     for (const status of ['requested', 'pending', 'uncertain']) {
       for (const row of await this.#journal.sales.byStatus(status)) {
-        const k = { storeId: row.sale.store_id, checkoutId: row.sale.checkout_id };
+        const k = checkoutOf(row.sale);
         open.set(keyOf(k), k);
+        openIds.add(row.sale.sale_id);
       }
     }
+    // A sale paid by webhook, displaced or settled otherwise is no longer followed: its
+    // schedule goes, so the map is never larger than the open sales.
+    for (const saleId of this.#pollState.keys()) if (!openIds.has(saleId)) this.#pollState.delete(saleId);
     const changed: CheckoutKey[] = [];
     for (const checkout of open.values()) {
       if (this.#stopped) return;
       const now = this.#clock.now();
-      const sales = await this.#checkoutSales(checkout);
+      const sales = await this.#planningSales(checkout);
       const expired = planExpiry(sales, now);
       if (expired.length > 0) {
         await this.#exclusive(keyOf(checkout), () => this.#journal.append(expired.map((e) => saleFact([e]))));
@@ -444,8 +621,14 @@ export class Terminal {
     switch (f.how) {
       case 'retry_create': {
         this.#schedule(f.sale_id, 'error');
-        await this.#create(f.sale_id, true);
-        return true;
+        // Not awaited: a create the service holds for its whole deadline must not stall the
+        // other checkouts' polling and expiry. Still one create in flight per checkout:
+        // #creating holds one per sale, #create sends only the checkout's newest sale, and a
+        // charge waits while that one is in flight. #create announces its own outcome.
+        const retry = this.#create(f.sale_id, true).catch((err: unknown) => this.#log.error('resending a sale create failed; will try again', { saleId: f.sale_id, error: err }));
+        this.#followUps.add(retry);
+        void retry.finally(() => this.#followUps.delete(retry));
+        return false;
       }
       case 'mark_uncertain': {
         await this.#exclusive(keyOf(checkout), async () => {

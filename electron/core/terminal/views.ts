@@ -22,7 +22,10 @@ export interface SaleView {
   qr_type: QrType | null;
   expires_at: number | null;
   displaced_by: string | null;
+  /** The payment that decides the status. */
   received_cents: number | null;
+  /** Every payment received on the sale, extra ones included (a charge.done alone counts as its payment). */
+  received_total_cents: number;
   paid_at: number | null;
   e2e_id: string | null;
   description: SaleDescription;
@@ -69,11 +72,18 @@ export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
     expires_at: sale.created?.expires_at ?? null,
     displaced_by: sale.displaced_by ?? null,
     received_cents: sale.paid?.received_cents ?? null,
+    received_total_cents: receivedTotal(sale),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
     description: describeSale(sale, checkoutSales),
     issues: [...sale.issues, ...sale.conflicts],
   };
+}
+
+function receivedTotal(sale: Sale): number {
+  // charge.done before charge.paid (contract 4: no order): the done stands for its payment.
+  if (sale.payments.length === 0) return sale.paid?.received_cents ?? 0;
+  return sale.payments.reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
 }
 
 /** Contract 2: a client validates the CRC before it ever shows a code. */
@@ -86,12 +96,19 @@ export function screenView(sales: readonly Sale[], storeId: number, checkoutId: 
   return { ...screen, printed: sale?.created?.qr_type === 'printed_dynamic' };
 }
 
-const RECENT = 30;
+/** How many recent sales the cashier's view lists. */
+export const RECENT = 30;
 
+/**
+ * `sales`: the checkout's recent and open sales (the screen and the recent list come from
+ * them); `extraAttention`: older sales that may need a person, and sales read only to
+ * describe them (a late payment's newer sale).
+ */
 export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sale[], storeId: number, checkoutId: number, now: number): CheckoutView {
   const newestFirst = [...sales].sort((a, b) => b.seq - a.seq || b.requested_at - a.requested_at);
-  const views = new Map(newestFirst.map((s) => [s.sale_id, saleView(s, sales)]));
-  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleView(s, sales));
+  const context = [...sales, ...extraAttention];
+  const views = new Map(newestFirst.map((s) => [s.sale_id, saleView(s, context)]));
+  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleView(s, context));
   const newest = newestFirst.find((s) => s.status !== 'failed') ?? newestFirst[0];
   return {
     store_id: storeId,
