@@ -8,7 +8,7 @@ import type { Journal, JournalEntry } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { amountToCents } from '../sales/amount.ts';
 import { newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, type CreateOutcome, type FollowUp } from '../sales/checkout.ts';
-import { applySaleEvent, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
+import { applySaleEvent, reportKey, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { attributionFact, factData, paymentFact, saleFact, type SaleRow } from './entries.ts';
 import { checkoutView, RECENT, saleView, type CheckoutView, type SaleView } from './views.ts';
@@ -362,6 +362,9 @@ export class Terminal {
 
   async #recordReport(report: PaymentReceived | ChargeDone, webhookId: string | null): Promise<AcceptOutcome> {
     const match = await this.#match(report);
+    // A poll that keeps answering with the same contradicting ids must not journal the same
+    // payment again on every pass: it is already kept for a person.
+    if (webhookId === null && !match.sale && this.#unmatched.some((u) => reportKey(u.report) === reportKey(report))) return 'duplicate';
     const entry = paymentFact(report, match.sale?.sale_id ?? null, match.reason === undefined ? {} : { unmatched_reason: match.reason });
     let seq: number | undefined;
     let outcome: AcceptOutcome;

@@ -114,6 +114,12 @@ describe('the terminal on its journal', () => {
     expect(terminal.unmatchedPayments()).toEqual([
       { seq: kept?.seq, at: expect.any(Number), kind: 'payment', pix_id: sale.pix_id, service_id: sale.service_id, external_id: null, amount_cents: 600, reason: 'ids_conflict' },
     ]);
+    // The sale is still pending, so polling goes on; the same answer is not journaled again.
+    for (let i = 0; i < 3; i++) {
+      clock().advance(60_000);
+      await terminal.tick();
+    }
+    expect(await journal.eventsOfType('payment.received')).toHaveLength(1);
 
     // A supervisor ties it to the sale, in their name.
     const view = await terminal.attribute({ seq: kept?.seq ?? 0, saleId, by: 'supervisor Rui' });
