@@ -195,7 +195,7 @@ export class Terminal {
   }
 
   stats(): TerminalStats {
-    return { ...this.#stats, unmatched: this.#unmatched.length, followed: this.#pollState.size };
+    return { ...this.#stats, unmatched: countPayments(this.#unmatched.map((u) => u.report)), followed: this.#pollState.size };
   }
 
   // ── Ringing up a sale ─────────────────────────────────────────────────────────────
@@ -720,4 +720,16 @@ function uncertainReason(err: ServiceError): UncertainReason {
   if (err.kind === 'timeout') return 'timeout';
   if (err.kind === 'network') return 'network';
   return 'server_error';
+}
+
+/**
+ * Payments among kept reports, each once: a payment reported by webhook and by Tx Status is
+ * one, and a charge.done counts only when no report of its payment is kept beside it (the
+ * same rule as the shift totals, so the status bar and the journal agree).
+ */
+export function countPayments(reports: readonly (PaymentReceived | ChargeDone)[]): number {
+  const payments = reports.filter((r): r is PaymentReceived => r.type === 'payment.received');
+  const ids = new Set(payments.flatMap((r) => [r.pix_id, r.service_id]).filter((id): id is string => id !== undefined));
+  const lonelyDones = reports.filter((r): r is ChargeDone => r.type === 'charge.done' && !(r.pix_id !== undefined && ids.has(r.pix_id)) && !(r.service_id !== undefined && ids.has(r.service_id)));
+  return new Set([...payments, ...lonelyDones].map(reportKey)).size;
 }
