@@ -65,7 +65,7 @@ export function parseCents(input: unknown, options: ParseCentsOptions = {}): Par
 }
 
 /** Writes "1e-7" or "1.5e+21" (as String(number) may) as a plain decimal numeral. */
-function expandExponent(text: string): string {
+export function expandExponent(text: string): string {
   const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
   if (m === null) return text;
   const sign = m[1] ?? '';

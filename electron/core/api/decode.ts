@@ -7,7 +7,7 @@
  * wire conventions): BRL through electron/shared/money.ts into integer cents, other
  * currencies (ARS, USDt) into integer minor units at the currency's scale.
  */
-import { parseCents } from '../../shared/money.ts';
+import { expandExponent, parseCents } from '../../shared/money.ts';
 
 export class DecodeError extends Error {
   override name = 'DecodeError';
@@ -60,18 +60,6 @@ export function parseMinorUnits(input: unknown, scale: number, allowNegative = f
   if (!Number.isSafeInteger(minor)) return null;
   if (negative && minor !== 0) return allowNegative ? -minor : null;
   return minor;
-}
-
-/** String(number) may answer "1e-7" or "1.5e+21"; write it as a plain decimal. */
-function expandExponent(text: string): string {
-  const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
-  if (m === null) return text;
-  const sign = m[1] ?? '';
-  const digits = (m[2] ?? '') + (m[3] ?? '');
-  const point = (m[2] ?? '').length + Number(m[4]);
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 type Json = Record<string, unknown>;
