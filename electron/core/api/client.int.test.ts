@@ -146,17 +146,17 @@ describe('every endpoint is callable and typed', () => {
     expect((await client.listCheckouts(1)).find((c) => c.checkout_id === 3)?.mode).toBe('printed');
   });
 
-  it('charges a sale on a printed checkout, reads its status in cents, and refunds part of it', async () => {
+  it('charges a sale on a printed checkout, reads its status, and refunds part of it', async () => {
     const { client } = makeClient();
     const qr = await client.createPrintedQr({ checkout_id: 1, auto_create_checkout: true });
     const sale = await client.createDynamicPix({ amount_cents: 1250, external_id: 'order-1042' }, { idempotencyKey: newIdempotencyKey() });
     expect(sale).toMatchObject({ qr_type: 'printed_dynamic', amount_cents: 1250, external_id: 'order-1042', store_id: 1, checkout_id: 1 });
     expect(sale.printed_dynamic_qr_data?.pqr_emv).toBe(qr.qr_emvcode);
 
-    expect(await client.txStatus(sale.pix_id)).toMatchObject({ found: true, status: 'pending', amount_cents: 1250, paid_at: null });
+    expect(await client.txStatus(sale.pix_id)).toMatchObject({ found: true, status: 'pending', amount_brl: '12.50', paid_at: null });
     await ctl('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
     const paid = await client.txStatus(sale.pix_id);
-    expect(paid).toMatchObject({ found: true, status: 'paid', amount_cents: 1250, service_id: sale.service_id });
+    expect(paid).toMatchObject({ found: true, status: 'paid', amount_brl: '12.50', service_id: sale.service_id });
 
     const refund = await client.requestRefund({ service_id: sale.service_id, amount_cents: 250, reason: 'one item returned' });
     expect(refund).toMatchObject({ service_id: sale.service_id, refunded_cents: 250, refunded_currency: 'BRL', status: 'requested' });
@@ -169,7 +169,7 @@ describe('every endpoint is callable and typed', () => {
     const first = await client.createDynamicPix({ amount_cents: 1000 });
     const second = await client.createDynamicPix({ amount_cents: 1100 });
     expect(await client.txStatus(first.pix_id)).toEqual({ found: false, pix_id: first.pix_id });
-    expect(await client.txStatus(second.pix_id)).toMatchObject({ found: true, status: 'pending', amount_cents: 1100 });
+    expect(await client.txStatus(second.pix_id)).toMatchObject({ found: true, status: 'pending', amount_brl: '11.00' });
     expect((await salesOf()).find((s) => s.pix_id === first.pix_id)?.displaced).toBe(true);
   });
 
@@ -317,7 +317,7 @@ describe('reads are retried', () => {
     const { client, waits, log } = makeClient();
     const sale = await client.createDynamicPix({ amount_cents: 700 });
     await fault('/v2/tx_status/:pix_id', 'http_500', 2, 'GET');
-    expect(await client.txStatus(sale.pix_id)).toMatchObject({ found: true, amount_cents: 700 });
+    expect(await client.txStatus(sale.pix_id)).toMatchObject({ found: true, amount_brl: '7.00' });
     expect(waits).toEqual([backoffDelay(1, DEFAULT_BACKOFF), backoffDelay(2, DEFAULT_BACKOFF)]);
     expect(waits[1]).toBeGreaterThan(waits[0] as number);
     expect(log.lines.filter((l) => l.includes(RETRY_MSG))).toHaveLength(2);

@@ -171,7 +171,10 @@ describe('response decoding', () => {
     expect(answer(404, parseErrorBody('{"detail":"Not Found"}', 'application/json'), { pix_id: 'pix_9' })).toBeUndefined();
     expect(answer(500, parseErrorBody('TX not found', 'text/plain'), { pix_id: 'pix_9' })).toBeUndefined();
     const found = route.decode({ pix_id: 'pix_9', service_id: 'svc_9', status: 'paid', amount_brl: 7, paid_at: '2026-11-21T13:46:00Z', e2e_id: 'E1' }, 200, { pix_id: 'pix_9' });
-    expect(found).toEqual({ found: true, pix_id: 'pix_9', service_id: 'svc_9', status: 'paid', amount_cents: 700, paid_at: '2026-11-21T13:46:00Z', e2e_id: 'E1' });
+    expect(found).toEqual({ found: true, pix_id: 'pix_9', service_id: 'svc_9', status: 'paid', amount_brl: 7, paid_at: '2026-11-21T13:46:00Z', e2e_id: 'E1' });
+    // An amount it cannot read is kept as sent, not a failure: the payment must still be recorded.
+    const odd = route.decode({ pix_id: 'pix_9', service_id: 'svc_9', status: 'paid', amount_brl: '7.005', paid_at: null, e2e_id: null }, 200, { pix_id: 'pix_9' });
+    expect(odd).toMatchObject({ found: true, status: 'paid', amount_brl: '7.005' });
   });
 
   it('reads a checkout list entry into its mode (reference 2.2)', () => {

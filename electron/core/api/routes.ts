@@ -365,12 +365,17 @@ export type TxStatus =
       pix_id: string;
       service_id: string;
       status: TxStatusValue;
-      amount_cents: number;
+      /** As the service sent it (contract: a decimal string, or a number); compared in cents by the lifecycle. */
+      amount_brl: string | number;
       paid_at: string | null;
       e2e_id: string | null;
     }
   /** Contract 3: a displaced sale (forever) or an id the merchant does not own. */
   | { found: false; pix_id: string };
+
+function wireAmount(v: unknown): string | number {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : '';
+}
 
 /** Contract 3: the detail of the 404 that is an answer, not a failure. */
 export const TX_NOT_FOUND_DETAIL = 'TX not found';
@@ -922,7 +927,9 @@ export const ROUTES = {
         pix_id: f.str('pix_id'),
         service_id: f.str('service_id'),
         status: f.oneOf('status', ['pending', 'paid', 'expired', 'refunded'] as const),
-        amount_cents: f.cents('amount_brl'),
+        // Read leniently: a paid answer with an odd amount is still a payment to record (the
+        // lifecycle flags the amount for a person); refusing the body would lose it.
+        amount_brl: wireAmount(f.raw('amount_brl')),
         paid_at: f.datetimeOrNull('paid_at'),
         e2e_id: f.strOrNull('e2e_id'),
       };

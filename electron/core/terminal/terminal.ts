@@ -667,7 +667,7 @@ export class Terminal {
         source: 'tx_status',
         pix_id: answer.pix_id,
         service_id: answer.service_id,
-        amount_brl: formatCents(answer.amount_cents),
+        amount_brl: answer.amount_brl,
         paid_at: answer.paid_at === null ? null : Date.parse(answer.paid_at),
         e2e_id: answer.e2e_id,
         at: now,
