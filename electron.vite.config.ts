@@ -23,6 +23,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve('src'),
+    // Files shipped with the app (the icon) are served beside the pages.
+    publicDir: resolve('resources'),
     plugins: [react()],
     build: {
       outDir: resolve('out/renderer'),
