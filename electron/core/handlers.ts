@@ -44,6 +44,11 @@ export function createHandlers(core: Core) {
         ...checkoutArgs,
       }),
       (a) => {
+        // "2.500" is two thousand five hundred to a Brazilian, 2.50 to a parser: a cashier's
+        // amount with three digits after the separator is refused, never guessed.
+        if (/[.,]\d{3,}\s*$/.test(a.amount)) {
+          throw new CoreError('invalid_argument', 'Type the amount without a thousands separator, like 1500 or 1500,00.', { field: 'amount', problem: 'thousands_separator' });
+        }
         const parsed = parseCents(a.amount, { decimalComma: true });
         if (!parsed.ok || parsed.cents <= 0) {
           throw new CoreError('invalid_argument', 'Type the amount in reais, like 12,50: more than zero, at most two decimal places.', { field: 'amount' });

@@ -54,7 +54,11 @@ const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
  * about a late payment say whether the newer sale is still open.
  */
 export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): SaleDescription {
-  const newer = sale.displaced_by ? [...checkoutSales].find((s) => s.sale_id === sale.displaced_by) : undefined;
+  const all = [...checkoutSales];
+  const newer = sale.displaced_by ? all.find((s) => s.sale_id === sale.displaced_by) : undefined;
+  // After two corrections the sale that displaced this one is itself displaced, but the
+  // checkout's newest is still open: any newer open sale means "do not collect twice".
+  const newerOpen = all.some((s) => s.store_id === sale.store_id && s.checkout_id === sale.checkout_id && s.seq > sale.seq && OPEN.includes(s.status));
   const paid = sale.paid;
   const received = paid?.received_cents ?? null;
   let key: SaleMessageKey;
@@ -105,7 +109,6 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
     case 'paid_late': {
       // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
       // open, collecting it too would charge the customer twice.
-      const newerOpen = newer !== undefined && OPEN.includes(newer.status);
       key = newerOpen ? 'sale.paid_late.newer_open' : 'sale.paid_late';
       params = {
         expected_cents: sale.amount_cents,
@@ -130,7 +133,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       break;
   }
 
-  const attention = sale.attention.map((a) => attentionMessage(sale, a, newer));
+  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen));
   return {
     key,
     params,
@@ -141,7 +144,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   };
 }
 
-function attentionMessage(sale: Sale, a: Attention, newer: Sale | undefined): AttentionMessage {
+function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean): AttentionMessage {
   const paid = sale.paid;
   switch (a.reason) {
     case 'amount_mismatch':
@@ -159,7 +162,7 @@ function attentionMessage(sale: Sale, a: Attention, newer: Sale | undefined): At
           expected_cents: sale.amount_cents,
           amount_matches: paid?.amount_check === 'equal',
           newer_sale_id: sale.displaced_by ?? null,
-          newer_open: newer !== undefined && OPEN.includes(newer.status),
+          newer_open: newerOpen,
         },
       };
     case 'paid_after_expiry':

@@ -128,3 +128,15 @@ describe('settings', () => {
     expect(core.settings().lang).toBe('en');
   });
 });
+
+describe('amounts typed by a cashier', () => {
+  it('refuses a thousands separator instead of charging cents', async () => {
+    const { createDispatcher } = await import('../bridge/handler.ts');
+    const { createHandlers } = await import('../handlers.ts');
+    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    for (const amount of ['2.500', '1.000', '1,350', '1.234,50']) {
+      expect(await dispatch('sale.charge', { amount })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    }
+    expect(await dispatch('sale.charge', { amount: '2,50' })).toMatchObject({ ok: true, result: { screen: { kind: 'qr', amount_cents: 250 } } });
+  });
+});

@@ -108,6 +108,21 @@ describe('terminal on a printed checkout', () => {
     expect((await view()).attention.map((s) => s.sale_id)).toContain(sale.sale_id);
   });
 
+  it('after two corrections, a late payment on the first sale still says not to collect twice', async () => {
+    const first = await charge('10.00');
+    await charge('12.00');
+    const third = await charge('13.00');
+    await sandbox('POST', '/_sandbox/pay', { late_for: first.newest?.pix_id });
+    const sale = await until(async () => {
+      const s = await saleOf(first.newest?.sale_id ?? '');
+      return s?.status === 'paid_late' ? s : undefined;
+    }, 'the late payment');
+    // The sale that displaced it is displaced too, but the checkout's newest is still open.
+    expect(sale.description.key).toBe('sale.paid_late.newer_open');
+    expect(sale.description.attention[0]?.params).toMatchObject({ newer_open: true });
+    expect((await view()).screen).toMatchObject({ kind: 'qr', sale_id: third.newest?.sale_id });
+  });
+
   it('flags an amount mismatch, and a person acknowledges it', async () => {
     const v = await charge('20.00');
     const saleId = v.newest?.sale_id ?? '';

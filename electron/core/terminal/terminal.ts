@@ -519,9 +519,11 @@ export class Terminal {
   }
 
   /** What describing one sale needs besides itself: the newer sale that displaced it. */
+  /** What describing one sale needs: the sale that displaced it and its checkout's newest. */
   async #withDisplacer(sale: Sale): Promise<Sale[]> {
     const newer = sale.displaced_by ? (await this.#journal.sales.get(sale.displaced_by))?.sale : undefined;
-    return newer ? [sale, newer] : [sale];
+    const newest = (await this.#journal.sales.latestOnCheckout(sale.store_id, sale.checkout_id))?.sale;
+    return [...new Map([sale, newer, newest].filter((s): s is Sale => s !== undefined).map((s) => [s.sale_id, s])).values()];
   }
 
   /**
