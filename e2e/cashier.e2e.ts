@@ -153,6 +153,26 @@ test('a late payment on a displaced sale tells the cashier not to collect twice'
   await snap(page, testInfo, '02-late-payment-acknowledged');
 });
 
+test('a late payment after two corrections still says the newer sale is open', async ({ page, freshApp, request }, testInfo) => {
+  const payer = await openCashier(page, freshApp, request);
+
+  await charge(page, '10,00');
+  const first = await waitForQr(page, 'R$10.00');
+  await charge(page, '11,00');
+  await waitForQr(page, 'R$11.00');
+  await charge(page, '12,00');
+  const newest = await waitForQr(page, 'R$12.00');
+
+  const late = (await payer.sales()).find((s) => s.displaced && s.amount_brl === '10.00');
+  await payer.payLate(late?.pix_id as string);
+
+  const alert = page.getByRole('alert').filter({ hasText: 'Late payment' });
+  await expect(alert).toContainText('The customer paid R$10.00 on the displaced sale of R$10.00; the newer sale is still open — do not collect twice.');
+  await expect(recentSale(page, first)).toContainText('Late payment');
+  await expect(currentSale(page).locator(`[data-sale-id="${newest}"]`)).toHaveAttribute('data-screen', 'qr');
+  await snap(page, testInfo, '01-late-payment-after-two-corrections');
+});
+
 test('an amount mismatch needs a person, who acknowledges it by name', async ({ page, freshApp, request }, testInfo) => {
   const payer = await openCashier(page, freshApp, request);
 
@@ -192,6 +212,7 @@ test('a sale nobody pays expires, and its QR goes away', async ({ page, freshApp
   await expect(panel.locator(`[data-sale-id="${saleId}"]`)).toHaveAttribute('data-status', 'expired', { timeout: 30_000 });
   await expect(panel).toContainText('Expired');
   await expect(panel).toContainText('Nobody paid R$5.00 within 5 minutes.');
+  await expect(panel).not.toContainText('waiting for payment');
   await expect(qr(page)).toHaveCount(0);
   await expect(recentSale(page, saleId)).toContainText('Expired');
   await snap(page, testInfo, '01-expired');
@@ -219,8 +240,9 @@ test('a reload in the middle of a pending sale shows the same sale', async ({ pa
   await expect(recentSale(page, saleId)).toContainText('Waiting for payment');
   await snap(page, testInfo, '01-after-reload');
 
-  // A bad amount is refused in words, and the pending sale stays as it was.
-  await charge(page, '12,345');
+  // A bad amount is refused in words, and the pending sale stays as it was. (Three digits
+  // after the separator, as '12,345', are now refused as a thousands separator: counter.e2e.ts.)
+  await charge(page, '0,00');
   await expect(page.getByRole('alert').filter({ hasText: 'Type the amount in reais' })).toBeVisible();
   expect(await currentSale(page).locator('[data-sale-id]').getAttribute('data-sale-id')).toBe(saleId);
   await snap(page, testInfo, '02-amount-refused');

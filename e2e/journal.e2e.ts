@@ -228,5 +228,8 @@ test('a supervisor ties a payment without a sale to a sale, by its id and in the
   await expect(rows).toContainText('Charge completed');
   await expect(salesRows(page).filter({ hasText: 'G-1' })).toContainText('Paid');
   const events = page.getByRole('region', { name: 'Events' });
-  await expect(events.locator('tr').filter({ hasText: 'payment.attributed' })).toContainText('Rui');
+  // Event types are worded; the journaled type stays on the cell for whoever needs it.
+  const attributed = events.locator('tr').filter({ has: page.locator('[data-type="payment.attributed"]') });
+  await expect(attributed).toContainText('Payment attributed to a sale');
+  await expect(attributed).toContainText('Rui');
 });

@@ -32,3 +32,15 @@ test('without the token the page says how to connect and reaches nothing', async
   await expect(page.getByTestId('core-state')).toHaveCount(0);
   await context.close();
 });
+
+test('when the app does not come back, the page says how to connect again while it keeps trying', async ({ page, freshApp }, testInfo) => {
+  await page.goto(freshApp.url);
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  // As after a restart of the app with a new token: every attempt to reconnect fails.
+  await freshApp.stop();
+  const bar = page.getByRole('status');
+  await expect(bar).toContainText('reconnecting', { timeout: 20_000 });
+  await expect(bar).toContainText('open the address it printed', { timeout: 30_000 });
+  await expect(bar).toContainText('reconnecting');
+  await page.screenshot({ path: testInfo.outputPath('reconnect-hint.png'), fullPage: true });
+});

@@ -1,6 +1,7 @@
 import { Icon } from './Icon.tsx';
 import { useState } from 'react';
 import type { AttentionMessage, SaleView } from '../../electron/core/contract.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -13,7 +14,7 @@ function AttentionItem({ sale, item }: { sale: SaleView; item: AttentionMessage 
   const operator = useStatus(selectOperator);
   const acknowledge = useCheckout((s) => s.acknowledge);
   const busy = useCheckout((s) => s.acknowledging[sale.sale_id] === true);
-  const error = useCheckout((s) => (s.ackError?.saleId === sale.sale_id ? s.ackError.message : null));
+  const error = useCheckout((s) => (s.ackError?.saleId === sale.sale_id ? s.ackError.error : null));
   const [by, setBy] = useState(operator ?? '');
   const [missingName, setMissingName] = useState(false);
   const id = `ack-${sale.sale_id}-${item.reason}-${item.subject}`.replace(/[^\w-]/g, '_');
@@ -58,7 +59,7 @@ function AttentionItem({ sale, item }: { sale: SaleView; item: AttentionMessage 
             {t('ack.needName')}
           </p>
         )}
-        {error && <p className="error">{error}</p>}
+        {error && <p className="error">{errorText(lang, error)}</p>}
       </form>
     </article>
   );

@@ -2,7 +2,7 @@ import { Icon } from './Icon.tsx';
 import type { CheckoutView } from '../../electron/core/contract.ts';
 import { screenSale } from '../lib/checkoutView.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
-import { saleSentence } from '../lib/messages.ts';
+import { screenSentence } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { Countdown } from './Countdown.tsx';
 import { QrImage } from './QrImage.tsx';
@@ -86,7 +86,7 @@ export function SalePanel({ view, receivedAt, onStale }: { view: CheckoutView | 
           <p className="sale-title">
             <StatusWord status={screen.status} large />
           </p>
-          {sale && <p className="sale-sentence">{saleSentence(lang, sale.description)}</p>}
+          {sale && <p className="sale-sentence">{screenSentence(lang, sale, screen.status)}</p>}
           {sale?.description.acknowledged.map((a) => (
             <p key={`${a.reason}:${a.subject}:${a.at}`} className="acknowledged">
               <Icon name="check" /> {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}

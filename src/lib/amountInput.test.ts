@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from './amountInput.ts';
+import { decimalSeparator, hasThousandsSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from './amountInput.ts';
 
 const press = (keys: readonly KeypadKey[], sep: ',' | '.' = ',', start = '') => keys.reduce((text, key) => pressKey(text, key, sep), start);
 
@@ -52,8 +52,30 @@ describe('previewCents', () => {
     ['12,505', null],
     ['1.234,56', null],
     [',', null],
+    // A thousands separator is never read as cents ("2.500" is not R$ 2,50).
+    ['2.500', null],
+    ['1,000', null],
+    ['10.000', null],
+    ['2.500 ', null],
+    ['2.50', 250],
   ])('%j -> %s', (text, cents) => {
     expect(previewCents(text)).toBe(cents);
+  });
+});
+
+describe('hasThousandsSeparator', () => {
+  it.each<[string, boolean]>([
+    ['2.500', true],
+    ['1,000', true],
+    ['1.000.000', true],
+    ['12,505', true],
+    ['2.50', false],
+    ['2,5', false],
+    ['2500', false],
+    ['1.000,00', false],
+    ['', false],
+  ])('%j -> %s', (text, refused) => {
+    expect(hasThousandsSeparator(text)).toBe(refused);
   });
 });
 

@@ -67,7 +67,16 @@ export function pressKey(text: string, key: KeypadKey, separator: ',' | '.'): st
  * or null while the text is not an amount yet. Only a preview: the core decides.
  */
 export function previewCents(text: string): number | null {
-  if (text.trim() === '') return null;
+  if (text.trim() === '' || hasThousandsSeparator(text)) return null;
   const parsed = parseCents(text, { decimalComma: true });
   return parsed.ok && parsed.cents > 0 ? parsed.cents : null;
+}
+
+/**
+ * "2.500" is two thousand five hundred to a Brazilian and 2.50 to a parser: three or more
+ * digits after the last separator are refused by the core (handlers.ts), never guessed, so
+ * the field says so before Charge is pressed.
+ */
+export function hasThousandsSeparator(text: string): boolean {
+  return /[.,]\d{3,}\s*$/.test(text);
 }

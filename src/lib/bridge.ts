@@ -10,6 +10,7 @@ import type {
   ResultOf,
   WireError,
 } from '../../electron/core/contract.ts';
+import type { UiError } from './errorText.ts';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
 
 /**
@@ -28,7 +29,17 @@ export class BridgeError extends Error {
   }
 }
 
-export type ConnectionState = 'connecting' | 'open' | 'closed' | 'unauthorized';
+/** The error as the UI keeps it (errorText.ts words it); anything else thrown is `internal`. */
+export function toUiError(err: unknown): UiError {
+  if (err instanceof BridgeError) return { code: err.code, message: err.message, ...(err.params ? { params: err.params } : {}) };
+  return { code: 'internal', message: String(err) };
+}
+
+/**
+ * `lost`: closed, and every attempt to reconnect has failed for a while (the app may have
+ * been restarted with a new token); still retrying.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'lost' | 'unauthorized';
 
 export interface Bridge {
   call<K extends Method>(method: K, ...args: ArgsOf<K> extends void ? [] : [ArgsOf<K>]): Promise<ResultOf<K>>;
@@ -54,6 +65,9 @@ function ipcTransport(api: PreloadApi): BridgeTransport & { onConnection: Bridge
 }
 
 const TOKEN_KEY = 'pos.bridgeToken';
+
+/** Failed reconnection attempts in a row before the page also says how to connect again. */
+const LOST_AFTER_ATTEMPTS = 5;
 
 /** Takes the token from the address fragment once, keeps it for reloads, and hides it. */
 export function takeToken(loc: Location, storage: Storage, history: History): string | null {
@@ -100,6 +114,8 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
   let retryMs = 250;
   // Once connected, a drop is an outage to wait out, never a reason to think the token wrong.
   let everOpened = false;
+  // Attempts in a row that never opened: after a restart with a new token they all fail.
+  let failedAttempts = 0;
   const queue: string[] = [];
 
   const setState = (s: ConnectionState) => {
@@ -123,10 +139,13 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const prefix = credential.kind === 'launch' ? LAUNCH_PROTOCOL_PREFIX : TOKEN_PROTOCOL_PREFIX;
     const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, [BRIDGE_PROTOCOL, prefix + credential.value]);
+    let opened = false;
     socket = ws;
-    setState('connecting');
+    setState(failedAttempts >= LOST_AFTER_ATTEMPTS ? 'lost' : 'connecting');
     ws.onopen = () => {
+      opened = true;
       everOpened = true;
+      failedAttempts = 0;
       retryMs = 250;
       setState('open');
       for (const msg of queue.splice(0)) ws.send(msg);
@@ -157,8 +176,9 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
         failPending('unauthorized', 'This window is not connected to the cashier app: open the address it printed.');
         return;
       }
+      if (!opened) failedAttempts++;
       failPending('disconnected', 'The connection to the cashier app was lost; try again.');
-      setState('closed');
+      setState(failedAttempts >= LOST_AFTER_ATTEMPTS ? 'lost' : 'closed');
       setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, 8000);
     };

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutView, SaleView } from '../../electron/core/contract.ts';
-import { CROSSING_MS, acceptView, isLive, saleToReplace, screenSale } from './checkoutView.ts';
+import { CROSSING_MS, acceptView, isLive, resyncEveryMs, saleToReplace, screenSale, viewSeq } from './checkoutView.ts';
 
-function sale(id: string, status: SaleView['status'], amount = 1000): SaleView {
+function sale(id: string, status: SaleView['status'], amount = 1000, seq = 1): SaleView {
   return {
     sale_id: id,
     store_id: 1,
     checkout_id: 1,
-    seq: 1,
+    seq,
     status,
     amount_cents: amount,
     external_id: null,
@@ -49,6 +49,25 @@ describe('acceptView', () => {
     const held = view(2_000, { kind: 'idle' });
     expect(acceptView(held, view(1_000, { kind: 'idle' }), key, CROSSING_MS + 1)).toBe(true);
   });
+  it('orders views by the newest sale first, then by the core clock', () => {
+    const qrOf = (id: string, amount: number) => ({ kind: 'qr' as const, sale_id: id, emv: 'x', amount_cents: amount, expires_at: 9, printed: true });
+    const older = view(2_000, qrOf('a', 1000), [sale('a', 'pending', 1000, 1)]);
+    const newer = view(2_000, qrOf('b', 1200), [sale('b', 'pending', 1200, 2), sale('a', 'displaced', 1000, 1)]);
+    // Two reads within the same millisecond: the one that knows the newer sale wins.
+    expect(acceptView(newer, older, key, 100)).toBe(false);
+    expect(acceptView(older, newer, key, 100)).toBe(true);
+    // A newer sale wins even if its read carries an earlier `now`.
+    expect(acceptView(view(2_500, qrOf('a', 1000), [sale('a', 'pending', 1000, 1)]), newer, key, 100)).toBe(true);
+    // And an older sale never wins by a later `now`: a slow answer cannot bring back its QR.
+    expect(acceptView(newer, view(2_500, qrOf('a', 1000), [sale('a', 'pending', 1000, 1)]), key, 100)).toBe(false);
+  });
+  it('takes the view after a refused charge, whose newest steps back to the earlier sale', () => {
+    const creating = view(1_000, { kind: 'creating', sale_id: 'b' }, [sale('b', 'requested', 1200, 2), sale('a', 'displaced', 1000, 1)]);
+    const refused = view(1_100, { kind: 'qr', sale_id: 'a', emv: 'x', amount_cents: 1000, expires_at: 9, printed: true }, [sale('b', 'failed', 1200, 2), sale('a', 'pending', 1000, 1)]);
+    const reinstated = { ...refused, newest: sale('a', 'pending', 1000, 1) };
+    expect(viewSeq(reinstated)).toBe(2);
+    expect(acceptView(creating, reinstated, key, 100)).toBe(true);
+  });
   it('replaces a view of the previous checkout after the terminal changed checkout', () => {
     const other = view(9_000, { kind: 'idle' }, [], { store: 1, checkout: 2 });
     expect(acceptView(other, view(1, { kind: 'idle' }), key)).toBe(true);
@@ -70,5 +89,16 @@ describe('saleToReplace / screenSale / isLive', () => {
     expect(isLive(paid)).toBe(false);
     expect(saleToReplace(view(1, { kind: 'idle' }))).toBeNull();
     expect(screenSale(null)).toBeNull();
+  });
+});
+
+describe('resyncEveryMs', () => {
+  it('reads the view every 2 s while a QR is shown, only then', () => {
+    expect(resyncEveryMs(view(1, { kind: 'qr', sale_id: 'b', emv: 'x', amount_cents: 1, expires_at: 9, printed: true }))).toBe(2_000);
+    expect(resyncEveryMs(view(1, { kind: 'creating', sale_id: 'b' }))).toBe(10_000);
+    expect(resyncEveryMs(view(1, { kind: 'uncertain', sale_id: 'b' }))).toBe(10_000);
+    expect(resyncEveryMs(view(1, { kind: 'idle' }))).toBeNull();
+    expect(resyncEveryMs(view(1, { kind: 'settled', sale_id: 'b', status: 'paid' }))).toBeNull();
+    expect(resyncEveryMs(null)).toBeNull();
   });
 });

@@ -17,16 +17,32 @@ export function isFor(view: Pick<CheckoutView, 'store_id' | 'checkout_id'>, key:
 export const CROSSING_MS = 5_000;
 
 /**
+ * How far the checkout's history reaches in a view: the highest sale seq it shows. The core
+ * numbers sales per checkout in the order they are asked for, so this only grows. It is the
+ * newest's seq, or a refused sale's above it: `newest` skips a failed sale, so after a
+ * refusal it steps back to the earlier sale, and that view must still replace the one
+ * that showed the refused sale being created.
+ */
+export function viewSeq(view: Pick<CheckoutView, 'newest' | 'recent'>): number {
+  return Math.max(view.newest?.seq ?? 0, view.recent[0]?.seq ?? 0);
+}
+
+/**
  * Whether an arriving view replaces the one held. Another checkout's view is ignored (the
- * push event is broadcast); an older one is too: a call's answer and a push can cross, and
- * the core's `now` orders them, so a slow answer never brings back a QR already replaced.
- * `heldForMs` (local time since the held view arrived) lets a view through after a while
- * even if its `now` is earlier, so a core clock set back never freezes the screen.
+ * push event is broadcast); an older one is too: a call's answer and a push can cross. A
+ * view that knows a newer sale wins whatever its `now` (the clocks of two reads can tie);
+ * with the same sales, the core's `now` orders them, so a slow answer never brings back a
+ * QR already replaced. `heldForMs` (local time since the held view arrived) lets a view
+ * through after a while even if it looks older, so a core clock set back (or a core started
+ * afresh) never freezes the screen.
  */
 export function acceptView(current: CheckoutView | null, incoming: CheckoutView, key: CheckoutKey | null, heldForMs = 0): boolean {
   if (!isFor(incoming, key)) return false;
   if (current === null || !isFor(current, key)) return true;
-  return incoming.now >= current.now || heldForMs > CROSSING_MS;
+  if (heldForMs > CROSSING_MS) return true;
+  const seq = viewSeq(incoming) - viewSeq(current);
+  if (seq !== 0) return seq > 0;
+  return incoming.now >= current.now;
 }
 
 /** The sale a new charge would displace: the newest one while it is still open at the service. */
@@ -51,3 +67,19 @@ export function isLive(view: CheckoutView | null): boolean {
   const kind = view?.screen.kind;
   return kind === 'qr' || kind === 'creating' || kind === 'uncertain';
 }
+
+/**
+ * How often to ask the core for the view again, or null for not at all. A countdown is on
+ * the core's clock, which can jump (the sandbox's moves with it): while a QR is shown the
+ * view is read every 2 s; a create in flight is pushed when it ends and is only checked
+ * now and then.
+ */
+export function resyncEveryMs(view: CheckoutView | null): number | null {
+  const kind = view?.screen.kind;
+  if (kind === 'qr') return QR_RESYNC_MS;
+  if (kind === 'creating' || kind === 'uncertain') return LIVE_RESYNC_MS;
+  return null;
+}
+
+export const QR_RESYNC_MS = 2_000;
+export const LIVE_RESYNC_MS = 10_000;

@@ -1,5 +1,5 @@
-import type { AttentionMessage, EventDetails, Lang, SaleDescription, SaleStatus, SaleView } from '../../electron/core/contract.ts';
-import { formatMoney, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
+import type { AttentionMessage, CoreStatus, EventDetails, Lang, SaleDescription, SaleMessageKey, SaleStatus, SaleView, ScreenView } from '../../electron/core/contract.ts';
+import { dictionary, formatMoney, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
 
 /**
  * Turns the core's message keys and params into the cashier's words. The core decides what
@@ -75,6 +75,24 @@ export function saleSentence(lang: Lang, description: Pick<SaleDescription, 'key
   return translate(lang, saleMessageKey(description), formatParams(lang, description.params));
 }
 
+/**
+ * The sentence for the sale the screen is about, in the state the screen shows. The core
+ * may show a sale settled before its status follows (a pending sale whose time is over is
+ * shown Expired; the expiry is journaled a minute later): the sentence then follows the
+ * screen, never "waiting for payment" next to "Expired".
+ */
+export function screenSentence(lang: Lang, sale: SaleView, status: SaleStatus): string {
+  if (sale.status === status) return saleSentence(lang, sale.description);
+  const params: Params = {
+    amount_cents: sale.amount_cents,
+    expected_cents: sale.amount_cents,
+    received_cents: sale.received_cents,
+    expires_at: sale.expires_at,
+    paid_at: sale.paid_at,
+  };
+  return saleSentence(lang, { key: `sale.${status}` satisfies SaleMessageKey, params });
+}
+
 export function attentionSentence(lang: Lang, item: Pick<AttentionMessage, 'key' | 'params'>): string {
   return translate(lang, attentionMessageKey(item), formatParams(lang, item.params));
 }
@@ -106,6 +124,12 @@ function statuses(view: { recent: readonly SaleView[]; attention: readonly SaleV
   return out;
 }
 
+/** The outcome the screen shows, if it shows one (a settled sale). */
+export function screenOutcome(screen: ScreenView): { sale_id: string; outcome: Outcome } | null {
+  if (screen.kind !== 'settled' || !OUTCOMES.includes(screen.status)) return null;
+  return { sale_id: screen.sale_id, outcome: screen.status as Outcome };
+}
+
 /**
  * The outcomes that happened between two views of the checkout, newest first. Nothing on
  * the first view (a reload must not replay old sounds).
@@ -133,10 +157,72 @@ export function eventDetailsText(lang: Lang, d: EventDetails): string {
   if (d.amount_cents !== null) parts.push(translate(lang, 'event.amount', { amount: formatMoney(lang, d.amount_cents) }));
   if (d.pix_id !== null) parts.push(`pix_id ${d.pix_id}`);
   if (d.external_id !== null) parts.push(translate(lang, 'event.reference', { value: d.external_id }));
-  if (d.reason !== null) parts.push(translate(lang, 'event.reason', { value: d.reason }));
-  if (d.source !== null) parts.push(translate(lang, 'event.source', { value: d.source }));
-  if (d.evidence !== null) parts.push(translate(lang, 'event.evidence', { value: d.evidence }));
+  if (d.reason !== null) parts.push(translate(lang, 'event.reason', { value: codeText(lang, 'reason', d.reason) }));
+  if (d.source !== null) parts.push(translate(lang, 'event.source', { value: codeText(lang, 'source', d.source) }));
+  if (d.evidence !== null) parts.push(translate(lang, 'event.evidence', { value: codeText(lang, 'evidence', d.evidence) }));
   if (d.related > 0) parts.push(translate(lang, 'event.related', { count: d.related }));
   if (d.note !== null) parts.push(translate(lang, 'event.note', { value: d.note }));
   return parts.join(' · ');
+}
+
+/** A text key made from a journaled code, if the dictionary has it. */
+function codeKey(key: string): TextKey | null {
+  return Object.hasOwn(dictionary('en'), key) ? (key as TextKey) : null;
+}
+
+/** A journal entry's type in words ("Payment received"); an unknown type shows as journaled. */
+export function eventTypeText(lang: Lang, type: string): string {
+  const key = codeKey(`event.type.${type}`);
+  return key ? translate(lang, key) : type;
+}
+
+/**
+ * A journaled code in words: an attention or uncertainty reason, a payment or expiry source,
+ * a displacement's evidence. A code this version does not know shows as journaled.
+ */
+export function codeText(lang: Lang, kind: 'reason' | 'source' | 'evidence', code: string): string {
+  const key = codeKey(`code.${kind}.${code}`);
+  return key ? translate(lang, key) : code;
+}
+
+/**
+ * Why the journal's integrity check stopped at an entry, in words. The core says it in an
+ * English phrase (electron/core/journal/log.ts); the known phrases are recognised here, and
+ * anything else is shown as it came, inside a translated sentence.
+ */
+const BROKEN_REASONS: readonly [RegExp, TextKey, (m: RegExpExecArray) => TextParams][] = [
+  [/^expected seq (\d+), found (\S+)$/, 'journal.broken.seq_gap', (m) => ({ expected: m[1] ?? '', found: m[2] ?? '' })],
+  [/^prev does not match the hash of the entry before it$/, 'journal.broken.prev_mismatch', () => ({})],
+  [/^hash does not match the content$/, 'journal.broken.hash_mismatch', () => ({})],
+  [/^last line is unterminated \(torn write\)$/, 'journal.broken.torn', () => ({})],
+  [/^unterminated line before the end of the journal$/, 'journal.broken.unterminated', () => ({})],
+  [/^segment is (\d+) bytes, but (\d+) were committed to it$/, 'journal.broken.size_mismatch', (m) => ({ size: m[1] ?? '', committed: m[2] ?? '' })],
+  [/^the journal ends at seq (\d+), but (\d+) entries were committed$/, 'journal.broken.truncated', (m) => ({ last: m[1] ?? '', committed: m[2] ?? '' })],
+  [
+    /^(not valid JSON|not a JSON object|seq is not an integer|(prev|hash) is not a sha256 hex digest|at is not a number|type is not a non-empty string|data is not an object|unexpected fields|data cannot be hashed: .*)$/,
+    'journal.broken.malformed',
+    () => ({}),
+  ],
+];
+
+export function brokenReasonText(lang: Lang, reason: string): string {
+  for (const [pattern, key, params] of BROKEN_REASONS) {
+    const m = pattern.exec(reason);
+    if (m) return translate(lang, key, params(m));
+  }
+  return translate(lang, 'journal.broken.other', { reason });
+}
+
+/**
+ * The journal's problem as the status carries it: a broken entry (the core's
+ * "entry N (segment, line L) is broken: reason"), or a failure whose details are in the log.
+ */
+export function journalProblemText(lang: Lang, journal: Pick<CoreStatus['journal'], 'state' | 'problem'>): string | null {
+  if (journal.problem === null) return null;
+  const broken = /^entry (\d+) \((.+), line (\d+)\) is broken: (.*)$/s.exec(journal.problem);
+  if (broken) {
+    const [, seq = '', segment = '', line = '', reason = ''] = broken;
+    return translate(lang, 'status.journal.problemBroken', { seq, segment, line, reason: brokenReasonText(lang, reason) });
+  }
+  return translate(lang, 'status.journal.problemFailed');
 }

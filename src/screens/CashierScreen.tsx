@@ -1,26 +1,31 @@
 import { Icon } from '../components/Icon.tsx';
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { AttentionList } from '../components/AttentionList.tsx';
 import { Keypad } from '../components/Keypad.tsx';
 import { RecentSales } from '../components/RecentSales.tsx';
 import { SalePanel } from '../components/SalePanel.tsx';
-import { decimalSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
+import { decimalSeparator, hasThousandsSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
 import { displayAddress } from '../lib/bridge.ts';
 import { saleToReplace } from '../lib/checkoutView.ts';
+import { chargeErrorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
-import { useCheckout, type ChargeError } from '../stores/checkout.ts';
+import { useCheckout } from '../stores/checkout.ts';
 import { selectOperator, selectReady, selectShift, useStatus } from '../stores/status.ts';
 
-function useChargeErrorText(error: ChargeError | null): string | null {
-  const t = useText();
-  if (!error) return null;
-  if (error.code === 'invalid_argument' && error.params?.['field'] === 'amount') return t('error.amount');
-  if (error.code === 'conflict') return t('error.busy');
-  if (error.code === 'service_unreachable' || error.code === 'service_timeout') return t('error.unreachable');
-  if (error.code === 'disconnected') return t('error.disconnected');
-  // A refusal by the service: the core's own sentence says what was refused.
-  return error.message;
+/**
+ * Whether Escape, pressed with focus on `target`, clears the charge form. It does wherever
+ * focus is on the cashier screen (the form, the keypad, the buttons and links, the page
+ * itself), except where Escape already means something else: an IME composition, a select
+ * (it closes the list), and a text field outside the charge form (the name typed in an
+ * attention item's form: Escape there leaves that field, it must not wipe the amount the
+ * cashier is about to charge).
+ */
+export function escapeClearsChargeForm(target: EventTarget | null, chargeForm: HTMLFormElement | null): boolean {
+  if (!(target instanceof Element)) return true;
+  if (target.closest('select')) return false;
+  const field = target.closest('input, textarea, [contenteditable="true"]');
+  return field === null || (chargeForm !== null && chargeForm.contains(field));
 }
 
 /**
@@ -35,6 +40,7 @@ export function CashierScreen() {
   const charging = useCheckout((s) => s.charging);
   const chargeError = useCheckout((s) => s.chargeError);
   const charge = useCheckout((s) => s.charge);
+  const landed = useCheckout((s) => s.landed);
   const clearError = useCheckout((s) => s.clearError);
   const load = useCheckout((s) => s.load);
   const ready = useStatus(selectReady);
@@ -45,11 +51,13 @@ export function CashierScreen() {
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
   const amountRef = useRef<HTMLInputElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const separator = decimalSeparator(lang);
   const cents = previewCents(amount);
+  const thousands = hasThousandsSeparator(amount);
   // Said before it happens: as soon as an amount is typed while a sale is still open.
   const replacing = amount.trim() === '' ? null : saleToReplace(view);
-  const errorText = useChargeErrorText(chargeError);
+  const errorText = chargeError ? chargeErrorText(lang, chargeError) : null;
   const display = displayAddress();
 
   useEffect(() => {
@@ -63,31 +71,32 @@ export function CashierScreen() {
     amountRef.current?.focus();
   }, [clearError]);
 
-  // Escape clears from anywhere on the screen, not only inside the form.
+  // Escape clears from anywhere on the screen, not only inside the form (see escapeClearsChargeForm).
   useEffect(() => {
     const onEscape = (e: globalThis.KeyboardEvent) => {
-      if (e.key === 'Escape' && !e.defaultPrevented && (e.target === document.body || e.target === document.documentElement)) clear();
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+      if (!escapeClearsChargeForm(e.target, formRef.current)) return;
+      e.preventDefault();
+      clear();
     };
     window.addEventListener('keydown', onEscape);
     return () => window.removeEventListener('keydown', onEscape);
   }, [clear]);
 
+  // A charge went through (its answer, or a newer view after a lost answer): the fields are
+  // emptied for the next sale, unless the cashier has typed something else meanwhile.
+  useEffect(() => {
+    if (!landed) return;
+    setAmount((text) => (text === landed.amount ? '' : text));
+    setReference((text) => (text === landed.reference ? '' : text));
+  }, [landed]);
+
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    if (charging || !ready) return;
-    const ok = await charge({ amount: amount.trim(), reference: reference.trim(), ...(operator ? { by: operator } : {}) });
-    if (ok) {
-      setAmount('');
-      setReference('');
-    }
+    // An empty amount is a second Enter or a double click after a charge: nothing to send.
+    if (charging || !ready || amount.trim() === '') return;
+    await charge({ amount, reference, ...(operator ? { by: operator } : {}) });
     amountRef.current?.focus();
-  };
-
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      clear();
-    }
   };
 
   const onKey = (key: KeypadKey) => {
@@ -99,7 +108,7 @@ export function CashierScreen() {
     <div className="cashier">
       <section className="card charge-card" aria-labelledby="charge-heading">
         <h2 id="charge-heading">{t('cashier.heading')}</h2>
-        <form className="charge-form" onSubmit={(e) => void onSubmit(e)} onKeyDown={onKeyDown} noValidate>
+        <form className="charge-form" ref={formRef} onSubmit={(e) => void onSubmit(e)} noValidate>
           <label className="field-label" htmlFor="amount">
             {t('cashier.amount')}
           </label>
@@ -112,8 +121,8 @@ export function CashierScreen() {
             spellCheck={false}
             value={amount}
             placeholder={`0${separator}00`}
-            aria-describedby="amount-help amount-preview"
-            aria-invalid={chargeError?.code === 'invalid_argument' || undefined}
+            aria-describedby="amount-help amount-preview replace-notice"
+            aria-invalid={chargeError?.code === 'invalid_argument' || thousands || undefined}
             onChange={(e) => {
               setAmount(sanitizeTyped(e.target.value));
               if (chargeError) clearError();
@@ -122,8 +131,16 @@ export function CashierScreen() {
           <p id="amount-help" className="help">
             {t('cashier.amountHelp')}
           </p>
-          <p id="amount-preview" className="preview" aria-live="polite">
-            {cents !== null ? t('cashier.preview', { amount: formatMoney(lang, cents) }) : '\u00a0'}
+          <p id="amount-preview" className={thousands ? 'preview preview-refused' : 'preview'} aria-live="polite">
+            {thousands ? (
+              <>
+                <Icon name="alert" /> {t('cashier.thousandsHint')}
+              </>
+            ) : cents !== null ? (
+              t('cashier.preview', { amount: formatMoney(lang, cents) })
+            ) : (
+              '\u00a0'
+            )}
           </p>
           <Keypad separator={separator} onKey={onKey} />
           <label className="field-label" htmlFor="reference">
@@ -140,11 +157,15 @@ export function CashierScreen() {
           <p id="reference-help" className="help">
             {t('cashier.referenceHelp')}
           </p>
-          {replacing && (
-            <p id="replace-notice" className="notice" data-testid="replace-notice">
-              <Icon name="replace" /> {t('cashier.replaceNotice', { amount: formatMoney(lang, replacing.amount_cents) })}
-            </p>
-          )}
+          {/* Always in the page, so the notice is announced when it appears. Not role=status:
+              the status bar is the page's one status. */}
+          <div id="replace-notice" aria-live="polite" aria-atomic="true">
+            {replacing && (
+              <p className="notice" data-testid="replace-notice">
+                <Icon name="replace" /> {t('cashier.replaceNotice', { amount: formatMoney(lang, replacing.amount_cents) })}
+              </p>
+            )}
+          </div>
           {errorText && (
             <p className="error" role="alert">
               <Icon name="cross" /> {errorText}
@@ -156,7 +177,7 @@ export function CashierScreen() {
             </p>
           )}
           <div className="charge-actions">
-            <button type="submit" className="primary charge-button" aria-disabled={charging || !ready} aria-describedby={replacing ? 'replace-notice' : undefined}>
+            <button type="submit" className="primary charge-button" aria-disabled={charging || !ready} aria-describedby="replace-notice">
               {t('cashier.charge')}
             </button>
             <button type="button" className="secondary" onClick={clear}>

@@ -4,8 +4,9 @@ import type { JournalEventView, SaleStatus, SaleView, ShiftTotals, UnmatchedPaym
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatCount, formatDateTime, formatMoney, formatTime, type TextKey } from '../lib/i18n.ts';
-import { eventDetailsText, statusWordKey } from '../lib/messages.ts';
+import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { useShift, type OutcomeFilter } from '../stores/shift.ts';
@@ -142,8 +143,8 @@ function EventsTable({ events }: { events: readonly JournalEventView[] }) {
             events.map((e) => (
               <tr key={e.seq}>
                 <td className="nowrap">{formatTime(lang, e.at)}</td>
-                <td>
-                  <code>{e.type}</code>
+                <td data-type={e.type} title={e.type}>
+                  {eventTypeText(lang, e.type)}
                 </td>
                 <td>{eventDetailsText(lang, e.details)}</td>
                 <td>{e.by ?? '—'}</td>
@@ -160,7 +161,7 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
   const t = useText();
   const lang = useLang();
   const attribute = useShift((s) => s.attribute);
-  const error = useShift((s) => (s.attributeError?.seq === payment.seq ? s.attributeError.message : null));
+  const error = useShift((s) => (s.attributeError?.seq === payment.seq ? s.attributeError.error : null));
   const operator = useStatus(selectOperator);
   const [saleId, setSaleId] = useState('');
   const [by, setBy] = useState(operator ?? '');
@@ -204,7 +205,7 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
             {t('unmatched.attribute')}
           </button>
           {missing && <p className="error">{t('unmatched.needFields')}</p>}
-          {error && <p className="error">{error}</p>}
+          {error && <p className="error">{errorText(lang, error)}</p>}
         </form>
       </td>
     </tr>
@@ -254,6 +255,7 @@ function UnmatchedPayments() {
 
 function Integrity() {
   const t = useText();
+  const lang = useLang();
   const verify = useShift((s) => s.verify);
   const verifyJournal = useShift((s) => s.verifyJournal);
   return (
@@ -275,7 +277,7 @@ function Integrity() {
                 segment: verify.firstBroken.segment,
                 line: verify.firstBroken.line,
                 seq: verify.firstBroken.seq,
-                reason: verify.firstBroken.reason,
+                reason: brokenReasonText(lang, verify.firstBroken.reason),
               })}
             </>
           ))}
@@ -353,7 +355,7 @@ export function JournalScreen() {
       </div>
       {error && (
         <p className="error" role="alert">
-          <Icon name="cross" /> {error}
+          <Icon name="cross" /> {errorText(lang, error)}
         </p>
       )}
       {report && <Totals totals={report.totals} />}

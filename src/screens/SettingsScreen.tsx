@@ -1,7 +1,9 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
-import { BridgeError } from '../lib/bridge.ts';
+import { toUiError } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
+import { journalProblemText } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useStatus } from '../stores/status.ts';
 
@@ -12,6 +14,7 @@ function positiveInt(text: string): number | null {
 /** This terminal's checkout and cashier name, kept by the core; and the terminal's health in detail. */
 function TerminalSettings() {
   const t = useText();
+  const lang = useLang();
   const status = useStatus((s) => s.status);
   const updateSettings = useStatus((s) => s.updateSettings);
   const [store, setStore] = useState('');
@@ -39,7 +42,7 @@ function TerminalSettings() {
       await updateSettings({ storeId, checkoutId, operator: operator.trim() === '' ? null : operator.trim() });
       setResult({ ok: true, text: t('settings.saved') });
     } catch (err) {
-      setResult({ ok: false, text: err instanceof BridgeError ? err.message : String(err) });
+      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
     }
   };
 
@@ -89,7 +92,7 @@ export function SettingsScreen() {
         <h2 id="status-heading">{t('status.heading')}</h2>
         {error && (
           <p className="error" role="alert">
-            {error}
+            {errorText(lang, error)}
           </p>
         )}
         {status && (
@@ -104,7 +107,7 @@ export function SettingsScreen() {
                 <dt>
                   <Icon name="alert" /> {t('status.unreachable')}
                 </dt>
-                <dd>{status.service.problem.message}</dd>
+                <dd>{errorText(lang, status.service.problem)}</dd>
               </>
             )}
             <dt>{t('status.webhookUrl')}</dt>
@@ -115,7 +118,7 @@ export function SettingsScreen() {
             <dt>{t('status.journalEntries')}</dt>
             <dd>
               {status.journal.entries}
-              {status.journal.problem ? ` · ${status.journal.problem}` : ''}
+              {status.journal.problem ? ` · ${journalProblemText(lang, status.journal) ?? ''}` : ''}
             </dd>
             <dt>{t('status.version')}</dt>
             <dd>{status.version}</dd>

@@ -1,19 +1,48 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { CheckoutView, SaleView } from '../../electron/core/contract.ts';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CheckoutView, Envelope, SaleView, ScreenView } from '../../electron/core/contract.ts';
 import type { Outcome } from '../lib/messages.ts';
-import { connectOutcomeSounds, useCheckout } from './checkout.ts';
+import { connectCheckout, connectOutcomeSounds, useCheckout } from './checkout.ts';
+import { useStatus } from './status.ts';
 
-function sale(id: string, status: SaleView['status']): SaleView {
-  return { sale_id: id, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleView;
+function sale(id: string, status: SaleView['status'], seq = 1): SaleView {
+  return { sale_id: id, seq, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleView;
 }
 
-function view(now: number, sales: SaleView[], checkout = 1): CheckoutView {
-  return { store_id: 1, checkout_id: checkout, now, screen: { kind: 'idle' }, newest: sales[0] ?? null, recent: sales, attention: [] };
+function view(now: number, sales: SaleView[], checkout = 1, screen: ScreenView = { kind: 'idle' }): CheckoutView {
+  return { store_id: 1, checkout_id: checkout, now, screen, newest: sales[0] ?? null, recent: sales, attention: [] };
 }
+
+const qr = (id: string): ScreenView => ({ kind: 'qr', sale_id: id, emv: 'x', amount_cents: 1000, expires_at: 9e15, printed: true });
+
+/**
+ * The core as the Electron preload exposes it (bridge.ts takes `window.pos` when there is
+ * one): each test says how a method answers.
+ */
+const answers: Record<string, (args: unknown) => Promise<Envelope<unknown>>> = {};
+const calls: string[] = [];
+
+beforeAll(() => {
+  const pos = new Proxy(
+    {},
+    {
+      get: (_target, method: string) =>
+        method === 'listen'
+          ? () => () => undefined
+          : (args: unknown) => {
+              calls.push(method);
+              const answer = answers[method];
+              return answer ? answer(args) : Promise.resolve({ ok: false, error: { code: 'not_ready', message: 'not in this test' } });
+            },
+    },
+  );
+  (globalThis as unknown as { window: unknown }).window = { pos };
+});
 
 describe('checkout store', () => {
   beforeEach(() => {
-    useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0 });
+    useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0, chargeError: null, lostCharge: null, landed: null, charging: false });
+    for (const k of Object.keys(answers)) delete answers[k];
+    calls.length = 0;
   });
 
   it('keeps the newest view of its own checkout only', () => {
@@ -26,6 +55,13 @@ describe('checkout store', () => {
     expect(useCheckout.getState().view?.recent[0]?.status).toBe('paid');
   });
 
+  it('does not let a view of the same moment with an older newest sale replace a newer one', () => {
+    const { receive } = useCheckout.getState();
+    receive(view(2_000, [sale('b', 'pending', 2), sale('a', 'displaced', 1)]));
+    receive(view(2_000, [sale('a', 'pending', 1)]));
+    expect(useCheckout.getState().view?.newest?.sale_id).toBe('b');
+  });
+
   it('sounds the loudest outcome once, and nothing for the first view', () => {
     const played: Outcome[] = [];
     const off = connectOutcomeSounds((o) => played.push(o));
@@ -36,6 +72,113 @@ describe('checkout store', () => {
     expect(played).toEqual(['paid_late']);
     receive(view(3, [sale('b', 'paid'), sale('a', 'paid_late')]));
     expect(played).toEqual(['paid_late']);
+    off();
+  });
+
+  it('sounds the expiry when the screen shows it, before the sale status follows, and only once', () => {
+    const played: Outcome[] = [];
+    const off = connectOutcomeSounds((o) => played.push(o));
+    const { receive } = useCheckout.getState();
+    receive(view(1, [sale('a', 'pending')], 1, qr('a')));
+    expect(played).toEqual([]);
+    // The core's clock passed expires_at: the screen says Expired, the sale is still pending.
+    receive(view(2, [sale('a', 'pending')], 1, { kind: 'settled', sale_id: 'a', status: 'expired' }));
+    expect(played).toEqual(['expired']);
+    // A minute later the expiry is journaled: the same outcome of the same sale, not heard again.
+    receive(view(3, [sale('a', 'expired')], 1, { kind: 'settled', sale_id: 'a', status: 'expired' }));
+    expect(played).toEqual(['expired']);
+    off();
+  });
+
+  it('does not replay an expiry already on screen when the page loaded', () => {
+    useCheckout.setState({ view: null });
+    const played: Outcome[] = [];
+    const off = connectOutcomeSounds((o) => played.push(o));
+    const { receive } = useCheckout.getState();
+    receive(view(1, [sale('a', 'pending')], 1, { kind: 'settled', sale_id: 'a', status: 'expired' }));
+    receive(view(2, [sale('a', 'expired')], 1, { kind: 'settled', sale_id: 'a', status: 'expired' }));
+    expect(played).toEqual([]);
+    off();
+  });
+});
+
+describe('a charge whose answer is lost', () => {
+  beforeEach(() => {
+    useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0, chargeError: null, lostCharge: null, landed: null, charging: false });
+    for (const k of Object.keys(answers)) delete answers[k];
+  });
+
+  const before = view(1_000, [sale('a', 'paid', 1)], 1, { kind: 'settled', sale_id: 'a', status: 'paid' });
+  const made = view(1_500, [sale('b', 'pending', 2), sale('a', 'paid', 1)], 1, qr('b'));
+  const lost = () => Promise.resolve({ ok: false as const, error: { code: 'disconnected' as never, message: 'The connection to the cashier app was lost; try again.' } });
+
+  it('keeps what was typed and says so; a newer sale in a later view clears the error and the form', async () => {
+    useCheckout.getState().receive(before);
+    answers['sale.charge'] = lost;
+    expect(await useCheckout.getState().charge({ amount: '12,50', reference: 'A-1' })).toBe(false);
+    expect(useCheckout.getState().chargeError?.code).toBe('disconnected');
+    expect(useCheckout.getState().landed).toBeNull();
+
+    // Reconnected: the same sales, nothing new; the warning stays.
+    useCheckout.getState().receive(view(1_200, [sale('a', 'paid', 1)], 1, { kind: 'settled', sale_id: 'a', status: 'paid' }));
+    expect(useCheckout.getState().chargeError?.code).toBe('disconnected');
+
+    useCheckout.getState().receive(made);
+    expect(useCheckout.getState().chargeError).toBeNull();
+    expect(useCheckout.getState().landed).toEqual({ amount: '12,50', reference: 'A-1' });
+  });
+
+  it('counts as made at once when the new sale was pushed before the connection dropped', async () => {
+    useCheckout.getState().receive(before);
+    answers['sale.charge'] = () => {
+      useCheckout.getState().receive(made);
+      return lost();
+    };
+    expect(await useCheckout.getState().charge({ amount: '12,50' })).toBe(true);
+    expect(useCheckout.getState().chargeError).toBeNull();
+    expect(useCheckout.getState().landed).toEqual({ amount: '12,50', reference: '' });
+  });
+
+  it('sends the amount and reference trimmed, and reports the charged text as typed', async () => {
+    let sent: unknown;
+    answers['sale.charge'] = (args) => {
+      sent = args;
+      return Promise.resolve({ ok: true, result: made });
+    };
+    expect(await useCheckout.getState().charge({ amount: ' 12,50 ', reference: '  ', by: 'Ana' })).toBe(true);
+    expect(sent).toEqual({ amount: '12,50', by: 'Ana', storeId: 1, checkoutId: 1 });
+    expect(useCheckout.getState().landed).toEqual({ amount: ' 12,50 ', reference: '  ' });
+  });
+});
+
+describe('resync', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    useStatus.setState({ connection: 'closed', status: null });
+    useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0 });
+    calls.length = 0;
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const loads = () => calls.filter((m) => m === 'checkout.view').length;
+
+  it('reads the view every 2 s while a QR is shown', () => {
+    useCheckout.setState({ view: view(1, [sale('a', 'pending')], 1, qr('a')) });
+    const off = connectCheckout();
+    vi.advanceTimersByTime(2_000);
+    expect(loads()).toBe(1);
+    vi.advanceTimersByTime(4_000);
+    expect(loads()).toBe(3);
+    off();
+  });
+
+  it('does not while the screen is idle or settled', () => {
+    useCheckout.setState({ view: view(1, [sale('a', 'paid')], 1, { kind: 'settled', sale_id: 'a', status: 'paid' }) });
+    const off = connectCheckout();
+    vi.advanceTimersByTime(30_000);
+    expect(loads()).toBe(0);
     off();
   });
 });

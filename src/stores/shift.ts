@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { ResultOf, SaleStatus, ShiftReport, UnmatchedPayment } from '../../electron/core/contract.ts';
-import { BridgeError, getBridge } from '../lib/bridge.ts';
+import { BridgeError, getBridge, toUiError } from '../lib/bridge.ts';
+import type { UiError } from '../lib/errorText.ts';
 import { prepareCsv, saveFile } from '../lib/download.ts';
 
 /**
@@ -20,7 +21,7 @@ interface ShiftState {
   report: ShiftReport | null;
   outcome: OutcomeFilter;
   search: string;
-  error: string | null;
+  error: UiError | null;
   busy: boolean;
   verify: VerifyResult | null;
   /** Closing was refused because a sale is still pending: the supervisor is asked first. */
@@ -28,7 +29,7 @@ interface ShiftState {
   /** Payments no sale could be matched to, as the core keeps them. */
   unmatched: readonly UnmatchedPayment[];
   /** The payment (by seq) whose attribution failed, and why. */
-  attributeError: { seq: number; message: string } | null;
+  attributeError: { seq: number; error: UiError } | null;
   loadReport(): Promise<void>;
   loadUnmatched(): Promise<void>;
   /** A person ties an unmatched payment to a sale; true once the core journaled it. */
@@ -42,7 +43,6 @@ interface ShiftState {
   exportCsv(): Promise<void>;
 }
 
-const message = (err: unknown) => (err instanceof BridgeError ? err.message : String(err));
 const optionalNote = (note: string) => (note.trim() === '' ? {} : { note: note.trim() });
 
 let reportRequest = 0;
@@ -61,7 +61,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
     try {
       set({ unmatched: await getBridge().call('payments.unmatched') });
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
     }
   },
   async attribute(seq, saleId, by) {
@@ -71,7 +71,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
       await Promise.all([get().loadUnmatched(), get().loadReport()]);
       return true;
     } catch (err) {
-      set({ attributeError: { seq, message: message(err) } });
+      set({ attributeError: { seq, error: toUiError(err) } });
       return false;
     }
   },
@@ -86,7 +86,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
       });
       if (request === reportRequest) set({ report, error: null });
     } catch (err) {
-      if (request === reportRequest) set({ error: message(err) });
+      if (request === reportRequest) set({ error: toUiError(err) });
     }
   },
   setOutcome(outcome) {
@@ -103,7 +103,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
       await get().loadReport();
       return true;
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
       return false;
     } finally {
       set({ busy: false });
@@ -121,7 +121,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
         const pending = typeof err.params['pending'] === 'number' ? err.params['pending'] : 1;
         set({ pendingClose: { by, note, pending } });
       } else {
-        set({ error: message(err) });
+        set({ error: toUiError(err) });
       }
       return false;
     } finally {
@@ -136,7 +136,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
     try {
       set({ verify: await getBridge().call('journal.verify') });
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
     }
   },
   async exportCsv() {
@@ -145,7 +145,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
       const { filename, csv } = await getBridge().call('journal.exportCsv', shiftId ? { shiftId } : {});
       saveFile(prepareCsv(filename, csv));
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
     }
   },
 }));

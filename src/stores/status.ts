@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { isLang, type CoreStatus, type Lang, type ResultOf, type ShiftView } from '../../electron/core/contract.ts';
-import { BridgeError, getBridge, type ConnectionState } from '../lib/bridge.ts';
+import { getBridge, toUiError, type ConnectionState } from '../lib/bridge.ts';
+import type { UiError } from '../lib/errorText.ts';
 
 export type SettingsView = ResultOf<'settings.get'>;
 export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId' | 'operator'>>;
@@ -13,7 +14,7 @@ export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'che
 interface StatusState {
   status: CoreStatus | null;
   connection: ConnectionState;
-  error: string | null;
+  error: UiError | null;
   lang: Lang;
   refresh(): Promise<void>;
   checkService(): Promise<void>;
@@ -32,8 +33,6 @@ export function initialLang(preferred: readonly string[]): Lang {
   return 'pt-BR';
 }
 
-const message = (err: unknown) => (err instanceof BridgeError ? err.message : String(err));
-
 export const useStatus = create<StatusState>()((set) => ({
   status: null,
   connection: 'connecting',
@@ -44,7 +43,7 @@ export const useStatus = create<StatusState>()((set) => ({
       const status = await getBridge().call('core.status');
       set({ status, lang: status.lang, error: null });
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
     }
   },
   async checkService() {
@@ -52,7 +51,7 @@ export const useStatus = create<StatusState>()((set) => ({
       const status = await getBridge().call('core.checkService');
       set({ status, error: null });
     } catch (err) {
-      set({ error: message(err) });
+      set({ error: toUiError(err) });
     }
   },
   async setLang(lang) {

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { LANGS } from '../../electron/core/contract.ts';
+import { chargeErrorText, chargeErrorTextKey, errorText, errorTextKey, type UiError } from './errorText.ts';
+import { translate } from './i18n.ts';
+
+const CODES: readonly UiError['code'][] = [
+  'invalid_argument',
+  'unknown_method',
+  'not_ready',
+  'service_unreachable',
+  'service_timeout',
+  'service_rejected',
+  'service_failed',
+  'conflict',
+  'not_found',
+  'internal',
+  'disconnected',
+  'unauthorized',
+];
+
+/** What the core says in English: it must never reach a pt-BR or es screen. */
+const ENGLISH = 'An English sentence from the core that must not be shown';
+
+const err = (code: UiError['code'], params?: UiError['params']): UiError => ({ code, message: ENGLISH, ...(params ? { params } : {}) });
+
+describe('errorText', () => {
+  it.each(LANGS)('%s: every code has its own translated fallback, never the core message', (lang) => {
+    const seen = new Set<string>();
+    for (const code of CODES) {
+      const text = errorText(lang, err(code));
+      expect(text, code).not.toContain(ENGLISH);
+      expect(text.trim(), code).not.toBe('');
+      seen.add(text);
+    }
+    expect(seen.size).toBe(CODES.length);
+  });
+
+  it('says the same thing in Portuguese as in English, not the English', () => {
+    const e = err('service_failed', { problem: 'bad_gateway', route: 'sales.create' });
+    expect(errorText('en', e)).toContain('HTTP 502');
+    expect(errorText('pt-BR', e)).toContain('HTTP 502');
+    expect(errorText('pt-BR', e)).not.toBe(errorText('en', e));
+    expect(errorText('es', e)).not.toBe(errorText('en', e));
+  });
+
+  // The problem identifiers the service client sets (electron/core/api/errors.ts).
+  it.each<[UiError['code'], string]>([
+    ['service_rejected', 'no_printed_qr'],
+    ['service_failed', 'printed_qr_disabled'],
+    ['invalid_argument', 'validation'],
+    ['service_rejected', 'credentials'],
+    ['service_rejected', 'scope'],
+    ['service_rejected', 'role'],
+    ['service_rejected', 'rate_limited'],
+    ['service_failed', 'bad_gateway'],
+    ['service_failed', 'server_error'],
+    ['service_failed', 'unavailable'],
+    ['service_failed', 'gateway_timeout'],
+    ['service_failed', 'unreadable_answer'],
+    ['service_unreachable', 'refused'],
+    ['service_unreachable', 'dns'],
+    ['service_unreachable', 'broken'],
+    ['service_timeout', 'deadline'],
+    ['service_timeout', 'no_answer'],
+    ['service_timeout', 'connect_timeout'],
+    ['not_found', 'not_found'],
+    ['conflict', 'idempotency_key_reused'],
+    ['invalid_argument', 'store_not_found'],
+  ])('%s / problem %s has a sentence of its own', (code, problem) => {
+    expect(errorTextKey(err(code, { problem, route: 'sales.create' }))).toBe(`error.problem.${problem}`);
+  });
+
+  it('falls back to the code for a problem it does not know, or a null one', () => {
+    expect(errorTextKey(err('service_rejected', { problem: 'something_new' }))).toBe('error.code.service_rejected');
+    expect(errorTextKey(err('service_failed', { problem: null }))).toBe('error.code.service_failed');
+    expect(errorTextKey(err('service_failed', { problem: 'toString' }))).toBe('error.code.service_failed');
+    expect(errorTextKey(err('service_failed', { problem: '__proto__' }))).toBe('error.code.service_failed');
+    expect(errorTextKey(err('constructor' as never))).toBe('error.code.internal');
+    expect(errorTextKey(err('brand_new_code' as never))).toBe('error.code.internal');
+  });
+
+  it.each([
+    ['pending_sale', 'error.conflict.pending_sale'],
+    ['shift_open', 'error.conflict.shift_open'],
+    ['no_shift', 'error.conflict.no_shift'],
+    ['who_knows', 'error.code.conflict'],
+  ])('a conflict with reason %s', (reason, key) => {
+    expect(errorTextKey(err('conflict', { reason }))).toBe(key);
+  });
+
+  it('words the amount refusals of the core, the thousands separator as the preview does', () => {
+    expect(errorTextKey(err('invalid_argument', { field: 'amount' }))).toBe('error.amount');
+    const thousands = err('invalid_argument', { field: 'amount', problem: 'thousands_separator' });
+    for (const lang of LANGS) expect(errorText(lang, thousands)).toBe(translate(lang, 'cashier.thousandsHint'));
+    expect(errorText('en', thousands)).toContain('1500');
+  });
+});
+
+describe('chargeErrorText', () => {
+  it('says a charge whose answer was lost may have gone through, in every language', () => {
+    expect(chargeErrorText('en', err('disconnected'))).toBe('The charge may have gone through: check the current sale before charging again.');
+    expect(chargeErrorText('pt-BR', err('disconnected'))).not.toBe(translate('pt-BR', 'error.disconnected'));
+    expect(errorText('en', err('disconnected'))).toBe('The connection to the cashier app was lost; try again.');
+  });
+  it('keeps the counter words for a create in flight and an unreachable service', () => {
+    expect(chargeErrorTextKey(err('conflict'))).toBe('error.busy');
+    expect(chargeErrorTextKey(err('service_unreachable'))).toBe('error.unreachable');
+    expect(chargeErrorTextKey(err('service_rejected', { problem: 'no_printed_qr' }))).toBe('error.problem.no_printed_qr');
+    expect(chargeErrorText('es', err('internal'))).not.toContain(ENGLISH);
+  });
+});

@@ -1,0 +1,88 @@
+import type { ErrorCode, Lang, WireError } from '../../electron/core/contract.ts';
+import { dictionary, translate, type TextKey } from './i18n.ts';
+
+/**
+ * An error as the renderer holds it: the bridge's code and params (the core's `message` is
+ * English, for logs; it is kept but never shown). These pure functions choose the sentence
+ * in the cashier's language from the code, and from `params.problem` (the service client's
+ * identifier, electron/core/api/errors.ts) or `params.reason` (the terminal's conflicts)
+ * where present; every code has a translated fallback.
+ */
+export interface UiError {
+  code: ErrorCode | 'disconnected' | 'unauthorized';
+  message: string;
+  params?: WireError['params'];
+}
+
+const CODE_TEXT: Record<UiError['code'], TextKey> = {
+  invalid_argument: 'error.code.invalid_argument',
+  unknown_method: 'error.code.unknown_method',
+  not_ready: 'error.code.not_ready',
+  service_unreachable: 'error.code.service_unreachable',
+  service_timeout: 'error.code.service_timeout',
+  service_rejected: 'error.code.service_rejected',
+  service_failed: 'error.code.service_failed',
+  conflict: 'error.code.conflict',
+  not_found: 'error.code.not_found',
+  internal: 'error.code.internal',
+  disconnected: 'error.disconnected',
+  unauthorized: 'connection.unauthorized',
+};
+
+/** The core's own `problem` identifiers that have a sentence of their own. */
+const CORE_PROBLEM_TEXT: ReadonlyMap<string, TextKey> = new Map([['thousands_separator', 'cashier.thousandsHint']]);
+
+function param(error: UiError, name: string): string | null {
+  const value = error.params?.[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** A key of the dictionary built from a code, or null when there is no such key. */
+function knownKey(key: string): TextKey | null {
+  return Object.hasOwn(dictionary('en'), key) ? (key as TextKey) : null;
+}
+
+/** The sentence key for any error, wherever it is shown. */
+export function errorTextKey(error: UiError): TextKey {
+  const problem = param(error, 'problem');
+  if (problem !== null) {
+    const key = CORE_PROBLEM_TEXT.get(problem) ?? knownKey(`error.problem.${problem}`);
+    if (key) return key;
+  }
+  if (error.code === 'invalid_argument' && param(error, 'field') === 'amount') return 'error.amount';
+  if (error.code === 'conflict') {
+    const reason = param(error, 'reason');
+    const key = reason === null ? null : knownKey(`error.conflict.${reason}`);
+    if (key) return key;
+  }
+  // A code from a newer core than this renderer still gets a sentence.
+  return Object.hasOwn(CODE_TEXT, error.code) ? CODE_TEXT[error.code] : 'error.code.internal';
+}
+
+/**
+ * The sentence key for a charge's error: the same as anywhere else, except where the
+ * counter needs its own words. A lost answer may hide a sale already made (its QR may be on
+ * the customer display), so the cashier is told to look before charging again.
+ */
+export function chargeErrorTextKey(error: UiError): TextKey {
+  switch (error.code) {
+    case 'disconnected':
+      return 'error.chargeLost';
+    case 'conflict':
+      // The terminal's only reason-less refusal of a charge: the previous create is in flight.
+      return param(error, 'reason') === null ? 'error.busy' : errorTextKey(error);
+    case 'service_unreachable':
+    case 'service_timeout':
+      return param(error, 'problem') === null ? 'error.unreachable' : errorTextKey(error);
+    default:
+      return errorTextKey(error);
+  }
+}
+
+export function errorText(lang: Lang, error: UiError): string {
+  return translate(lang, errorTextKey(error));
+}
+
+export function chargeErrorText(lang: Lang, error: UiError): string {
+  return translate(lang, chargeErrorTextKey(error));
+}
