@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
  * The follow-up loop and the creates it sends again: what a refusal of a retry may conclude,
@@ -15,30 +12,22 @@ import { serviceControl, waitFor, type ServiceControl } from './fixtures/service
  * embedded sandbox; faults are injected at the service; time moves only through the sandbox
  * clock and the loop is driven with `terminal.tick()` (its own timer runs too).
  */
-let dir = '';
+let app: CoreOnSandbox;
 let core: Core;
 let svc: ServiceControl;
 const log = memoryLogger(systemClock);
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pos-follow-up-'));
-  core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
-  await core.start();
-  svc = serviceControl(core.status().service.baseUrl ?? '');
-  await svc.printCheckout(1, 2);
+  app = await startCoreOnSandbox('follow-up', log);
+  ({ core, svc } = app);
 });
 
-afterAll(async () => {
-  await core?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => app?.stop());
 
 afterEach(async () => {
-  await svc('DELETE', '/_sandbox/faults');
   await svc('PUT', '/_sandbox/gateway', { printed_disabled: false });
-  await svc('POST', '/_sandbox/clock/advance', { seconds: 400 });
-  await core.terminal.tick();
+  await app.settle();
 });
 
 const charge = (checkoutId: number, amountCents: number) => core.terminal.charge({ storeId: 1, checkoutId, amountCents, by: 'ana' });

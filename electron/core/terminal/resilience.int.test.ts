@@ -9,6 +9,7 @@ import { loadConfig } from '../config.ts';
 import { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -18,7 +19,7 @@ import { serviceControl, waitFor, type ServiceControl } from './fixtures/service
  * loopback HTTP; faults are injected at the service; time moves only through the sandbox
  * clock (the core shares it) and the follow-up loop is driven with `terminal.tick()`.
  */
-let dir = '';
+let app: CoreOnSandbox;
 let core: Core;
 let svc: ServiceControl;
 const log = memoryLogger(systemClock);
@@ -28,25 +29,15 @@ const TX_STATUS = { target: 'route', method: 'GET', path: '/v2/tx_status/:pix_id
 const OTHER_SECRET = 'whsec_' + Buffer.from('a-secret-the-terminal-does-not-know').toString('base64');
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pos-resilience-'));
-  core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
-  await core.start();
-  svc = serviceControl(core.status().service.baseUrl ?? '');
-  // A second printed checkout, so two sales can be paid at the same time.
-  await svc.printCheckout(1, 2);
+  app = await startCoreOnSandbox('resilience', log);
+  ({ core, svc } = app);
 });
 
-afterAll(async () => {
-  await core?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => app?.stop());
 
 afterEach(async () => {
-  await svc('DELETE', '/_sandbox/faults');
   await svc('PUT', '/_sandbox/webhook', { url: core.status().webhooks.url, secret: FIXTURE_WEBHOOK_SECRET });
-  // Settle both checkouts between tests: whatever is still pending expires.
-  await svc('POST', '/_sandbox/clock/advance', { seconds: 400 });
-  await core.terminal.tick();
+  await app.settle();
 });
 
 const charge = (checkoutId: number, amountCents: number) => core.terminal.charge({ storeId: 1, checkoutId, amountCents, by: 'ana' });

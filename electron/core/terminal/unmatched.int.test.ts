@@ -14,6 +14,7 @@ import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 import { Terminal, type UnmatchedPayment } from './terminal.ts';
 
@@ -142,27 +143,17 @@ describe('the terminal on its journal', () => {
 });
 
 describe('the core on its embedded sandbox', () => {
-  let dir = '';
+  let app: CoreOnSandbox;
   let core: Core;
   let svc: ServiceControl;
   const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pos-unmatched-core-'));
-    core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
-    await core.start();
-    svc = serviceControl(core.status().service.baseUrl ?? '');
-    await svc.printCheckout(1, 2);
+    app = await startCoreOnSandbox('unmatched-core', log);
+    ({ core, svc } = app);
   });
-  afterAll(async () => {
-    await core?.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    await svc('DELETE', '/_sandbox/faults');
-    await svc('POST', '/_sandbox/clock/advance', { seconds: 400 });
-    await core.terminal.tick();
-  });
+  afterAll(() => app?.stop());
+  afterEach(() => app.settle());
 
   const saleOf = async (saleId: string): Promise<Sale> => {
     const row = await core.journal.sales.get(saleId);
