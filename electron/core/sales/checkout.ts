@@ -25,8 +25,8 @@
 import { MAX_SALE_CENTS } from './amount.ts';
 import { SALE_LIFETIME_MS, activeDisplacements } from './lifecycle.ts';
 import type {
+  CreatedFacts,
   CreateRefusal,
-  QrType,
   Sale,
   SaleCreateFailed,
   SaleCreateUncertain,
@@ -138,20 +138,8 @@ export function displaceable(s: Sale): boolean {
 
 /** The create's outcome, as the API client read it (times as epoch ms). */
 export type CreateOutcome =
-  | {
-      readonly kind: 'created';
-      readonly pix_id: string;
-      readonly service_id: string;
-      readonly operation_id?: string;
-      readonly qr_type: QrType;
-      readonly emv: string;
-      readonly pqr_emv: string | null;
-      readonly amount_brl?: string | number;
-      readonly store_id?: number;
-      readonly checkout_id?: number;
-      readonly created_at: number;
-      readonly expires_at: number;
-    }
+  /** The 201's facts, exactly what `sale.created` records. */
+  | ({ readonly kind: 'created' } & CreatedFacts)
   | { readonly kind: 'refused'; readonly error: CreateRefusal }
   | { readonly kind: 'uncertain'; readonly reason: UncertainReason; readonly attempts: number };
 
