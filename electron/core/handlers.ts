@@ -1,4 +1,4 @@
-import { parseCents } from '../shared/money.ts';
+import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
 import { handler } from './bridge/handler.ts';
@@ -38,24 +38,19 @@ export function createHandlers(core: Core) {
      */
     'sale.charge': handler(
       v.object({
-        amount: v.string({ min: 1, max: 20, describe: 'an amount like 12,50' }),
+        amount: v.string({ min: 1, max: 64, describe: 'an amount like 12,50' }),
         reference: v.optional(v.string({ min: 1, max: 128, pattern: /^[^\p{Cc}]+$/u, describe: 'a reference of 1 to 128 characters' })),
         by: v.optional(person),
         ...checkoutArgs,
       }),
       (a) => {
-        // "2.500" is two thousand five hundred to a Brazilian, 2.50 to a parser: a cashier's
-        // amount with three digits after the separator is refused, never guessed.
-        if (/[.,]\d{3,}\s*$/.test(a.amount)) {
-          throw new CoreError('invalid_argument', 'Type the amount without a thousands separator, like 1500 or 1500,00.', { field: 'amount', problem: 'thousands_separator' });
-        }
-        const parsed = parseCents(a.amount, { decimalComma: true });
-        if (!parsed.ok || parsed.cents <= 0) {
-          throw new CoreError('invalid_argument', 'Type the amount in reais, like 12,50: more than zero, at most two decimal places.', { field: 'amount' });
-        }
+        // The one reader of what a cashier types, the one the screen previews with: it never
+        // rewrites an amount ("-5", "1e3", "2.500"), it says which problem it refused.
+        const typed = readTypedAmount(a.amount);
+        if (!typed.ok) throw new CoreError('invalid_argument', TYPED_AMOUNT_PROBLEM_TEXT[typed.problem], { field: 'amount', problem: typed.problem });
         return core.charge({
           ...checkoutOf(a),
-          amountCents: parsed.cents,
+          amountCents: typed.cents,
           ...(a.reference === undefined ? {} : { externalId: a.reference }),
           ...(a.by === undefined ? {} : { by: a.by }),
         });

@@ -71,6 +71,21 @@ describe('Fields (pydantic-like validation items)', () => {
     expect(f.items.find((i) => i.loc[1] === 'g')?.msg).toBe('Input should be less than or equal to 1000000.00');
   });
 
+  it('cents: reads amounts with the app’s strict wire decoder, so the two never disagree on a payment', () => {
+    const f = Fields.body({ a: '12.500', b: '+12.5', c: ' 12.50', d: '1e3', e: '12,50', f: '-0.00', g: 0.1 + 0.2, h: '0x10' });
+    for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) expect(f.cents(k, { gt: 0 })).toBeUndefined();
+    expect(f.items.map((i) => [i.loc[1], i.type])).toEqual([
+      ['a', 'decimal_max_places'],
+      ['b', 'decimal_parsing'],
+      ['c', 'decimal_parsing'],
+      ['d', 'decimal_parsing'],
+      ['e', 'decimal_parsing'],
+      ['f', 'greater_than'],
+      ['g', 'decimal_max_places'],
+      ['h', 'decimal_parsing'],
+    ]);
+  });
+
   it('literal and enum list the expected values the pydantic way', () => {
     expect(expectedList(['a', 'b', 'c'])).toBe("'a', 'b' or 'c'");
     expect(expectedList(['a'])).toBe("'a'");

@@ -13,7 +13,7 @@
  * keeps its value") and a type error for a required one.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { formatCents, parseCents } from '../shared/money.ts';
+import { BRL_SCALE, decodeWireAmount, formatCents } from '../shared/money.ts';
 import { validationError } from './http.ts';
 import type { ValidationItem } from './http.ts';
 
@@ -252,13 +252,15 @@ export class Fields {
 
   /**
    * An amount in BRL: a decimal string ("12.50") or a JSON number, at most two decimal places,
-   * returned as integer cents (contract: wire conventions). Bounds are in cents.
+   * returned as integer cents (contract: wire conventions), read by the same strict wire
+   * decoder as the app's (electron/shared/money.ts: "12.500", " 12.50", "+12.5" are not
+   * amounts). Bounds are in cents.
    */
   cents(name: string, options: CentsOptions = {}): number | undefined {
     const got = this.#value(name, options);
     if (got === undefined) return undefined;
     const { value } = got;
-    const parsed = parseCents(value);
+    const parsed = decodeWireAmount(value, { scale: BRL_SCALE });
     const show = (c: number): string => (c === 0 ? '0' : formatCents(c));
     if (!parsed.ok) {
       switch (parsed.problem) {
@@ -282,8 +284,8 @@ export class Fields {
           return undefined;
       }
     }
-    if (!this.#bounds(name, parsed.cents, value, options, show)) return undefined;
-    return parsed.cents;
+    if (!this.#bounds(name, parsed.minor, value, options, show)) return undefined;
+    return parsed.minor;
   }
 
   /** `extra_forbidden` for a field the endpoint does not take at all. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalSeparator, hasThousandsSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from './amountInput.ts';
+import { amountProblem, decimalSeparator, MAX_AMOUNT_CHARS, pressKey, previewCents, sanitizeTyped, type KeypadKey } from './amountInput.ts';
 
 const press = (keys: readonly KeypadKey[], sep: ',' | '.' = ',', start = '') => keys.reduce((text, key) => pressKey(text, key, sep), start);
 
@@ -28,16 +28,24 @@ describe('pressKey', () => {
 });
 
 describe('sanitizeTyped', () => {
+  // Issue 13: the field used to drop what was not a digit, so "-5" charged R$ 5,00 and "1e3"
+  // R$ 13,00. What the cashier typed stays, and the reader refuses it in words.
   it.each([
     ['12,50', '12,50'],
-    ['R$ 12,50', '12,50'],
-    ['12.5a', '12.5'],
-    ['-3', '3'],
-    ['1e3', '13'],
+    ['R$ 12,50', 'R$ 12,50'],
+    ['12.5a', '12.5a'],
+    ['-3', '-3'],
+    ['1e3', '1e3'],
     ['\u202e12', '12'],
-    ['1'.repeat(40), '1'.repeat(20)],
+    ['12\u200b,50', '12,50'],
+    ['1'.repeat(40), '1'.repeat(MAX_AMOUNT_CHARS + 1)],
   ])('%j -> %j', (raw, text) => {
     expect(sanitizeTyped(raw)).toBe(text);
+  });
+
+  it('never turns a long paste into a shorter amount the reader would accept', () => {
+    expect(previewCents(sanitizeTyped(`${'0'.repeat(30)}12,50`))).toBeNull();
+    expect(amountProblem(sanitizeTyped(`${'0'.repeat(30)}12,50`))).toBe('too_long');
   });
 });
 
@@ -46,6 +54,7 @@ describe('previewCents', () => {
     ['12,50', 1250],
     ['12.50', 1250],
     ['12,5', 1250],
+    ['R$ 12,50', 1250],
     ['0,01', 1],
     ['0', null],
     ['', null],
@@ -58,24 +67,28 @@ describe('previewCents', () => {
     ['10.000', null],
     ['2.500 ', null],
     ['2.50', 250],
+    ['-5', null],
+    ['1e3', null],
   ])('%j -> %s', (text, cents) => {
     expect(previewCents(text)).toBe(cents);
   });
 });
 
-describe('hasThousandsSeparator', () => {
-  it.each<[string, boolean]>([
-    ['2.500', true],
-    ['1,000', true],
-    ['1.000.000', true],
-    ['12,505', true],
-    ['2.50', false],
-    ['2,5', false],
-    ['2500', false],
-    ['1.000,00', false],
-    ['', false],
-  ])('%j -> %s', (text, refused) => {
-    expect(hasThousandsSeparator(text)).toBe(refused);
+describe('amountProblem', () => {
+  it.each<[string, string | null]>([
+    ['12,50', null],
+    ['', null],
+    ['0', null], // on the way to "0,50": said by the core only if charged
+    ['0,', null],
+    ['-5', 'negative'],
+    ['1e3', 'exponent'],
+    ['12a', 'not_a_number'],
+    ['2.500', 'thousands_separator'],
+    ['1.000,00', 'thousands_separator'],
+    ['12,5055', 'too_many_decimals'],
+    ['1000000,01', 'too_large'],
+  ])('%j -> %s', (text, problem) => {
+    expect(amountProblem(text)).toBe(problem);
   });
 });
 

@@ -1,13 +1,15 @@
-import { parseCents } from '../../electron/shared/money.ts';
+import { MAX_TYPED_AMOUNT_CHARS, readTypedAmount, type TypedAmountProblem } from '../../electron/shared/money.ts';
+import type { TextKey } from './i18n.ts';
 
 /**
  * The amount field as the cashier edits it, by keyboard or by the on-screen keypad. The text
- * goes to the core as typed ("12,50" or "12.50"): the core parses it and is the only judge.
- * These helpers only keep the field tidy and show what the core will most likely read.
+ * goes to the core as typed ("12,50", "R$ 12,50"): the core reads it with the same reader as
+ * the preview here (electron/shared/money.ts, readTypedAmount), and is the only judge. The
+ * field never drops a character a cashier typed: "-5" stays "-5" and is refused in words,
+ * never charged as R$ 5,00.
  */
 
-/** The core accepts at most 20 characters (handlers.ts, sale.charge). */
-export const MAX_AMOUNT_CHARS = 20;
+export const MAX_AMOUNT_CHARS = MAX_TYPED_AMOUNT_CHARS;
 
 export type KeypadKey = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '00' | 'separator' | 'backspace' | 'clear';
 
@@ -21,9 +23,14 @@ export function decimalSeparator(lang: string): ',' | '.' {
   return lang === 'en' ? '.' : ',';
 }
 
-/** What typing or pasting leaves in the field: digits and separators only, at most 20 characters. */
+/**
+ * What typing or pasting leaves in the field: the text as typed, without invisible control
+ * and format characters (a pasted bidi override would show the digits reversed). A paste
+ * longer than an amount keeps one character too many, so the reader says "too long" instead
+ * of reading a cut number.
+ */
 export function sanitizeTyped(raw: string): string {
-  return raw.replace(/[^\d.,]/g, '').slice(0, MAX_AMOUNT_CHARS);
+  return raw.replace(/[\p{Cc}\p{Cf}]/gu, '').slice(0, MAX_AMOUNT_CHARS + 1);
 }
 
 function split(text: string): { whole: string; sep: string | null; fraction: string } {
@@ -62,21 +69,31 @@ export function pressKey(text: string, key: KeypadKey, separator: ',' | '.'): st
   return out.slice(0, MAX_AMOUNT_CHARS);
 }
 
-/**
- * The cents the core will most likely read from the text, for the preview under the field,
- * or null while the text is not an amount yet. Only a preview: the core decides.
- */
+/** The cents the core will read from the text, for the preview under the field, or null. */
 export function previewCents(text: string): number | null {
-  if (text.trim() === '' || hasThousandsSeparator(text)) return null;
-  const parsed = parseCents(text, { decimalComma: true });
-  return parsed.ok && parsed.cents > 0 ? parsed.cents : null;
+  const typed = readTypedAmount(text);
+  return typed.ok ? typed.cents : null;
 }
 
 /**
- * "2.500" is two thousand five hundred to a Brazilian and 2.50 to a parser: three or more
- * digits after the last separator are refused by the core (handlers.ts), never guessed, so
- * the field says so before Charge is pressed.
+ * What is wrong with the text, said under the field while the cashier types, before Charge is
+ * pressed; null while it is an amount, or not yet one ("" or "0" on the way to "0,50"). The
+ * core refuses the same text for the same reason when Charge is pressed.
  */
-export function hasThousandsSeparator(text: string): boolean {
-  return /[.,]\d{3,}\s*$/.test(text);
+export function amountProblem(text: string): TypedAmountProblem | null {
+  const typed = readTypedAmount(text);
+  return typed.ok || typed.problem === 'empty' || typed.problem === 'zero' ? null : typed.problem;
 }
+
+/** The sentence of each refusal, on the field and in the core's answer (errorText.ts). */
+export const AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, TextKey>> = {
+  empty: 'cashier.amountProblem.empty',
+  too_long: 'cashier.amountProblem.too_long',
+  negative: 'cashier.amountProblem.negative',
+  exponent: 'cashier.amountProblem.exponent',
+  not_a_number: 'cashier.amountProblem.not_a_number',
+  thousands_separator: 'cashier.thousandsHint',
+  too_many_decimals: 'cashier.amountProblem.too_many_decimals',
+  zero: 'cashier.amountProblem.zero',
+  too_large: 'cashier.amountProblem.too_large',
+};

@@ -94,6 +94,20 @@ describe('errorText', () => {
     for (const lang of LANGS) expect(errorText(lang, thousands)).toBe(translate(lang, 'cashier.thousandsHint'));
     expect(errorText('en', thousands)).toContain('1500');
   });
+
+  it('words every refusal of a typed amount by its own problem, in every language, never as the service’s', () => {
+    const sentence = (problem: string, lang: (typeof LANGS)[number]) => errorText(lang, err('invalid_argument', { field: 'amount', problem }));
+    expect(sentence('negative', 'en')).toMatch(/minus sign/);
+    expect(sentence('exponent', 'en')).toMatch(/plain digits/);
+    expect(sentence('too_many_decimals', 'en')).toMatch(/two decimal places/);
+    expect(sentence('too_large', 'en')).toBe('A sale is at most R$1,000,000.00.');
+    expect(sentence('too_large', 'en')).not.toBe(translate('en', 'error.problem.too_large'));
+    for (const lang of LANGS) {
+      const texts = ['empty', 'too_long', 'negative', 'exponent', 'not_a_number', 'thousands_separator', 'too_many_decimals', 'zero', 'too_large'].map((p) => sentence(p, lang));
+      expect(new Set(texts).size).toBe(texts.length);
+      expect(texts).not.toContain(translate(lang, 'error.amount'));
+    }
+  });
 });
 
 describe('chargeErrorText', () => {

@@ -1,4 +1,6 @@
 import type { ErrorCode, Lang, WireError } from '../../electron/core/contract.ts';
+import type { TypedAmountProblem } from '../../electron/shared/money.ts';
+import { AMOUNT_PROBLEM_TEXT } from './amountInput.ts';
 import { dictionary, translate, type TextKey } from './i18n.ts';
 
 /**
@@ -29,8 +31,6 @@ const CODE_TEXT: Record<UiError['code'], TextKey> = {
   unauthorized: 'connection.unauthorized',
 };
 
-/** The core's own `problem` identifiers that have a sentence of their own. */
-const CORE_PROBLEM_TEXT: ReadonlyMap<string, TextKey> = new Map([['thousands_separator', 'cashier.thousandsHint']]);
 
 function param(error: UiError, name: string): string | null {
   const value = error.params?.[name];
@@ -45,11 +45,15 @@ function knownKey(key: string): TextKey | null {
 /** The sentence key for any error, wherever it is shown. */
 export function errorTextKey(error: UiError): TextKey {
   const problem = param(error, 'problem');
+  // The core's refusal of a typed amount names the reader's problem (electron/shared/money.ts):
+  // the same sentence as under the field, never the service's problem of the same name.
+  if (error.code === 'invalid_argument' && param(error, 'field') === 'amount') {
+    return problem !== null && Object.hasOwn(AMOUNT_PROBLEM_TEXT, problem) ? AMOUNT_PROBLEM_TEXT[problem as TypedAmountProblem] : 'error.amount';
+  }
   if (problem !== null) {
-    const key = CORE_PROBLEM_TEXT.get(problem) ?? knownKey(`error.problem.${problem}`);
+    const key = knownKey(`error.problem.${problem}`);
     if (key) return key;
   }
-  if (error.code === 'invalid_argument' && param(error, 'field') === 'amount') return 'error.amount';
   if (error.code === 'conflict') {
     const reason = param(error, 'reason');
     const key = reason === null ? null : knownKey(`error.conflict.${reason}`);

@@ -4,7 +4,7 @@ import { AttentionList } from '../components/AttentionList.tsx';
 import { Keypad } from '../components/Keypad.tsx';
 import { RecentSales } from '../components/RecentSales.tsx';
 import { SalePanel } from '../components/SalePanel.tsx';
-import { decimalSeparator, hasThousandsSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
+import { AMOUNT_PROBLEM_TEXT, amountProblem, decimalSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
 import { displayAddress } from '../lib/bridge.ts';
 import { saleToReplace } from '../lib/checkoutView.ts';
 import { chargeErrorText } from '../lib/errorText.ts';
@@ -54,7 +54,7 @@ export function CashierScreen() {
   const formRef = useRef<HTMLFormElement>(null);
   const separator = decimalSeparator(lang);
   const cents = previewCents(amount);
-  const thousands = hasThousandsSeparator(amount);
+  const problem = amountProblem(amount);
   // Said before it happens: as soon as an amount is typed while a sale is still open.
   const replacing = amount.trim() === '' ? null : saleToReplace(view);
   const errorText = chargeError ? chargeErrorText(lang, chargeError) : null;
@@ -122,7 +122,7 @@ export function CashierScreen() {
             value={amount}
             placeholder={`0${separator}00`}
             aria-describedby="amount-help amount-preview replace-notice"
-            aria-invalid={chargeError?.code === 'invalid_argument' || thousands || undefined}
+            aria-invalid={chargeError?.code === 'invalid_argument' || problem !== null || undefined}
             onChange={(e) => {
               setAmount(sanitizeTyped(e.target.value));
               if (chargeError) clearError();
@@ -131,10 +131,10 @@ export function CashierScreen() {
           <p id="amount-help" className="help">
             {t('cashier.amountHelp')}
           </p>
-          <p id="amount-preview" className={thousands ? 'preview preview-refused' : 'preview'} aria-live="polite">
-            {thousands ? (
+          <p id="amount-preview" className={problem !== null ? 'preview preview-refused' : 'preview'} aria-live="polite">
+            {problem !== null ? (
               <>
-                <Icon name="alert" /> {t('cashier.thousandsHint')}
+                <Icon name="alert" /> {t(AMOUNT_PROBLEM_TEXT[problem])}
               </>
             ) : cents !== null ? (
               t('cashier.preview', { amount: formatMoney(lang, cents) })

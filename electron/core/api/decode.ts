@@ -4,10 +4,10 @@
  * reports (it never hands half-typed data to the app).
  *
  * Money is read exactly from its decimal text, never by multiplying a float (contract,
- * wire conventions): BRL through electron/shared/money.ts into integer cents, other
- * currencies (ARS, USDt) into integer minor units at the currency's scale.
+ * wire conventions), by the one strict wire decoder (electron/shared/money.ts): BRL into
+ * integer cents, other currencies (ARS, USDt) into integer minor units at their scale.
  */
-import { expandExponent, parseCents } from '../../shared/money.ts';
+import { BRL_SCALE, decodeWireAmount } from '../../shared/money.ts';
 
 export class DecodeError extends Error {
   override name = 'DecodeError';
@@ -28,38 +28,6 @@ export interface Amount {
   scale: number;
   /** Alpha-3 (or `USDt`) as the service names it; null when the service gives none. */
   currency: string | null;
-}
-
-/** Digits beyond which an integer is no longer exact in a double. */
-const MAX_DIGITS = 15;
-
-/**
- * Parses a decimal (JSON number or decimal string) into integer minor units at `scale`,
- * exactly. Returns null when it is not a plain decimal, has more significant decimals
- * than `scale`, is negative without `allowNegative`, or is too large.
- */
-export function parseMinorUnits(input: unknown, scale: number, allowNegative = false): number | null {
-  let text: string;
-  if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return null;
-    text = Object.is(input, -0) ? '0' : expandExponent(String(input));
-  } else if (typeof input === 'string') {
-    text = input.trim();
-  } else {
-    return null;
-  }
-  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
-  if (m === null) return null;
-  const negative = m[1] === '-';
-  const whole = (m[2] ?? '').replace(/^0+/, '');
-  const fraction = (m[3] ?? '').replace(/0+$/, '');
-  if ((m[2] ?? '') === '' && (m[3] ?? '') === '') return null;
-  if (fraction.length > scale) return null;
-  if (whole.length + scale > MAX_DIGITS) return null;
-  const minor = Number((whole === '' ? '0' : whole) + fraction.padEnd(scale, '0'));
-  if (!Number.isSafeInteger(minor)) return null;
-  if (negative && minor !== 0) return allowNegative ? -minor : null;
-  return minor;
 }
 
 type Json = Record<string, unknown>;
@@ -141,9 +109,9 @@ export class Fields {
 
   /** A BRL amount (decimal string or JSON number) as integer cents (contract, wire conventions). */
   cents(key: string): number {
-    const parsed = parseCents(this.#obj[key]);
-    if (!parsed.ok) throw new DecodeError(this.#at(key), `is not a BRL amount (${parsed.problem})`);
-    return parsed.cents;
+    const decoded = decodeWireAmount(this.#obj[key], { scale: BRL_SCALE });
+    if (!decoded.ok) throw new DecodeError(this.#at(key), `is not a BRL amount (${decoded.problem})`);
+    return decoded.minor;
   }
 
   centsOrNull(key: string): number | null {
@@ -152,12 +120,12 @@ export class Fields {
     return this.cents(key);
   }
 
-  /** An amount in `currency`, read exactly at that currency's scale. */
-  amount(key: string, currency: string | null, scaleOf: (currency: string | null) => number, allowNegative = false): Amount {
+  /** An amount in `currency`, read exactly at that currency's scale; `signed` for a net amount that may be below zero. */
+  amount(key: string, currency: string | null, scaleOf: (currency: string | null) => number, signed = false): Amount {
     const scale = scaleOf(currency);
-    const minor = parseMinorUnits(this.#obj[key], scale, allowNegative);
-    if (minor === null) throw new DecodeError(this.#at(key), `is not an amount with at most ${scale} decimals`);
-    return { minor, scale, currency };
+    const decoded = decodeWireAmount(this.#obj[key], { scale, signed });
+    if (!decoded.ok) throw new DecodeError(this.#at(key), `is not an amount with at most ${scale} decimals (${decoded.problem})`);
+    return { minor: decoded.minor, scale, currency };
   }
 
   amountOrNull(key: string, currency: string | null, scaleOf: (currency: string | null) => number): Amount | null {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
-import { DecodeError, parseMinorUnits } from './decode.ts';
+import { DecodeError, Fields } from './decode.ts';
 import { parseErrorBody } from './errors.ts';
 import { buildPath, buildQuery, currencyScale, ROUTES } from './routes.ts';
 import type { RouteName } from './routes.ts';
@@ -273,35 +273,47 @@ describe('response decoding', () => {
 });
 
 describe('exact amounts', () => {
+  // Through the client's own field reader, which must use the one strict wire decoder
+  // (electron/shared/money.ts, whose table holds the full list of hostile inputs).
+  const read = (input: unknown, currency: string, signed = false) => new Fields({ amount: input }, 'response').amount('amount', currency, currencyScale, signed).minor;
+
   it.each([
-    ['1234.56', 2, false, 123456],
-    [1234.56, 2, false, 123456],
-    [2.469136, 6, false, 2469136],
-    ['0.000001', 6, false, 1],
-    [1e-6, 6, false, 1],
-    [100, 2, false, 10000],
-    ['12.500', 2, false, 1250],
-    ['-5.00', 2, true, -500],
-    ['-0', 2, false, 0],
-  ])('%o at scale %d → %d', (input, scale, negative, minor) => {
-    expect(parseMinorUnits(input, scale, negative)).toBe(minor);
+    ['1234.56', 'BRL', false, 123456],
+    [1234.56, 'ARS', false, 123456],
+    [2.469136, 'USDt', false, 2469136],
+    ['0.000001', 'USDt', false, 1],
+    [1e-6, 'USDt', false, 1],
+    [100, 'BRL', false, 10000],
+    ['-5.00', 'ARS', true, -500],
+  ])('%o in %s → %d minor units', (input, currency, signed, minor) => {
+    expect(read(input, currency, signed)).toBe(minor);
   });
 
   it.each([
-    ['12.345', 2, false],
-    [0.1 + 0.2, 2, false],
-    [1e-7, 6, false],
-    ['-5.00', 2, false],
-    ['1e3', 2, false],
-    ['abc', 2, false],
-    ['', 2, false],
-    ['.', 2, false],
-    [true, 2, false],
-    [null, 2, false],
-    [Number.POSITIVE_INFINITY, 2, false],
-    ['12345678901234.00', 2, false],
-  ])('refuses %o at scale %d', (input, scale, negative) => {
-    expect(parseMinorUnits(input, scale, negative)).toBeNull();
+    ['12.345', 'BRL', false],
+    ['12.500', 'BRL', false],
+    [' 12.50', 'BRL', false],
+    ['+12.5', 'ARS', false],
+    ['-0', 'BRL', false],
+    [0.1 + 0.2, 'BRL', false],
+    [1e-7, 'USDt', false],
+    ['-5.00', 'ARS', false],
+    ['1e3', 'BRL', false],
+    ['abc', 'BRL', false],
+    ['', 'BRL', false],
+    ['.', 'BRL', false],
+    [true, 'BRL', false],
+    [null, 'BRL', false],
+    [Number.POSITIVE_INFINITY, 'BRL', false],
+    ['90071992547409.92', 'BRL', false],
+  ])('refuses %o in %s', (input, currency, signed) => {
+    expect(() => read(input, currency, signed)).toThrow(DecodeError);
+  });
+
+  it('reads a BRL field (cents) with the same decoder: "12.500" is not 12.50', () => {
+    expect(new Fields({ amount_brl: '12.50' }, 'response').cents('amount_brl')).toBe(1250);
+    expect(() => new Fields({ amount_brl: '12.500' }, 'response').cents('amount_brl')).toThrow(/too_many_decimals/);
+    expect(() => new Fields({ amount_brl: '+12.5' }, 'response').cents('amount_brl')).toThrow(DecodeError);
   });
 
   it('knows the scale of each currency (contract 6)', () => {

@@ -17,7 +17,8 @@
  *
  * No I/O, no clock: time arrives inside events (epoch ms). Money is integer cents.
  */
-import { amountToCents, compareAmount } from './amount.ts';
+import { wireBrlCents } from '../../shared/money.ts';
+import { compareAmount } from './amount.ts';
 import type { AmountComparison } from './amount.ts';
 import { canonical, canonicalMin, compareText, minDefined, pickDefined, sortedUnique, upsert } from './order.ts';
 
@@ -632,7 +633,7 @@ function paymentFrom(e: PaymentReceived, attribution: AttributionNote | undefine
     ...(e.service_id === undefined ? {} : { service_id: e.service_id }),
     ...(e.external_id === undefined || e.external_id === null ? {} : { external_id: e.external_id }),
     amount_brl: e.amount_brl,
-    received_cents: amountToCents(e.amount_brl),
+    received_cents: wireBrlCents(e.amount_brl),
     reported_amounts: [amountText(e.amount_brl)],
     paid_at: e.paid_at ?? null,
     e2e_id: e.e2e_id ?? null,
@@ -656,7 +657,7 @@ function mergePayments(a: Payment, b: Payment): Payment {
     ...(service === undefined ? {} : { service_id: service }),
     ...(external === undefined ? {} : { external_id: external }),
     amount_brl: amountBrl,
-    received_cents: amountToCents(amountBrl),
+    received_cents: wireBrlCents(amountBrl),
     reported_amounts: sortedUnique([...a.reported_amounts, ...b.reported_amounts]),
     paid_at: minDefined(a.paid_at, b.paid_at),
     e2e_id: pickDefined(a.e2e_id, b.e2e_id) ?? null,
@@ -673,7 +674,7 @@ function doneFrom(e: ChargeDone, attribution: AttributionNote | undefined): Char
     ...(e.pix_id === undefined ? {} : { pix_id: e.pix_id }),
     ...(e.service_id === undefined ? {} : { service_id: e.service_id }),
     amount_brl: e.amount_brl,
-    received_cents: amountToCents(e.amount_brl),
+    received_cents: wireBrlCents(e.amount_brl),
     settlement_id: e.settlement_id ?? null,
     webhook_ids: e.webhook_id === undefined ? [] : [e.webhook_id],
     first_seen_at: e.at,
@@ -691,7 +692,7 @@ function mergeDone(a: ChargeDoneFact, b: ChargeDoneFact): ChargeDoneFact {
     ...(pix === undefined ? {} : { pix_id: pix }),
     ...(service === undefined ? {} : { service_id: service }),
     amount_brl: amountBrl,
-    received_cents: amountToCents(amountBrl),
+    received_cents: wireBrlCents(amountBrl),
     settlement_id: minDefined(a.settlement_id, b.settlement_id),
     webhook_ids: sortedUnique([...a.webhook_ids, ...b.webhook_ids]),
     first_seen_at: Math.min(a.first_seen_at, b.first_seen_at),
@@ -818,7 +819,7 @@ function deriveIssues(f: Sale, pixId: string | undefined, serviceId: string | un
   const out: SaleIssue[] = [...f.conflicts];
   if (f.created && f.create_error) out.push({ code: 'created_and_refused', detail: f.create_error.code });
   if (!f.created && f.create_error && (f.payments.length > 0 || f.dones.length > 0)) out.push({ code: 'paid_but_refused', detail: f.create_error.code });
-  if (f.created?.amount_brl !== undefined && amountToCents(f.created.amount_brl) !== f.amount_cents) {
+  if (f.created?.amount_brl !== undefined && wireBrlCents(f.created.amount_brl) !== f.amount_cents) {
     out.push({ code: 'created_amount_differs', detail: amountText(f.created.amount_brl) });
   }
   if (
@@ -831,7 +832,7 @@ function deriveIssues(f: Sale, pixId: string | undefined, serviceId: string | un
     (r.pix_id !== undefined && pixId !== undefined && r.pix_id !== pixId) ||
     (r.service_id !== undefined && serviceId !== undefined && r.service_id !== serviceId);
   for (const p of f.payments) {
-    if (new Set(p.reported_amounts.map((a) => amountToCents(a))).size > 1) out.push({ code: 'payment_amounts_disagree', detail: p.key });
+    if (new Set(p.reported_amounts.map((a) => wireBrlCents(a))).size > 1) out.push({ code: 'payment_amounts_disagree', detail: p.key });
     // Only a person's attribution can put these here: shown, not silently accepted.
     if (differs(p)) out.push({ code: 'payment_ids_differ', detail: p.key });
   }

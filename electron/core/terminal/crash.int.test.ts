@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatCents, parseCents } from '../../shared/money.ts';
+import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
@@ -156,10 +156,7 @@ async function setUp(): Promise<Harness> {
   };
 }
 
-const cents = (brl: string | null): number | null => {
-  const parsed = parseCents(brl);
-  return parsed.ok ? parsed.cents : null;
-};
+const cents = (brl: string | null): number | null => wireBrlCents(brl);
 
 /**
  * Where the journal and the service disagree: every sale the service made is in the journal

@@ -1,4 +1,4 @@
-import { formatCents, parseCents } from '../../shared/money.ts';
+import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
 import type { SaleView } from './views.ts';
@@ -123,8 +123,7 @@ export function filterSales(sales: readonly SaleView[], filter: { outcome?: Sale
 
 function cents(v: unknown): number | null {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  const parsed = parseCents(v);
-  return parsed.ok ? parsed.cents : null;
+  return wireBrlCents(v);
 }
 
 function text(v: unknown): string | null {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-import { formatCents } from '../../shared/money.ts';
+import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import { newIdempotencyKey, type ServiceClient } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
-import { amountToCents } from '../sales/amount.ts';
 import { newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, type CreateOutcome, type FollowUp } from '../sales/checkout.ts';
 import { applySaleEvent, reportKey, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
@@ -446,7 +445,7 @@ export class Terminal {
       pix_id: report.pix_id ?? null,
       service_id: report.service_id ?? null,
       external_id: report.external_id ?? null,
-      amount_cents: amountToCents(report.amount_brl),
+      amount_cents: wireBrlCents(report.amount_brl),
       reason,
     }));
   }
