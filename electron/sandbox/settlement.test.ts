@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wireBrlCents } from '../shared/money.ts';
 import { checkoutKey } from './state.ts';
 import { centsToBrl, prorateDeduction, quoteCharge, type SettlementMode } from './quotes.ts';
 import {
@@ -55,9 +56,16 @@ function charge(ref: CheckoutRef, mode: SettlementMode, cents: bigint, addedAt: 
   };
 }
 
+/** A BRL wire amount the sandbox wrote, read by the app's strict decoder. */
+function brlCents(text: string): number {
+  const read = wireBrlCents(text);
+  if (read === null) throw new Error(`${text} is not a BRL wire amount`);
+  return read;
+}
+
 function refundOf(c: SettledCharge, cents: bigint, beforeCents: bigint, at: number): Deduction {
   serial += 1;
-  const chargedCents = BigInt(c.charged_amount.replace('.', ''));
+  const chargedCents = BigInt(brlCents(c.charged_amount));
   return {
     merchantId: c.merchantId,
     storeId: c.storeId,
@@ -85,7 +93,7 @@ function addRefund(b: SettlementBook, d: Deduction): void {
     merchantId: d.merchantId,
     service_id: d.service_id,
     pix_id: d.service_request_id,
-    refunded_cents: Number(d.refunded_amount.replace('.', '')),
+    refunded_cents: brlCents(d.refunded_amount),
     reason: null,
     status: 'requested',
     created_at: d.requested_at,

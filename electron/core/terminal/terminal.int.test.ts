@@ -6,6 +6,7 @@ import { loadConfig } from '../config.ts';
 import { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { readTypedAmount } from '../../shared/money.ts';
 import type { CheckoutView } from './views.ts';
 
 /**
@@ -46,8 +47,15 @@ async function sandbox(method: string, path: string, body?: unknown): Promise<{ 
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
+/** What a cashier typed, read as the app reads it (never by multiplying a float). */
+function typedCents(amount: string): number {
+  const typed = readTypedAmount(amount);
+  if (!typed.ok) throw new Error(`${amount} is not an amount (${typed.problem})`);
+  return typed.cents;
+}
+
 const charge = (amount: string, reference?: string) =>
-  core.terminal.charge({ storeId: 1, checkoutId: 1, amountCents: Math.round(Number(amount.replace(',', '.')) * 100), by: 'ana', ...(reference ? { externalId: reference } : {}) });
+  core.terminal.charge({ storeId: 1, checkoutId: 1, amountCents: typedCents(amount), by: 'ana', ...(reference ? { externalId: reference } : {}) });
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, ticks = false): Promise<T> {
   for (let i = 0; i < 200; i++) {

@@ -4,6 +4,7 @@
  * only through HTTP with global fetch, plus the few domain steps those files repeat (a paid
  * charge, a settlement mode, signed deliveries, exact decimal figures).
  */
+import { decodeWireAmount } from '../../shared/money.ts';
 import { verifyWebhook } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_WEBHOOK_SECRET, Receiver, TOKENS, startTestSandbox, waitFor, type Res, type TestSandbox } from './harness.ts';
 
@@ -122,12 +123,15 @@ export async function addCheckout(h: Harness): Promise<number> {
   return r.body.checkout_id;
 }
 
-/** A wire amount as integer units at `scale` places, for exact checks in tests. */
+/**
+ * A wire amount as integer units at `scale` places, for exact checks in tests: read by the
+ * app's strict wire decoder, so an amount the sandbox writes with too many places fails here
+ * instead of being rounded or cut into a passing value.
+ */
 export function units(value: number | string, scale: number): bigint {
-  const text = typeof value === 'number' ? value.toFixed(scale) : value;
-  const [whole = '0', fraction = ''] = text.split('.');
-  const digits = BigInt(`${whole.replace('-', '')}${fraction.padEnd(scale, '0').slice(0, scale)}`);
-  return whole.startsWith('-') ? -digits : digits;
+  const decoded = decodeWireAmount(value, { scale, signed: true });
+  if (!decoded.ok) throw new Error(`${JSON.stringify(value)} is not a wire amount at scale ${scale} (${decoded.problem})`);
+  return BigInt(decoded.minor);
 }
 
 /** An ISO query value, percent-encoded (a literal `+` would decode to a space). */
