@@ -139,4 +139,22 @@ describe('amounts typed by a cashier', () => {
     }
     expect(await dispatch('sale.charge', { amount: '2,50' })).toMatchObject({ ok: true, result: { screen: { kind: 'qr', amount_cents: 250 } } });
   });
+
+  it('refuses what it would have to rewrite, naming the problem the screen words (issue 13: "-5", "1e3")', async () => {
+    const { createDispatcher } = await import('../bridge/handler.ts');
+    const { createHandlers } = await import('../handlers.ts');
+    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    for (const [amount, problem] of [
+      ['-5', 'negative'],
+      ['1e3', 'exponent'],
+      ['12,50abc', 'not_a_number'],
+      ['12,5055', 'too_many_decimals'],
+      ['0,00', 'zero'],
+      ['1000000,01', 'too_large'],
+      ['1'.repeat(21), 'too_long'],
+    ]) {
+      expect(await dispatch('sale.charge', { amount })).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'amount', problem } } });
+    }
+    expect(await dispatch('sale.charge', { amount: 'R$ 3,75' })).toMatchObject({ ok: true, result: { screen: { kind: 'qr', amount_cents: 375 } } });
+  });
 });
