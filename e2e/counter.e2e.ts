@@ -171,6 +171,33 @@ test('a thousands separator is refused in the preview and by the core, in words'
   await expect(preview).toHaveText('Will charge R$2,500.00');
 });
 
+test('a minus sign or an exponent is kept in the field and refused in words, never charged as another amount', async ({ page, freshApp, request }, testInfo) => {
+  await openCashier(page, freshApp, request);
+  const preview = page.locator('#amount-preview');
+  // Issue 13: the field dropped what was not a digit, so "-5" charged R$ 5,00 and "1e3" R$ 13,00.
+  await amountField(page).pressSequentially('-5');
+  await expect(amountField(page)).toHaveValue('-5');
+  await expect(preview).toHaveText(/An amount to charge cannot be negative: type it without a minus sign\./);
+  await expect(amountField(page)).toHaveAttribute('aria-invalid', 'true');
+  await amountField(page).press('Enter');
+  await expect(chargeErrors(page)).toHaveText(/An amount to charge cannot be negative/);
+  await snap(page, testInfo, '01-minus-sign-refused');
+
+  await amountField(page).fill('');
+  await amountField(page).pressSequentially('1e3');
+  await expect(amountField(page)).toHaveValue('1e3');
+  await expect(preview).toHaveText(/Type the amount in plain digits, like 1000 or 1000\.00/);
+  await amountField(page).press('Enter');
+  await expect(chargeErrors(page)).toHaveText(/Type the amount in plain digits/);
+  await expect(currentSale(page).locator('[data-screen="idle"]')).toBeVisible();
+  await snap(page, testInfo, '02-exponent-refused');
+
+  await amountField(page).fill('R$ 12,50');
+  await expect(preview).toHaveText('Will charge R$12.50');
+  await amountField(page).press('Enter');
+  await waitForQr(page, 'R$12.50');
+});
+
 test('the replace notice is part of the Amount field description and is announced', async ({ page, freshApp, request }) => {
   await openCashier(page, freshApp, request);
   await amountField(page).fill('10,00');
