@@ -243,7 +243,7 @@ test('a reload in the middle of a pending sale shows the same sale', async ({ pa
   // A bad amount is refused in words, and the pending sale stays as it was. (Three digits
   // after the separator, as '12,345', are now refused as a thousands separator: counter.e2e.ts.)
   await charge(page, '0,00');
-  await expect(page.getByRole('alert').filter({ hasText: 'Type the amount in reais' })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'The amount to charge must be more than zero.' })).toBeVisible();
   expect(await currentSale(page).locator('[data-sale-id]').getAttribute('data-sale-id')).toBe(saleId);
   await snap(page, testInfo, '02-amount-refused');
 });
