@@ -154,9 +154,9 @@ export const TYPED_AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, stri
 
 /**
  * Reads what a cashier typed into integer cents. Accepts "12,50", "12.50", "12,5", "12,",
- * ",50", "R$ 12,50", "12,50 R$" and spaces around; refuses with the reason whatever it would have to
- * rewrite to read. Exactly three digits after a separator ("2.500") is a thousands separator
- * to a Brazilian and 2.50 to a parser, so it is refused as ambiguous, never guessed.
+ * ",50", "R$ 12,50", "12,50 R$" and spaces around; refuses with the reason whatever it would
+ * have to rewrite to read. Exactly three digits after a separator ("2.500") is a thousands
+ * separator to a Brazilian and 2.50 to a parser, so it is refused as ambiguous, never guessed.
  */
 export function readTypedAmount(typed: string): TypedAmount {
   if (typed.length > MAX_TYPED_AMOUNT_CHARS) return { ok: false, problem: 'too_long' };
