@@ -153,6 +153,8 @@ export class Shifts {
     if (!record) return this.#recentReport(filter);
     const frame = await this.#shiftFrame(record);
     const context = new Map<string, SaleRow | undefined>();
+    const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), context);
+    const afterClose = await this.#carried(await this.#afterClose(record), () => true, context);
     return {
       shift: await this.#view(record),
       day: null,
@@ -160,8 +162,10 @@ export class Shifts {
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
       totals: frame.totals,
-      ...(await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), context, 'carried')),
-      ...(await this.#carried(await this.#afterClose(record), () => true, context, 'after_close')),
+      carried: carried.items,
+      carried_cents: carried.cents,
+      after_close: afterClose.items,
+      after_close_cents: afterClose.cents,
     };
   }
 
@@ -175,7 +179,7 @@ export class Shifts {
       frozen_at_seq: null,
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
-      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, await this.#claimsOf(frame.entries))),
+      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
       carried: [],
       carried_cents: 0,
       after_close: [],
@@ -191,14 +195,16 @@ export class Shifts {
   async dayReport(filter: { day: LocalDay; timeZone: string; outcome?: SaleStatus; search?: string }): Promise<ShiftReport> {
     const { from, to } = dayRange(filter.day, filter.timeZone);
     const frame = await this.#dayFrame(from, to);
+    const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), new Map());
     return {
       shift: null,
       day: { day: filter.day, time_zone: filter.timeZone, from, to },
       frozen_at_seq: null,
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
-      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, await this.#claimsOf(frame.entries))),
-      ...(await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), new Map(), 'carried')),
+      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
+      carried: carried.items,
+      carried_cents: carried.cents,
       after_close: [],
       after_close_cents: 0,
     };
@@ -262,7 +268,7 @@ export class Shifts {
     const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
     // A payment kept apart in the shift and tied to a sale before the close is claimed by an
     // entry between the two, so inside the window.
-    const totals = shiftTotals(views, await this.#unmatchedIn(entries, entries));
+    const totals = shiftTotals(views, await this.#unmatchedIn(entries, async () => entries));
     return { entries, views, saleIds: new Set(sales.map((s) => s.sale_id)), totals };
   }
 
@@ -287,12 +293,7 @@ export class Shifts {
    * Payments among `entries` on sales that `foreign` says belong elsewhere, each pointing
    * back to its sale and that sale's shift; their money, each payment once.
    */
-  async #carried<K extends 'carried' | 'after_close'>(
-    entries: readonly JournalEntry[],
-    foreign: (saleId: string) => boolean,
-    rows: Map<string, SaleRow | undefined>,
-    key: K,
-  ): Promise<Record<K, CarriedPayment[]> & Record<`${K}_cents`, number>> {
+  async #carried(entries: readonly JournalEntry[], foreign: (saleId: string) => boolean, rows: Map<string, SaleRow | undefined>): Promise<{ items: CarriedPayment[]; cents: number }> {
     const items: CarriedPayment[] = [];
     const payments = new Map<string, number>();
     for (const entry of entries) {
@@ -320,8 +321,7 @@ export class Shifts {
     // A charge.done stands for its payment only while that payment's own report is missing.
     const reported = new Set(items.filter((i) => i.type !== 'charge.done').map((i) => i.sale_id));
     const shown = items.filter((i) => i.type !== 'charge.done' || !reported.has(i.sale_id));
-    const cents = [...payments.values()].reduce((sum, c) => sum + c, 0);
-    return { [key]: shown, [`${key}_cents`]: cents } as Record<K, CarriedPayment[]> & Record<`${K}_cents`, number>;
+    return { items: shown, cents: [...payments.values()].reduce((sum, c) => sum + c, 0) };
   }
 
   /** Where a day's payments kept apart may have been claimed: any attribution, any rematch of the sales they name. */
@@ -338,16 +338,17 @@ export class Shifts {
   }
 
   /**
-   * Payments journaled in `entries` that no sale holds as of `claims`: money received
-   * without a sale, reported apart from the sales' money. The terminal names the entry that
-   * kept a payment apart when it later ties it to a sale (rematch_of): such an entry is on
-   * the sale the payment's ids name, or is a person's attribution.
+   * Payments journaled in `entries` that no sale holds as of `claims` (read only when a
+   * payment was kept apart at all): money received without a sale, reported apart from the
+   * sales' money. The terminal names the entry that kept a payment apart when it later ties
+   * it to a sale (rematch_of): such an entry is on the sale the payment's ids name, or is a
+   * person's attribution.
    */
-  async #unmatchedIn(entries: readonly JournalEntry[], claims: readonly JournalEntry[]): Promise<UnmatchedMoney[]> {
+  async #unmatchedIn(entries: readonly JournalEntry[], claims: () => Promise<readonly JournalEntry[]>): Promise<UnmatchedMoney[]> {
     const kept = keptApart(entries);
     if (kept.length === 0) return [];
     const claimed = new Set<number>();
-    for (const entry of claims) {
+    for (const entry of await claims()) {
       const of = factData(entry)?.rematch_of;
       if (typeof of === 'number') claimed.add(of);
     }
