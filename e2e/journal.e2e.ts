@@ -233,3 +233,94 @@ test('a supervisor ties a payment without a sale to a sale, by its id and in the
   await expect(attributed).toContainText('Payment attributed to a sale');
   await expect(attributed).toContainText('Rui');
 });
+
+test('a supervisor opens a past shift and a past day: the shift as it was at its close, a later payment after it', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  const toJournal = () => page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  const toCashier = () => page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  const openShift = async (by: string) => {
+    await page.getByLabel('Your name').fill(by);
+    await page.getByRole('button', { name: 'Open shift' }).click();
+    await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+  };
+
+  // ── Ana's shift: one sale paid, one still waiting when she closes ───────────────────
+  await toJournal();
+  await openShift('Ana');
+  await toCashier();
+  await charge(page, '12,50', 'A-1');
+  await waitForQr(page, 'R$12.50');
+  await payer.payCheckout();
+  await expect(currentSale(page)).toContainText('R$12.50 received.');
+  await charge(page, '9,00', 'A-2');
+  await waitForQr(page, 'R$9.00');
+  await toJournal();
+  await page.getByLabel('Your name').fill('Ana');
+  await page.getByRole('button', { name: 'Close shift' }).click();
+  await page.getByRole('alertdialog', { name: 'A sale is still waiting for payment' }).getByRole('button', { name: 'Close anyway' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift closed/);
+
+  // The customer pays A-2 after the close: it shows after the close, the totals stay.
+  await payer.payCheckout();
+  const afterClose = page.getByRole('region', { name: 'After the close' });
+  await expect(afterClose.locator('tbody tr[data-sale-id]')).toHaveCount(1);
+  await expect(afterClose).toContainText('R$9.00');
+  await expect(afterClose).toContainText('by Ana');
+  await expect(page.getByRole('heading', { name: 'Totals at the close' })).toBeVisible();
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$12.50');
+  await expect(page.getByTestId('total-pending')).toHaveText('1');
+
+  // ── The next day, Bruno's shift ─────────────────────────────────────────────────────
+  await payer.advanceClock(86_400);
+  await openShift('Bruno');
+  await toCashier();
+  await charge(page, '5,00', 'B-1');
+  await waitForQr(page, 'R$5.00');
+  await payer.payCheckout();
+  await expect(currentSale(page)).toContainText('R$5.00 received.');
+  await toJournal();
+  await expect(page.getByTestId('total-count')).toHaveText('1');
+
+  // ── The supervisor opens Ana's shift from the history ───────────────────────────────
+  const history = page.getByRole('region', { name: 'History' });
+  const shifts = history.locator('tbody tr[data-shift-id]');
+  await expect(shifts).toHaveCount(2);
+  await expect(shifts.first()).toContainText('Bruno');
+  await expect(shifts.nth(1)).toContainText('Ana');
+  await expect(shifts.nth(1)).toContainText('R$12.50');
+  await shifts.nth(1).getByRole('button', { name: /^Show the shift opened by Ana/ }).click();
+  const showing = page.getByTestId('report-showing');
+  await expect(showing).toContainText('Past shift: opened by Ana');
+  await expect(showing).toContainText('as they were at the close');
+  await expect(page.getByTestId('total-count')).toHaveText('2');
+  await expect(page.getByTestId('total-paid')).toHaveText('1');
+  await expect(page.getByTestId('total-pending')).toHaveText('1');
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$12.50');
+  await expect(salesRows(page)).toHaveCount(2);
+  await expect(salesRows(page).filter({ hasText: 'A-2' })).toHaveAttribute('data-status', 'pending');
+  await expect(page.getByRole('columnheader', { name: 'Charged by' })).toBeVisible();
+  await expect(salesRows(page).getByTestId('charged-by')).toHaveText(['Ana', 'Ana']);
+  await expect(afterClose).toContainText('R$9.00');
+  await snap(page, testInfo, '08-past-shift-frozen');
+
+  // ── And Ana's day: the day's sales as they stand now ────────────────────────────────
+  await history.getByRole('button', { name: 'Days' }).click();
+  await expect(history.locator('tbody tr[data-day]')).toHaveCount(7);
+  const anasDay = history.locator('tbody tr[data-count="2"]');
+  await expect(anasDay).toHaveCount(1);
+  await anasDay.getByRole('button', { name: /^Show / }).click();
+  await expect(showing).toContainText(/^Day /);
+  const daySales = page.getByRole('region', { name: 'Sales of the day' }).locator('tbody tr[data-sale-id]');
+  await expect(daySales).toHaveCount(2);
+  await expect(page.getByTestId('total-paid')).toHaveText('2');
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$21.50');
+  await snap(page, testInfo, '09-past-day');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^day-\d{4}-\d{2}-\d{2}\.csv$/);
+
+  // Back to the current shift.
+  await page.getByRole('button', { name: 'Back to the current shift' }).click();
+  await expect(showing).toHaveCount(0);
+  await expect(page.getByTestId('total-count')).toHaveText('1');
+});

@@ -10,6 +10,7 @@ import type { Envelope } from './errors.ts';
 export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView } from './core.ts';
 export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './terminal/shift-report.ts';
 export type { ShiftReport } from './terminal/shifts.ts';
+export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';
 export type { UnmatchedPayment } from './terminal/terminal.ts';
 export type { CheckoutView, SaleView, ScreenView } from './terminal/views.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
@@ -40,6 +41,10 @@ export const METHODS = [
   'shift.close',
   'journal.shiftReport',
   'journal.exportCsv',
+  'journal.shifts',
+  'journal.days',
+  'journal.dayReport',
+  'journal.exportDayCsv',
   'payments.unmatched',
   'payment.attribute',
 ] as const satisfies readonly Method[];

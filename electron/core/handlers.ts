@@ -14,6 +14,9 @@ import { SALE_STATUSES } from './sales/lifecycle.ts';
 const id = (max = 200) => v.string({ min: 1, max, pattern: /^[\w.:-]+$/, describe: 'an identifier' });
 const person = v.string({ min: 1, max: 80, pattern: /\S/, describe: 'a name of 1 to 80 characters' });
 const note = v.string({ min: 1, max: 500, describe: 'a note of 1 to 500 characters' });
+/** An IANA zone name like America/Sao_Paulo; the core checks that Intl knows it. */
+const timeZone = v.string({ min: 1, max: 64, pattern: /^[A-Za-z][\w+\-/]*$/, describe: 'a time zone like America/Sao_Paulo' });
+const localDay = v.string({ min: 10, max: 10, pattern: /^\d{4}-\d{2}-\d{2}$/, describe: 'a day like 2026-11-23' });
 const checkoutArgs = { storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })), checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })) };
 
 export function createHandlers(core: Core) {
@@ -99,6 +102,18 @@ export function createHandlers(core: Core) {
       (filter) => core.shifts.report(filter),
     ),
     'journal.exportCsv': handler(v.object({ shiftId: v.optional(id()) }), ({ shiftId }) => core.shifts.exportCsv(shiftId)),
+
+    /** Every shift, newest first, a page at a time (`before`: the previous page's `older`). */
+    'journal.shifts': handler(v.object({ before: v.optional(v.int({ min: 1, max: Number.MAX_SAFE_INTEGER })), limit: v.optional(v.int({ min: 1, max: 50 })) }), (page) =>
+      core.shifts.list(page),
+    ),
+    /** The store's days in the reader's time zone (the one its screen shows times in), newest first. */
+    'journal.days': handler(v.object({ timeZone, through: v.optional(localDay), count: v.optional(v.int({ min: 1, max: 31 })) }), (page) => core.shifts.days(page)),
+    'journal.dayReport': handler(
+      v.object({ day: localDay, timeZone, outcome: v.optional(v.literal(...SALE_STATUSES)), search: v.optional(v.string({ min: 0, max: 200 })) }),
+      (filter) => core.shifts.dayReport(filter),
+    ),
+    'journal.exportDayCsv': handler(v.object({ day: localDay, timeZone }), ({ day, timeZone: zone }) => core.shifts.exportDayCsv(day, zone)),
 
     /** Payments (and charge.done reports) no sale could be matched to, for a supervisor. */
     'payments.unmatched': handler(v.none(), () => core.terminal.unmatchedPayments()),

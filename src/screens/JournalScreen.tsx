@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { JournalEventView, SaleStatus, SaleView, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleView, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
@@ -9,7 +9,7 @@ import { formatCount, formatDateTime, formatMoney, formatTime, type TextKey } fr
 import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
-import { useShift, type OutcomeFilter } from '../stores/shift.ts';
+import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { selectOperator, useStatus } from '../stores/status.ts';
 
 const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
@@ -33,12 +33,12 @@ const UNMATCHED_REASONS: Readonly<Record<string, TextKey>> = {
   ids_conflict: 'unmatched.reason.ids_conflict',
 };
 
-function Totals({ totals }: { totals: ShiftTotals }) {
+function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   const t = useText();
   const lang = useLang();
   return (
     <section className="card totals-card" aria-labelledby="totals-heading">
-      <h2 id="totals-heading">{t('report.totals')}</h2>
+      <h2 id="totals-heading">{t(frozen ? 'report.totalsFrozen' : 'report.totals')}</h2>
       <dl className="totals">
         {TOTALS.map(({ key, label, money }) => (
           <div key={key} className="total">
@@ -66,7 +66,7 @@ function SalesTable({ sales }: { sales: readonly SaleView[] }) {
             <th scope="col">{t('report.col.reference')}</th>
             <th scope="col">{t('report.col.pixId')}</th>
             <th scope="col">{t('report.col.serviceId')}</th>
-            <th scope="col">{t('report.col.by')}</th>
+            <th scope="col">{t('report.col.chargedBy')}</th>
             <th scope="col">{t('report.col.saleId')}</th>
           </tr>
         </thead>
@@ -104,7 +104,8 @@ function SalesTable({ sales }: { sales: readonly SaleView[] }) {
                 <td>
                   <code>{s.service_id ?? '—'}</code>
                 </td>
-                <td>{s.requested_by}</td>
+                {/* Who charged: an acknowledgement or attribution by someone else never takes its place. */}
+                <td data-testid="charged-by">{s.requested_by}</td>
                 <td>
                   {/* What a person types to tie a payment without a sale to this one. */}
                   <code>{s.sale_id}</code>
@@ -253,6 +254,241 @@ function UnmatchedPayments() {
   );
 }
 
+/** A local day (YYYY-MM-DD) in words: it is a calendar date, so formatted as such, in no zone. */
+function formatDay(lang: Lang, day: string): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeZone: 'UTC' }).format(Date.UTC(y ?? 1970, (m ?? 1) - 1, d ?? 1));
+}
+
+/**
+ * Payments that arrived in this report's period for a sale of another (after the close of
+ * this shift, or in it for an earlier shift's sale): each points back to its sale and shift.
+ */
+function CarriedPayments({ id, heading, help, total, items, cents }: { id: string; heading: TextKey; help: TextKey; total: TextKey; items: readonly CarriedPayment[]; cents: number }) {
+  const t = useText();
+  const lang = useLang();
+  const select = useShift((s) => s.select);
+  const shown = useShift((s) => s.report?.shift?.shift_id ?? null);
+  return (
+    <section className="card report-card" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{t(heading)}</h2>
+      <p className="help">{t(help)}</p>
+      <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
+      <div className="table-wrap">
+        <table className="report-table" aria-labelledby={`${id}-heading`}>
+          <thead>
+            <tr>
+              <th scope="col">{t('report.col.time')}</th>
+              <th scope="col">{t('report.col.event')}</th>
+              <th scope="col">{t('report.col.amount')}</th>
+              <th scope="col">{t('report.col.sale')}</th>
+              <th scope="col">{t('report.col.by')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.length === 0 ? (
+              <tr>
+                <td colSpan={5} className="muted">
+                  {t('report.noneCarried')}
+                </td>
+              </tr>
+            ) : (
+              items.map((p) => (
+                <tr key={`${p.seq}:${p.sale_id}`} data-seq={p.seq} data-sale-id={p.sale_id}>
+                  <td className="nowrap">{formatDateTime(lang, p.at)}</td>
+                  <td data-type={p.type} title={p.type}>
+                    {eventTypeText(lang, p.type)}
+                  </td>
+                  <td className="num">{p.amount_cents === null ? '—' : formatMoney(lang, p.amount_cents)}</td>
+                  <td>
+                    <code>{p.sale_id}</code>{' '}
+                    {p.sale_requested_at !== null && (
+                      <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>
+                    )}{' '}
+                    {p.sale_shift_id === null ? (
+                      <span className="muted">{t('report.saleNoShift')}</span>
+                    ) : (
+                      p.sale_shift_id !== shown && (
+                        <button type="button" className="secondary no-print" onClick={() => select({ kind: 'shift', shiftId: p.sale_shift_id as string })}>
+                          {t('report.showSaleShift')}
+                        </button>
+                      )
+                    )}
+                  </td>
+                  <td>{p.by ?? '—'}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Pager({ newer, older, onNewer, onOlder }: { newer: boolean; older: boolean; onNewer: () => void; onOlder: () => void }) {
+  const t = useText();
+  return (
+    <div className="report-actions">
+      <button type="button" className="secondary" disabled={!newer} onClick={onNewer}>
+        {t('history.newer')}
+      </button>
+      <button type="button" className="secondary" disabled={!older} onClick={onOlder}>
+        {t('history.older')}
+      </button>
+    </div>
+  );
+}
+
+function ShiftList() {
+  const t = useText();
+  const lang = useLang();
+  const page = useShift((s) => s.shiftPage);
+  const cursors = useShift((s) => s.shiftCursors);
+  const selected = useShift((s) => (s.selection.kind === 'shift' ? s.selection.shiftId : null));
+  const select = useShift((s) => s.select);
+  const olderShifts = useShift((s) => s.olderShifts);
+  const newerShifts = useShift((s) => s.newerShifts);
+  const shifts = page?.shifts ?? [];
+  return (
+    <>
+      <p className="help">{t('history.page', { page: cursors.length + 1 })}</p>
+      <div className="table-wrap">
+        <table className="report-table" aria-label={t('history.shifts')}>
+          <thead>
+            <tr>
+              <th scope="col">{t('history.col.opened')}</th>
+              <th scope="col">{t('history.col.openedBy')}</th>
+              <th scope="col">{t('history.col.closed')}</th>
+              <th scope="col">{t('history.col.closedBy')}</th>
+              <th scope="col">{t('history.col.note')}</th>
+              <th scope="col">{t('report.count')}</th>
+              <th scope="col">{t('report.collected')}</th>
+              <th scope="col">{t('report.col.details')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shifts.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  {t('history.noShifts')}
+                </td>
+              </tr>
+            ) : (
+              shifts.map((s) => (
+                <tr key={s.shift_id} data-shift-id={s.shift_id} aria-current={s.shift_id === selected ? 'true' : undefined}>
+                  <td className="nowrap">{formatDateTime(lang, s.opened_at)}</td>
+                  <td>{s.opened_by}</td>
+                  <td className="nowrap">{s.closed_at === null ? <span className="muted">{t('history.stillOpen')}</span> : formatDateTime(lang, s.closed_at)}</td>
+                  <td>{s.closed_by ?? '—'}</td>
+                  <td>{[s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—'}</td>
+                  <td className="num">{formatCount(lang, s.totals.count)}</td>
+                  <td className="num">{formatMoney(lang, s.totals.collected_cents)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={t('history.showShift', { by: s.opened_by, at: formatDateTime(lang, s.opened_at) })}
+                      onClick={() => select(s.closed_at === null ? { kind: 'current' } : { kind: 'shift', shiftId: s.shift_id })}
+                    >
+                      {t('history.show')}
+                    </button>
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pager newer={cursors.length > 0} older={page?.older != null} onNewer={newerShifts} onOlder={olderShifts} />
+    </>
+  );
+}
+
+function DayList() {
+  const t = useText();
+  const lang = useLang();
+  const page = useShift((s) => s.dayPage);
+  const selected = useShift((s) => (s.selection.kind === 'day' ? s.selection.day : null));
+  const select = useShift((s) => s.select);
+  const olderDays = useShift((s) => s.olderDays);
+  const newerDays = useShift((s) => s.newerDays);
+  return (
+    <>
+      <p className="help">{t('history.daysHelp', { zone: screenTimeZone() })}</p>
+      <div className="table-wrap">
+        <table className="report-table" aria-label={t('history.days')}>
+          <thead>
+            <tr>
+              <th scope="col">{t('history.col.day')}</th>
+              <th scope="col">{t('report.count')}</th>
+              <th scope="col">{t('report.paid')}</th>
+              <th scope="col">{t('report.collected')}</th>
+              <th scope="col">{t('report.col.details')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(page?.days ?? []).map((d) => (
+              <tr key={d.day} data-day={d.day} data-count={d.totals.count} aria-current={d.day === selected ? 'true' : undefined}>
+                <td className="nowrap">{formatDay(lang, d.day)}</td>
+                <td className="num">{d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)}</td>
+                <td className="num">{formatCount(lang, d.totals.paid)}</td>
+                <td className="num">{formatMoney(lang, d.totals.collected_cents)}</td>
+                <td>
+                  <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
+                    {t('history.show')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager newer={page?.newer != null} older={page?.older != null} onNewer={newerDays} onOlder={olderDays} />
+    </>
+  );
+}
+
+/** Every past shift and day, a page at a time; choosing one shows it below like the current shift. */
+function History() {
+  const t = useText();
+  const view = useShift((s) => s.historyView);
+  const setHistoryView = useShift((s) => s.setHistoryView);
+  return (
+    <section className="card report-card no-print" aria-labelledby="history-heading">
+      <h2 id="history-heading">{t('history.heading')}</h2>
+      <div className="report-actions" role="group" aria-label={t('history.heading')}>
+        {(['shifts', 'days'] as const).map((v) => (
+          <button key={v} type="button" className={view === v ? undefined : 'secondary'} aria-pressed={view === v} onClick={() => setHistoryView(v)}>
+            {t(v === 'shifts' ? 'history.shifts' : 'history.days')}
+          </button>
+        ))}
+      </div>
+      {view === 'shifts' ? <ShiftList /> : <DayList />}
+    </section>
+  );
+}
+
+/** Says what the report below is, when it is not the current shift, and the way back. */
+function Showing({ report }: { report: ShiftReport }) {
+  const t = useText();
+  const lang = useLang();
+  const selection = useShift((s) => s.selection);
+  const select = useShift((s) => s.select);
+  if (selection.kind === 'current') return null;
+  const { shift, day } = report;
+  return (
+    <div className="card" role="status" data-testid="report-showing">
+      {day && <p>{t('history.viewingDay', { day: formatDay(lang, day.day), zone: day.time_zone })}</p>}
+      {shift && <p>{t('history.viewingShift', { by: shift.opened_by, at: formatDateTime(lang, shift.opened_at) })}</p>}
+      {shift?.closed_by && shift.closed_at !== null && <p>{t('history.viewingFrozen', { by: shift.closed_by, at: formatDateTime(lang, shift.closed_at) })}</p>}
+      <button type="button" className="secondary no-print" onClick={() => select({ kind: 'current' })}>
+        {t('history.backToCurrent')}
+      </button>
+    </div>
+  );
+}
+
 function Integrity() {
   const t = useText();
   const lang = useLang();
@@ -293,11 +529,13 @@ function Integrity() {
 function useLiveReport() {
   const loadReport = useShift((s) => s.loadReport);
   const loadUnmatched = useShift((s) => s.loadUnmatched);
+  const loadHistory = useShift((s) => s.loadHistory);
   const shiftId = useStatus((s) => s.status?.shift?.shift_id ?? null);
   const unmatchedCount = useStatus((s) => s.status?.unmatchedPayments ?? 0);
   useEffect(() => {
     void loadReport();
-  }, [loadReport, shiftId]);
+    void loadHistory();
+  }, [loadReport, loadHistory, shiftId]);
   useEffect(() => {
     void loadUnmatched();
     void loadReport();
@@ -306,13 +544,16 @@ function useLiveReport() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = getBridge().listen('checkout.changed', () => {
       clearTimeout(timer);
-      timer = setTimeout(() => void loadReport(), 200);
+      timer = setTimeout(() => {
+        void loadReport();
+        void loadHistory();
+      }, 200);
     });
     return () => {
       off();
       clearTimeout(timer);
     };
-  }, [loadReport]);
+  }, [loadReport, loadHistory]);
 }
 
 /**
@@ -339,10 +580,11 @@ export function JournalScreen() {
   }, [search, loadReport]);
 
   const shift = report?.shift ?? null;
+  const day = report?.day ?? null;
   return (
     <div className="journal">
       <header className="print-only print-header">
-        <h1>{t('report.printTitle')}</h1>
+        <h1>{day ? t('report.dayPrintTitle', { day: formatDay(lang, day.day) }) : t('report.printTitle')}</h1>
         <p>{t('report.printedAt', { at: formatDateTime(lang, printedAt) })}</p>
         {shift && <p>{t('shift.openedBy', { by: shift.opened_by, at: formatDateTime(lang, shift.opened_at) })}</p>}
         {shift?.note && <p>{t('shift.noteValue', { note: shift.note })}</p>}
@@ -358,8 +600,10 @@ export function JournalScreen() {
           <Icon name="cross" /> {errorText(lang, error)}
         </p>
       )}
-      {report && <Totals totals={report.totals} />}
-      {report && !shift && <p className="hint">{t('report.noShift')}</p>}
+      <History />
+      {report && <Showing report={report} />}
+      {report && <Totals totals={report.totals} frozen={report.frozen_at_seq !== null} />}
+      {report && !shift && !day && <p className="hint">{t('report.noShift')}</p>}
 
       <div className="report-actions no-print">
         <button type="button" className="secondary" onClick={() => void exportCsv()}>
@@ -374,7 +618,7 @@ export function JournalScreen() {
             setTimeout(() => window.print(), 0);
           }}
         >
-          {t('report.print')}
+          {t(day ? 'report.printDay' : 'report.print')}
         </button>
         <button type="button" className="secondary" onClick={() => void loadReport()}>
           {t('report.refresh')}
@@ -382,7 +626,7 @@ export function JournalScreen() {
       </div>
 
       <section className="card report-card" aria-labelledby="sales-heading">
-        <h2 id="sales-heading">{t('report.sales')}</h2>
+        <h2 id="sales-heading">{t(day ? 'report.salesOfDay' : 'report.sales')}</h2>
         <form className="filters no-print" role="search" aria-label={t('report.filters')} onSubmit={(e) => e.preventDefault()}>
           <div className="field">
             <label htmlFor="filter-outcome">{t('report.outcome')}</label>
@@ -411,6 +655,13 @@ export function JournalScreen() {
         </form>
         <SalesTable sales={report?.sales ?? []} />
       </section>
+
+      {report && shift?.closed_at != null && (
+        <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} />
+      )}
+      {report && (shift || day) && (
+        <CarriedPayments id="carried" heading="report.carried" help="report.carriedHelp" total="report.carriedTotal" items={report.carried} cents={report.carried_cents} />
+      )}
 
       <UnmatchedPayments />
 

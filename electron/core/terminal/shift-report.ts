@@ -135,7 +135,9 @@ export function eventView(entry: JournalEntry): JournalEventView {
   const data = entry.data as Record<string, unknown>;
   const events = Array.isArray(data.events) ? (data.events as Record<string, unknown>[]) : [];
   const first = events[0] ?? {};
-  const by = typeof data.by === 'string' ? data.by : typeof first.requested_by === 'string' ? first.requested_by : typeof first.by === 'string' ? first.by : null;
+  // A person: who acted (data.by) or who charged. An event's own `by` names a sale (the one
+  // that displaced or reinstated this one), never a person.
+  const by = typeof data.by === 'string' ? data.by : typeof first.requested_by === 'string' ? first.requested_by : null;
   return {
     seq: entry.seq,
     at: entry.at,

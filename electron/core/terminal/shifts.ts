@@ -1,26 +1,94 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
-import { SHIFT_CLOSED, SHIFT_OPENED, type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
+import { type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
 import { wireBrlCents } from '../../shared/money.ts';
-import { paymentKey, type SaleStatus } from '../sales/lifecycle.ts';
-import { factData, type SaleRow } from './entries.ts';
+import { paymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
+import { factData, reduceSaleRow, type SaleRow } from './entries.ts';
+import { addDays, isTimeZone, localDayOf, localDayRange, parseLocalDay, type LocalDay } from './local-day.ts';
 import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
 import { saleView, type SaleView } from './views.ts';
 
 /**
  * Shifts and the supervisor's shift journal. Opening and closing a shift are journal
  * entries with who and when (and a note); every sale rung up while a shift is open
- * belongs to it.
+ * belongs to it. A closed shift's report is what was journaled up to its closing entry;
+ * whatever comes later belongs to the next shift, or to its "after close".
  */
 export interface ShiftReport {
+  /** The shift reported, or null for a day (or before any shift). */
   shift: ShiftView | null;
+  /** The day reported, in the reader's time zone, or null for a shift. */
+  day: DayFrame | null;
+  /** A closed shift's numbers are those up to this entry (its closing one), for ever. */
+  frozen_at_seq: number | null;
   sales: SaleView[];
   events: JournalEventView[];
-  /** Over the whole shift, whatever the filter. */
+  /** Over the whole shift or day, whatever the filter. */
+  totals: ShiftTotals;
+  /** Payments received in this shift or day on sales of an earlier one, pointing back to them. */
+  carried: CarriedPayment[];
+  /** Their money, each payment once (not in totals: those count this shift's own sales). */
+  carried_cents: number;
+  /** A closed shift: payments journaled after its close, before the next shift opened. */
+  after_close: CarriedPayment[];
+  after_close_cents: number;
+}
+
+export interface DayFrame {
+  day: LocalDay;
+  time_zone: string;
+  /** [from, to) in epoch ms. */
+  from: number;
+  to: number;
+}
+
+/** A payment reported where it arrived, pointing back to the sale (and shift) it was for. */
+export interface CarriedPayment {
+  seq: number;
+  at: number;
+  type: string;
+  amount_cents: number | null;
+  /** Who, for a person's attribution. */
+  by: string | null;
+  sale_id: string;
+  sale_requested_at: number | null;
+  sale_requested_by: string | null;
+  /** The shift the sale was rung up in; null when it was rung up outside any shift. */
+  sale_shift_id: string | null;
+}
+
+export interface ShiftSummary extends ShiftView {
+  totals: ShiftTotals;
+  /** Closed: the totals will not change any more. */
+  frozen: boolean;
+}
+
+export interface ShiftPage {
+  /** Newest first. */
+  shifts: ShiftSummary[];
+  /** The cursor (`before`) of the next older page, or null when this page holds the first shift. */
+  older: number | null;
+}
+
+export interface DaySummary {
+  day: LocalDay;
+  from: number;
+  to: number;
   totals: ShiftTotals;
 }
 
+export interface DayPage {
+  /** Newest first. */
+  days: DaySummary[];
+  /** `through` of the older page, or null when there is nothing older. */
+  older: LocalDay | null;
+  /** `through` of the newer page, or null when this page ends today. */
+  newer: LocalDay | null;
+}
+
+export const SHIFTS_PER_PAGE = 20;
+export const DAYS_PER_PAGE = 7;
 const DAY_MS = 86_400_000;
 
 export class Shifts {
@@ -75,54 +143,215 @@ export class Shifts {
 
   /** The shift (given, else the open one, else the latest), its sales, events and totals. */
   async report(filter: { shiftId?: string; outcome?: SaleStatus; search?: string }): Promise<ShiftReport> {
-    const now = this.#clock.now();
     let record: ShiftRecord | undefined;
     if (filter.shiftId !== undefined) {
       record = await this.#journal.shifts.get(filter.shiftId);
       if (!record) throw new CoreError('not_found', 'That shift is not in this terminal’s journal.');
     } else {
-      record = (await this.#journal.shifts.open())[0] ?? (await this.#journal.shifts.openedBetween(0, now + 1)).sort((a, b) => b.opened_at - a.opened_at)[0];
+      record = (await this.#journal.shifts.open())[0] ?? newestFirst(await this.#allShifts())[0];
     }
-    const from = record?.opened_at ?? now - DAY_MS;
-    const to = (record?.closed_at ?? now) + 1;
-    const rows = record ? await this.#journal.sales.byShift(record.id) : await this.#journal.sales.createdBetween(from, to);
-    const sales = rows.map((r) => r.sale);
-    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
-    const entries = await this.#journal.eventsBetween(from, to);
+    if (!record) return this.#recentReport(filter);
+    const frame = await this.#shiftFrame(record);
+    const context = new Map<string, SaleRow | undefined>();
+    const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), context);
+    const afterClose = await this.#carried(await this.#afterClose(record), () => true, context);
     return {
-      shift: record ? await this.#view(record) : null,
-      sales: filterSales(views, filter),
-      events: entries.map(eventView),
-      totals: shiftTotals(views, await this.#unmatchedIn(entries)),
+      shift: await this.#view(record),
+      day: null,
+      frozen_at_seq: record.closed_seq ?? null,
+      sales: filterSales(frame.views, filter),
+      events: frame.entries.map(eventView),
+      totals: frame.totals,
+      carried: carried.items,
+      carried_cents: carried.cents,
+      after_close: afterClose.items,
+      after_close_cents: afterClose.cents,
+    };
+  }
+
+  /** No shift yet: the last day's sales, so a first sale is seen before any shift opens. */
+  async #recentReport(filter: { outcome?: SaleStatus; search?: string }): Promise<ShiftReport> {
+    const now = this.#clock.now();
+    const frame = await this.#dayFrame(now - DAY_MS, now + 1);
+    return {
+      shift: null,
+      day: null,
+      frozen_at_seq: null,
+      sales: filterSales(frame.views, filter),
+      events: frame.entries.map(eventView),
+      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
+      carried: [],
+      carried_cents: 0,
+      after_close: [],
+      after_close_cents: 0,
     };
   }
 
   /**
-   * Payments journaled in the shift that no sale holds now: money received without a sale,
-   * reported apart from the sales' money. The terminal names the entry that kept a payment
-   * apart when it later ties it to a sale (rematch_of): such an entry is on the sale the
-   * payment's ids name, or is a person's attribution.
+   * A store's day (in the reader's time zone), whatever shifts it had: the sales rung up
+   * that day as they stand now (a day is never closed), the day's events and the payments
+   * it received for sales of earlier days.
    */
-  async #unmatchedIn(entries: readonly JournalEntry[]): Promise<UnmatchedMoney[]> {
-    const kept = entries.flatMap((entry) => {
+  async dayReport(filter: { day: LocalDay; timeZone: string; outcome?: SaleStatus; search?: string }): Promise<ShiftReport> {
+    const { from, to } = dayRange(filter.day, filter.timeZone);
+    const frame = await this.#dayFrame(from, to);
+    const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), new Map());
+    return {
+      shift: null,
+      day: { day: filter.day, time_zone: filter.timeZone, from, to },
+      frozen_at_seq: null,
+      sales: filterSales(frame.views, filter),
+      events: frame.entries.map(eventView),
+      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
+      carried: carried.items,
+      carried_cents: carried.cents,
+      after_close: [],
+      after_close_cents: 0,
+    };
+  }
+
+  /**
+   * Every shift, newest first, a page at a time, each with its totals (frozen at its close).
+   * `before`: the opened_seq of the oldest shift of the page before; the next page's cursor
+   * is `older`, null at the first shift ever.
+   */
+  async list(page: { before?: number; limit?: number }): Promise<ShiftPage> {
+    const limit = page.limit ?? SHIFTS_PER_PAGE;
+    const older = newestFirst(await this.#allShifts()).filter((s) => page.before === undefined || s.opened_seq < page.before);
+    const shown = older.slice(0, limit);
+    const shifts: ShiftSummary[] = [];
+    for (const record of shown) shifts.push({ ...(await this.#view(record)), totals: (await this.#shiftFrame(record)).totals, frozen: record.state === 'closed' });
+    return { shifts, older: older.length > limit ? (shown.at(-1)?.opened_seq ?? null) : null };
+  }
+
+  /**
+   * The store's days, newest first, `count` calendar days ending with `through` (default:
+   * today, in the reader's zone), each with the totals of the sales rung up on it. Days
+   * without a sale are listed too, so a gap in trade reads as one.
+   */
+  async days(page: { timeZone: string; through?: LocalDay; count?: number }): Promise<DayPage> {
+    const count = page.count ?? DAYS_PER_PAGE;
+    checkZone(page.timeZone);
+    const today = localDayOf(this.#clock.now(), page.timeZone);
+    const through = page.through === undefined || page.through > today ? today : page.through;
+    const days: DaySummary[] = [];
+    for (let i = 0; i < count; i++) {
+      const day = addDays(through, -i);
+      const { from, to } = dayRange(day, page.timeZone);
+      const sales = (await this.#journal.sales.createdBetween(from, to)).map((r) => r.sale);
+      days.push({ day, from, to, totals: shiftTotals(sales.map((s) => saleView(s, sales))) });
+    }
+    const pageFrom = days.at(-1)?.from ?? 0;
+    // Nothing to page back to once a page is empty and opens after no shift: the store's
+    // history starts with its first shift (a sale before any shift is found by its day).
+    const firstShift = oldestOpenedAt(await this.#allShifts());
+    const hasOlder = days.some((d) => d.totals.count > 0) || (firstShift !== null && firstShift < pageFrom);
+    return {
+      days,
+      older: hasOlder ? addDays(through, -count) : null,
+      newer: through < today ? (addDays(through, count) > today ? today : addDays(through, count)) : null,
+    };
+  }
+
+  /**
+   * The entries of a shift, by seq from its opening to its closing entry (to now while it is
+   * open), and its sales folded from those entries alone: what was journaled after the
+   * close cannot move a closed shift's numbers, and a replay of the same journal gives the
+   * same ones.
+   */
+  async #shiftFrame(record: ShiftRecord): Promise<Frame> {
+    const last = record.closed_seq ?? Number.MAX_SAFE_INTEGER;
+    const window = await this.#journal.eventsBetween(record.opened_at, record.closed_at === undefined ? Number.MAX_SAFE_INTEGER : record.closed_at + 1);
+    const entries = window.filter((e) => e.seq >= record.opened_seq && e.seq <= last).sort((a, b) => a.seq - b.seq);
+    const rows = [...foldSaleRows(entries).values()].filter((r) => r.shift_id === record.id);
+    const sales = rows.map((r) => r.sale);
+    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
+    // A payment kept apart in the shift and tied to a sale before the close is claimed by an
+    // entry between the two, so inside the window.
+    const totals = shiftTotals(views, await this.#unmatchedIn(entries, async () => entries));
+    return { entries, views, saleIds: new Set(sales.map((s) => s.sale_id)), totals };
+  }
+
+  async #dayFrame(from: number, to: number): Promise<Frame> {
+    const sales = (await this.#journal.sales.createdBetween(from, to)).map((r) => r.sale);
+    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
+    const entries = (await this.#journal.eventsBetween(from, to)).sort((a, b) => a.seq - b.seq);
+    return { entries, views, saleIds: new Set(sales.map((s) => s.sale_id)), totals: shiftTotals(views) };
+  }
+
+  /** Entries journaled after a closed shift's close and before the next shift opened (or now). */
+  async #afterClose(record: ShiftRecord): Promise<JournalEntry[]> {
+    if (record.closed_seq === undefined || record.closed_at === undefined) return [];
+    const closedSeq = record.closed_seq;
+    const next = (await this.#journal.shifts.openedBetween(record.closed_at, Number.MAX_SAFE_INTEGER)).filter((s) => s.opened_seq > closedSeq).sort((a, b) => a.opened_seq - b.opened_seq)[0];
+    const until = next?.opened_seq ?? Number.MAX_SAFE_INTEGER;
+    const window = await this.#journal.eventsBetween(record.closed_at, next === undefined ? Number.MAX_SAFE_INTEGER : next.opened_at + 1);
+    return window.filter((e) => e.seq > closedSeq && e.seq < until).sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Payments among `entries` on sales that `foreign` says belong elsewhere, each pointing
+   * back to its sale and that sale's shift; their money, each payment once.
+   */
+  async #carried(entries: readonly JournalEntry[], foreign: (saleId: string) => boolean, rows: Map<string, SaleRow | undefined>): Promise<{ items: CarriedPayment[]; cents: number }> {
+    const items: CarriedPayment[] = [];
+    const payments = new Map<string, number>();
+    for (const entry of entries) {
       const data = factData(entry);
       const report = data?.events[0];
-      return data && data.sale_ids.length === 0 && report?.type === 'payment.received' ? [{ seq: entry.seq, report }] : [];
-    });
-    if (kept.length === 0) return [];
-    const claimed = new Set<number>();
-    const note = (entry: JournalEntry) => {
-      const of = factData(entry)?.rematch_of;
-      if (typeof of === 'number') claimed.add(of);
-    };
-    for (const entry of await this.#journal.eventsOfType('payment.attributed')) note(entry);
+      if (!data || !PAYMENT_ENTRIES.has(entry.type)) continue;
+      for (const saleId of data.sale_ids.filter(foreign)) {
+        if (!rows.has(saleId)) rows.set(saleId, await this.#journal.sales.get(saleId));
+        const row = rows.get(saleId);
+        const view = eventView(entry);
+        items.push({
+          seq: entry.seq,
+          at: entry.at,
+          type: entry.type,
+          amount_cents: view.details.amount_cents,
+          by: view.by,
+          sale_id: saleId,
+          sale_requested_at: row?.sale.requested_at ?? null,
+          sale_requested_by: row?.sale.requested_by ?? null,
+          sale_shift_id: row?.shift_id ?? null,
+        });
+        if (report?.type === 'payment.received') payments.set(paymentKey(report), wireBrlCents(report.amount_brl) ?? 0);
+      }
+    }
+    // A charge.done stands for its payment only while that payment's own report is missing.
+    const reported = new Set(items.filter((i) => i.type !== 'charge.done').map((i) => i.sale_id));
+    const shown = items.filter((i) => i.type !== 'charge.done' || !reported.has(i.sale_id));
+    return { items: shown, cents: [...payments.values()].reduce((sum, c) => sum + c, 0) };
+  }
+
+  /** Where a day's payments kept apart may have been claimed: any attribution, any rematch of the sales they name. */
+  async #claimsOf(entries: readonly JournalEntry[]): Promise<JournalEntry[]> {
+    const claims = [...(await this.#journal.eventsOfType('payment.attributed'))];
     const saleIds = new Set<string>();
-    for (const { report } of kept) {
+    for (const { report } of keptApart(entries)) {
       const byPix = report.pix_id === undefined ? undefined : await this.#journal.sales.byPixId(report.pix_id);
       const bySvc = report.service_id === undefined ? undefined : await this.#journal.sales.byServiceId(report.service_id);
       for (const row of [byPix, bySvc]) if (row) saleIds.add(row.sale.sale_id);
     }
-    for (const saleId of saleIds) for (const entry of await this.#journal.eventsForSale(saleId)) note(entry);
+    for (const saleId of saleIds) claims.push(...(await this.#journal.eventsForSale(saleId)));
+    return claims;
+  }
+
+  /**
+   * Payments journaled in `entries` that no sale holds as of `claims` (read only when a
+   * payment was kept apart at all): money received without a sale, reported apart from the
+   * sales' money. The terminal names the entry that kept a payment apart when it later ties
+   * it to a sale (rematch_of): such an entry is on the sale the payment's ids name, or is a
+   * person's attribution.
+   */
+  async #unmatchedIn(entries: readonly JournalEntry[], claims: () => Promise<readonly JournalEntry[]>): Promise<UnmatchedMoney[]> {
+    const kept = keptApart(entries);
+    if (kept.length === 0) return [];
+    const claimed = new Set<number>();
+    for (const entry of await claims()) {
+      const of = factData(entry)?.rematch_of;
+      if (typeof of === 'number') claimed.add(of);
+    }
     // One payment once, however many reports of it were kept apart.
     const payments = new Map<string, UnmatchedMoney>();
     for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(paymentKey(report), { amount_cents: wireBrlCents(report.amount_brl) });
@@ -135,10 +364,22 @@ export class Shifts {
     return { filename: `shift-${day}-${(report.shift?.shift_id ?? 'recent').slice(0, 8)}.csv`, csv: salesCsv(report.sales) };
   }
 
+  async exportDayCsv(day: LocalDay, timeZone: string): Promise<{ filename: string; csv: string }> {
+    const report = await this.dayReport({ day, timeZone });
+    return { filename: `day-${day}.csv`, csv: salesCsv(report.sales) };
+  }
+
+  /** Shift records are a few a day: all of them are a small read, whatever the history. */
+  #allShifts(): Promise<ShiftRecord[]> {
+    return this.#journal.shifts.openedBetween(0, Number.MAX_SAFE_INTEGER);
+  }
+
   async #view(record: ShiftRecord): Promise<ShiftView> {
-    const note = async (type: string): Promise<string | null> => {
-      const entries = await this.#journal.eventsOfType(type);
-      const entry = entries.find((e) => (e.data as Record<string, unknown>).shift_id === record.id);
+    // The opening and closing entries, found by their own time and seq, not by reading
+    // every shift entry ever written.
+    const note = async (at: number | undefined, seq: number | undefined): Promise<string | null> => {
+      if (at === undefined || seq === undefined) return null;
+      const entry = (await this.#journal.eventsBetween(at, at + 1)).find((e) => e.seq === seq);
       const value = entry ? (entry.data as Record<string, unknown>).note : undefined;
       return typeof value === 'string' ? value : null;
     };
@@ -146,10 +387,61 @@ export class Shifts {
       shift_id: record.id,
       opened_by: record.opened_by,
       opened_at: record.opened_at,
-      note: await note(SHIFT_OPENED),
+      note: await note(record.opened_at, record.opened_seq),
       closed_by: record.closed_by ?? null,
       closed_at: record.closed_at ?? null,
-      close_note: record.state === 'closed' ? await note(SHIFT_CLOSED) : null,
+      close_note: record.state === 'closed' ? await note(record.closed_at, record.closed_seq) : null,
     };
   }
+}
+
+interface Frame {
+  /** In seq order. */
+  entries: JournalEntry[];
+  views: SaleView[];
+  saleIds: Set<string>;
+  totals: ShiftTotals;
+}
+
+/** Entries that carry a payment (or a person's tie of one to a sale). */
+const PAYMENT_ENTRIES: ReadonlySet<string> = new Set(['payment.received', 'charge.done', 'payment.attributed']);
+
+/** Sales as the journal's view folds them, from these entries only (in seq order). */
+function foldSaleRows(entries: readonly JournalEntry[]): Map<string, SaleRow> {
+  const rows = new Map<string, SaleRow>();
+  for (const entry of entries) {
+    const data = factData(entry);
+    if (!data) continue;
+    for (const saleId of data.sale_ids) {
+      const next = reduceSaleRow(rows.get(saleId), entry, saleId);
+      if (next) rows.set(saleId, next);
+    }
+  }
+  return rows;
+}
+
+function keptApart(entries: readonly JournalEntry[]): { seq: number; report: PaymentReceived }[] {
+  return entries.flatMap((entry) => {
+    const data = factData(entry);
+    const report = data?.events[0];
+    return data && data.sale_ids.length === 0 && report?.type === 'payment.received' ? [{ seq: entry.seq, report }] : [];
+  });
+}
+
+function newestFirst(shifts: ShiftRecord[]): ShiftRecord[] {
+  return shifts.sort((a, b) => b.opened_seq - a.opened_seq);
+}
+
+function oldestOpenedAt(shifts: readonly ShiftRecord[]): number | null {
+  return shifts.reduce<number | null>((min, s) => (min === null || s.opened_at < min ? s.opened_at : min), null);
+}
+
+function dayRange(day: LocalDay, timeZone: string): { from: number; to: number } {
+  if (parseLocalDay(day) === null) throw new CoreError('invalid_argument', 'A day is written like 2026-11-23.', { field: 'day' });
+  checkZone(timeZone);
+  return localDayRange(day, timeZone);
+}
+
+function checkZone(timeZone: string): void {
+  if (!isTimeZone(timeZone)) throw new CoreError('invalid_argument', 'That time zone is not known.', { field: 'timeZone' });
 }
