@@ -471,7 +471,13 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
  * claims, the sha256 of its bytes, and the highest seq any line of the broken tail claims, so
  * the new chain's seqs never repeat one the old files show.
  */
-async function readBrokenTail(fs: JournalFs, dir: string, segments: readonly string[], broken: BrokenEntry): Promise<{ hash: string | null; lineSha256: string; maxSeq: number }> {
+async function readBrokenTail(
+  fs: JournalFs,
+  dir: string,
+  segments: readonly string[],
+  broken: BrokenEntry,
+): Promise<{ hash: string | null; lineSha256: string; maxSeq: number; untrusted: { segments: string[]; lines: number } }> {
+  const untrusted = { segments: [] as string[], lines: 0 };
   let hash: string | null = null;
   let lineSha256 = '';
   // Every line from the broken one on stands for one seq, whatever it claims; and no seq
@@ -485,6 +491,8 @@ async function readBrokenTail(fs: JournalFs, dir: string, segments: readonly str
     for await (const raw of readLines(join(dir, name), undefined, fs)) {
       if (name === broken.segment && raw.line < broken.line) continue;
       positional++;
+      untrusted.lines++;
+      if (!untrusted.segments.includes(name)) untrusted.segments.push(name);
       let parsed: unknown = null;
       try {
         parsed = JSON.parse(raw.text);
@@ -499,7 +507,7 @@ async function readBrokenTail(fs: JournalFs, dir: string, segments: readonly str
       }
     }
   }
-  return { hash, lineSha256, maxSeq: Math.max(positional, claimedMax) };
+  return { hash, lineSha256, maxSeq: Math.max(positional, claimedMax), untrusted };
 }
 
 interface Pending {
@@ -803,7 +811,7 @@ class SegmentedLog implements JournalLog {
         brokenLineSha256: tail.lineSha256,
         goodHead,
         restart: { seq: entry!.seq, hash: entry!.hash, segment: segmentName(utcDay(entry!.at), this.#chain), at: entry!.at, by: data.by },
-        untrusted: { segments: segments.filter((n) => n >= broken.segment && segmentChain(n) < this.#chain), lines: tail.maxSeq - broken.seq + 1 },
+        untrusted: tail.untrusted,
       });
       this.#log?.warn('journal: a new chain was started over a broken entry; the old segments are kept as they are', { broken: { ...broken }, goodHead, by: data.by });
       return entry!;
