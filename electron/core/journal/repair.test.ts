@@ -314,6 +314,22 @@ describe('a broken chain: a manager starts a new one', () => {
     expect(await again.verify()).toMatchObject({ ok: false, firstBroken: { seq: 2, line: 2 } });
   });
 
+  it('a break at the very first entry: the new chain starts from the genesis head', async () => {
+    await writeFive();
+    await damage(segment, 1, '"s1"', '"s0"');
+    const log = await openAt();
+    expect(log.corruption).toMatchObject({ seq: 1, line: 1 });
+    const start = await log.startNewChain({ by: 'Marta' });
+    expect(start.data).toMatchObject({ good_head: { seq: 0 } });
+    expect(start.seq).toBe(6);
+    await closeAll();
+    const replayed: JournalEntry[] = [];
+    const again = await openAt({ replayed });
+    expect(again.corruption).toBeNull();
+    expect(replayed.map((e) => e.type)).toEqual([CHAIN_STARTED]);
+    expect(await again.verify()).toMatchObject({ ok: true, entries: 1, acknowledgedBreaks: [{ broken: { seq: 1 }, untrusted: { lines: 5 } }] });
+  });
+
   it('a new chain where nothing was broken is itself a break, and a healthy journal refuses to restart', async () => {
     const log = await openAt();
     await log.append([sale(1)]);
