@@ -34,6 +34,7 @@ export const METHODS = [
   'sale.acknowledge',
   'sale.detail',
   'journal.verify',
+  'journal.startNewChain',
   'settings.get',
   'settings.update',
   'shift.current',

@@ -7,7 +7,7 @@ import { ServiceError } from './api/errors.ts';
 import { ConfigError, describeConfig, type CoreConfig, type Lang } from './config.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
-import { openJournal, type Journal, type VerifyResult } from './journal/journal.ts';
+import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
@@ -43,6 +43,12 @@ export interface JournalHealth {
   state: 'healthy' | 'torn-tail-repaired' | 'corrupt' | 'failed' | 'closed';
   entries: number;
   problem: string | null;
+  /** While corrupt: the first broken entry, which a manager may start a new chain over. */
+  broken: BrokenEntry | null;
+  /** While failed: which sentence (journal_disk_full, journal_io_error, journal_write_failed). */
+  failureProblem: string | null;
+  /** Breaks acknowledged by a new chain, shown for ever. */
+  acknowledgedBreaks: AcknowledgedBreak[];
 }
 
 export interface CoreStatus {
@@ -82,6 +88,9 @@ export interface CoreDeps {
   log?: Logger;
   /** Where secrets rest: the Electron shell passes one encrypted with safeStorage. */
   secrets?: SecretStore;
+  /** The journal's file layer and probe timers (tests make the disk fail and fire timers). */
+  journalFs?: JournalFs;
+  journalTimers?: ProbeTimers;
 }
 
 /**
@@ -137,9 +146,11 @@ export class Core {
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
   #starting: Promise<void> | null = null;
+  readonly #journalDeps: Pick<CoreDeps, 'journalFs' | 'journalTimers'>;
 
   constructor(config: CoreConfig, deps: CoreDeps = {}) {
     this.config = config;
+    this.#journalDeps = { journalFs: deps.journalFs, journalTimers: deps.journalTimers };
     // The sandbox's clock moves forward when a test says so; the core must move with it, or
     // webhooks signed in sandbox time would look stale to the receiver.
     this.clock = config.service.kind === 'sandbox' ? (deps.clock instanceof OffsetClock ? deps.clock : new OffsetClock(deps.clock ?? systemClock)) : (deps.clock ?? systemClock);
@@ -211,6 +222,10 @@ export class Core {
         saleKeys: saleRowKeys,
         log: this.log,
         operatorActions: OPERATOR_ACTIONS,
+        ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
+        ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
+        // Charging stops and resumes with the journal's writes: the status bar must say so at once.
+        onHealthChange: () => this.#emitStatusIfChanged(),
       });
 
       const fixture = this.config.service.kind === 'sandbox' ? await import('../sandbox/fixture.ts') : null;
@@ -317,8 +332,15 @@ export class Core {
         refused: hook?.refused ?? 0,
       },
       journal: journal
-        ? { state: journal.state, entries: journal.entries, problem: journal.corruption ? `entry ${journal.corruption.seq} (${journal.corruption.segment}, line ${journal.corruption.line}) is broken: ${journal.corruption.reason}` : journal.failure }
-        : { state: 'closed', entries: 0, problem: null },
+        ? {
+            state: journal.state,
+            entries: journal.entries,
+            problem: journal.corruption ? `entry ${journal.corruption.seq} (${journal.corruption.segment}, line ${journal.corruption.line}) is broken: ${journal.corruption.reason}` : journal.failure,
+            broken: journal.corruption,
+            failureProblem: journal.failureProblem,
+            acknowledgedBreaks: journal.acknowledgedBreaks,
+          }
+        : { state: 'closed', entries: 0, problem: null, broken: null, failureProblem: null, acknowledgedBreaks: [] },
       unmatchedPayments: stats?.unmatched ?? 0,
       shift: this.#shift,
       operator: this.#operator,
@@ -399,6 +421,17 @@ export class Core {
   async setLang(lang: Lang): Promise<CoreStatus> {
     await this.updateSettings({ lang });
     return this.status();
+  }
+
+  /**
+   * A manager's way out of a broken journal: a new chain, signed by them, over the broken
+   * entry; the old segments stay as they were found, and the till can charge again.
+   */
+  async startNewJournalChain(by: string): Promise<JournalEntry> {
+    const entry = await this.journal.startNewChain(by);
+    this.log.warn('journal: a new chain was started over a broken entry', { by, seq: entry.seq });
+    this.#emitStatus();
+    return entry;
   }
 
   async verifyJournal(): Promise<VerifyResult> {

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'service_failed'
   | 'conflict'
   | 'not_found'
+  | 'journal_unavailable'
   | 'internal';
 
 export type ErrorParams = Readonly<Record<string, string | number | boolean | null>>;

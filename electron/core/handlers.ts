@@ -79,6 +79,14 @@ export function createHandlers(core: Core) {
 
     /** Walks the journal's hash chain and names the first broken entry, if any. */
     'journal.verify': handler(v.none(), () => core.verifyJournal()),
+    /**
+     * Over a broken journal, a manager starts a new chain in their name: it records the broken
+     * entry and the last good head, keeps the old segments untouched, and charging resumes.
+     */
+    'journal.startNewChain': handler(v.object({ by: person }), async ({ by }) => {
+      await core.startNewJournalChain(by);
+      return core.status();
+    }),
 
     'settings.get': handler(v.none(), () => core.settings()),
     'settings.update': handler(

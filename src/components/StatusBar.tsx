@@ -1,7 +1,7 @@
 import { Icon } from './Icon.tsx';
 import type { TextKey } from '../lib/i18n.ts';
-import type { IconName } from '../lib/messages.ts';
-import { useText } from '../lib/useText.ts';
+import { journalStopText, type IconName } from '../lib/messages.ts';
+import { useLang, useText } from '../lib/useText.ts';
 import { useStatus } from '../stores/status.ts';
 
 type Health = 'good' | 'bad' | 'warn' | 'unknown';
@@ -22,6 +22,7 @@ function Pill({ health, text }: { health: Health; text: string }) {
  */
 export function StatusBar() {
   const t = useText();
+  const lang = useLang();
   const connection = useStatus((s) => s.connection);
   const status = useStatus((s) => s.status);
 
@@ -46,11 +47,20 @@ export function StatusBar() {
           : ['good', 'status.webhooks.ready'];
   const journal = status?.journal;
   const journalHealth: Health = !journal ? 'unknown' : journal.state === 'healthy' ? 'good' : journal.state === 'torn-tail-repaired' ? 'warn' : 'bad';
+  // Charging is stopped by the journal: say why in a sentence, not only in a pill.
+  const stopped = journal ? journalStopText(lang, journal) : null;
+  const lastBreak = journal?.acknowledgedBreaks.at(-1);
   return (
     <p className="status-bar" role="status" aria-live="polite">
       <Pill health={service[0]} text={t(service[1])} />
       {webhooks && <Pill health={webhooks[0]} text={t(webhooks[1])} />}
       {journal && <Pill health={journalHealth} text={t(`status.journal.${journal.state}`)} />}
+      {lastBreak && journal?.state !== 'corrupt' && <Pill health="warn" text={t('status.journal.newChain', { seq: lastBreak.broken.seq })} />}
+      {stopped && (
+        <span className="status-sentence" data-testid="journal-stopped">
+          {stopped}
+        </span>
+      )}
       {status && status.unmatchedPayments > 0 && <Pill health="warn" text={t('status.unmatched', { count: status.unmatchedPayments })} />}
     </p>
   );

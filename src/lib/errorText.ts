@@ -26,6 +26,7 @@ const CODE_TEXT: Record<UiError['code'], TextKey> = {
   service_failed: 'error.code.service_failed',
   conflict: 'error.code.conflict',
   not_found: 'error.code.not_found',
+  journal_unavailable: 'error.code.journal_unavailable',
   internal: 'error.code.internal',
   disconnected: 'error.disconnected',
   unauthorized: 'connection.unauthorized',

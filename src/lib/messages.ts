@@ -226,3 +226,18 @@ export function journalProblemText(lang: Lang, journal: Pick<CoreStatus['journal
   }
   return translate(lang, 'status.journal.problemFailed');
 }
+
+/**
+ * Why charging is stopped by the journal, as one sentence for the status bar: the broken
+ * entry (seq, file, line, what is wrong), or the failed write and that it heals by itself.
+ * Null while the journal takes writes.
+ */
+export function journalStopText(lang: Lang, journal: Pick<CoreStatus['journal'], 'state' | 'broken' | 'failureProblem'>): string | null {
+  if (journal.state === 'corrupt' && journal.broken) {
+    const b = journal.broken;
+    return translate(lang, 'status.journal.stopped.journal_broken', { seq: b.seq, segment: b.segment, line: b.line, reason: brokenReasonText(lang, b.reason) });
+  }
+  if (journal.state !== 'failed') return null;
+  const key = codeKey(`status.journal.stopped.${journal.failureProblem ?? ''}`);
+  return translate(lang, key ?? 'status.journal.stopped.journal_write_failed');
+}

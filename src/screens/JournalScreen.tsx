@@ -1,6 +1,7 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleView, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import { JournalRepair } from '../components/JournalRepair.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
@@ -518,6 +519,12 @@ function Integrity() {
             </>
           ))}
       </p>
+      {verify?.acknowledgedBreaks?.map((b) => (
+        <p key={b.restart.hash} className="warn" data-testid="integrity-acknowledged">
+          <Icon name="alert" />{' '}
+          {t('report.verifyAcknowledged', { seq: b.broken.seq, segment: b.broken.segment, line: b.broken.line, by: b.restart.by, restart: b.restart.seq })}
+        </p>
+      ))}
     </section>
   );
 }
@@ -581,6 +588,7 @@ export function JournalScreen() {
 
   const shift = report?.shift ?? null;
   const day = report?.day ?? null;
+  const journalHealth = useStatus((s) => s.status?.journal ?? null);
   return (
     <div className="journal">
       <header className="print-only print-header">
@@ -592,6 +600,7 @@ export function JournalScreen() {
         {shift?.close_note && <p>{t('shift.noteValue', { note: shift.close_note })}</p>}
       </header>
       <h2 className="visually-hidden">{t('journal.heading')}</h2>
+      {journalHealth && <JournalRepair journal={journalHealth} />}
       <div className="no-print">
         <ShiftPanel />
       </div>

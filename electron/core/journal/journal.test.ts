@@ -306,16 +306,20 @@ describe('status and the data dir', () => {
     expect(await j.verify()).toEqual({ ok: false, firstBroken: broken });
   });
 
-  it('a failed write stops the journal: status failed, later appends refused, nothing acknowledged', async () => {
+  it('a failed write stops the journal: status failed, appends refused, nothing acknowledged, until a write works again', async () => {
     const j = await openIt();
     // A directory where today's segment should go: opening it for append fails (EISDIR).
-    const { mkdir } = await import('node:fs/promises');
+    const { mkdir, rmdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'journal-2026-11-21.jsonl'));
     const both = await Promise.allSettled([j.append([created('a', 1, 1)]), j.append([created('b', 1, 1)])]);
     expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    expect(j.status()).toMatchObject({ state: 'failed', lastSeq: 0, failure: expect.stringMatching(/EISDIR/) });
-    await expect(j.append([created('c', 1, 1)])).rejects.toThrow(/write failed.*reopen/);
+    expect(j.status()).toMatchObject({ state: 'failed', lastSeq: 0, failure: expect.stringMatching(/EISDIR/), failureProblem: 'journal_write_failed' });
+    await expect(j.append([created('c', 1, 1)])).rejects.toThrow(/cannot be written.*resumes by itself/);
     expect(await j.sales.get('a')).toBeUndefined();
+    // The obstacle goes away: the next append writes, with no reopen.
+    await rmdir(join(dir, 'journal-2026-11-21.jsonl'));
+    await expect(j.append([created('d', 1, 1)])).resolves.toMatchObject({ firstSeq: 1 });
+    expect(j.status()).toMatchObject({ state: 'healthy', failure: null });
   });
 
   it('refuses a second journal on the same dir while the first is open', async () => {

@@ -12,12 +12,13 @@
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
-import { openLog } from './log.ts';
-import type { BrokenEntry, EntryInput, JournalEntry, JournalLog, LogStats, TornTail, VerifyResult } from './log.ts';
+import { CHAIN_STARTED, openLog, writeProblem } from './log.ts';
+import type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, JournalLog, JournalProblem, LogStats, ProbeTimers, TornTail, VerifyResult } from './log.ts';
 import { openView, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
 import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, SaleView, ShiftRecord } from './view.ts';
 
-export type { BrokenEntry, EntryInput, JournalEntry, TornTail, VerifyResult } from './log.ts';
+export type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, ProbeTimers, TornTail, VerifyResult } from './log.ts';
+export { CHAIN_STARTED } from './log.ts';
 export type { ReducerFailure, SaleKeys, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
 export { JournalUnavailableError } from './log.ts';
 export { JournalLockedError } from './lock.ts';
@@ -36,6 +37,11 @@ export interface OpenJournalOptions<S extends object> {
    * each must say who in `data.by`. Shift open/close always must.
    */
   operatorActions?: Iterable<string>;
+  /** The file layer and probe timers of the log (tests inject a failing disk and fire timers). */
+  fs?: JournalFs;
+  timers?: ProbeTimers;
+  /** Told when writing fails, and when it works again. */
+  onHealthChange?: () => void;
 }
 
 export interface AppendResult {
@@ -48,8 +54,9 @@ export interface JournalStatus {
   /**
    * healthy; torn-tail-repaired: a write interrupted by a crash was cut away at open (every
    * acknowledged entry is intact); corrupt: the chain is broken at `corruption`, only the
-   * entries before it are in the view and nothing more is written; failed: a write or
-   * fsync failed in this session, nothing more is written until the journal is reopened.
+   * entries before it are in the view and nothing more is written until startNewChain;
+   * failed: a write or fsync failed, nothing is written until a write probe (on the next
+   * append, or on a timer with backoff) succeeds, then the state goes back by itself.
    */
   state: 'healthy' | 'torn-tail-repaired' | 'corrupt' | 'failed';
   entries: number;
@@ -58,6 +65,10 @@ export interface JournalStatus {
   tornTail: TornTail | null;
   corruption: BrokenEntry | null;
   failure: string | null;
+  /** Which sentence the failure gets (a full disk, an I/O error, another write error). */
+  failureProblem: JournalProblem | null;
+  /** Breaks a manager acknowledged by starting a new chain: shown for ever. */
+  acknowledgedBreaks: AcknowledgedBreak[];
   /** Entries the sale reducer threw on (or returned a bad record for); the first few are kept. */
   reducerFailures: number;
   firstReducerFailures: ReducerFailure[];
@@ -112,6 +123,12 @@ export interface Journal<S extends object = SaleRecord> {
   eventsOfType(type: string): Promise<JournalEntry[]>;
   webhookSeq(webhookId: string): Promise<number | undefined>;
   verify(): Promise<VerifyResult>;
+  /**
+   * Over a broken chain (status 'corrupt'), a manager's way out: a new chain whose first
+   * entry, signed `by` them, records the broken entry and the last good head. The old
+   * segments stay untouched; appends work again.
+   */
+  startNewChain(by: string): Promise<JournalEntry>;
   status(): JournalStatus;
   close(): Promise<void>;
 }
@@ -196,6 +213,7 @@ class JournalImpl<S extends object> implements Journal<S> {
       this.#checkInput(input);
       if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
       if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
+      if (input.type === CHAIN_STARTED) throw new TypeError('a new chain is started with startNewChain, over a broken chain only');
     }
     return this.#append(inputs);
   }
@@ -274,6 +292,15 @@ class JournalImpl<S extends object> implements Journal<S> {
     return this.#log.verify();
   }
 
+  startNewChain(by: string): Promise<JournalEntry> {
+    // Serialized with the shift operations, the other check-then-append of the journal.
+    return this.#shiftLock.run(async () => {
+      const input = operatorAction(CHAIN_STARTED, by);
+      if (typeof by !== 'string' || by.trim() === '') throw new TypeError(`entry ${CHAIN_STARTED} is an operator action: data.by must name the operator who did it`);
+      return this.#log.startNewChain(input.data);
+    });
+  }
+
   status(): JournalStatus {
     const log = this.#log;
     const state = log.corruption ? 'corrupt' : log.failure ? 'failed' : log.tornTail ? 'torn-tail-repaired' : 'healthy';
@@ -285,6 +312,8 @@ class JournalImpl<S extends object> implements Journal<S> {
       tornTail: log.tornTail,
       corruption: log.corruption,
       failure: log.failure?.message ?? null,
+      failureProblem: log.failure ? writeProblem(log.failure) : null,
+      acknowledgedBreaks: [...log.acknowledgedBreaks],
       reducerFailures: this.#failures.count,
       firstReducerFailures: [...this.#failures.first],
       commits: { ...log.stats },
@@ -302,7 +331,8 @@ class JournalImpl<S extends object> implements Journal<S> {
 
 /**
  * Opens the sale journal: the durable log in `dir`, replayed into a fresh IndexedDB view.
- * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt').
+ * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt')
+ * until a manager starts a new chain (startNewChain).
  * Throws JournalLockedError if another live process holds the dir.
  */
 export async function openJournal<S extends object>(options: OpenJournalOptions<S>): Promise<Journal<S>> {
@@ -319,7 +349,16 @@ export async function openJournal<S extends object>(options: OpenJournalOptions<
   };
   let log: JournalLog;
   try {
-    log = await openLog({ dir: options.dir, clock: options.clock, log: options.log, replay: apply, onDurable: apply });
+    log = await openLog({
+      dir: options.dir,
+      clock: options.clock,
+      log: options.log,
+      replay: apply,
+      onDurable: apply,
+      ...(options.fs ? { fs: options.fs } : {}),
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.onHealthChange ? { onHealthChange: options.onHealthChange } : {}),
+    });
   } catch (err) {
     await view.close();
     throw err;

@@ -1,9 +1,9 @@
-import { chmod, mkdir, open, readdir, stat, truncate } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.ts';
+import { CoreError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
+import { canonicalJson, entryHash, entryLine, GENESIS_PREV, sha256Hex } from './canonical.ts';
 import type { JsonObject } from './canonical.ts';
 import { acquireDirLock } from './lock.ts';
 import type { DirLock } from './lock.ts';
@@ -43,7 +43,77 @@ export interface TornTail {
   bytes: number;
 }
 
-export type VerifyResult = { ok: true; entries: number } | { ok: false; firstBroken: BrokenEntry };
+/**
+ * A break a manager acknowledged by starting a new chain (startNewChain). The old chain's
+ * entries from `broken` on are not trusted facts: they are never replayed, but the files
+ * stay as they were found, and every verify names the break again.
+ */
+export interface AcknowledgedBreak {
+  broken: BrokenEntry;
+  /** The hash the broken line claims, if it has one (null for a line that is not an entry). */
+  brokenHash: string | null;
+  /** sha256 of the broken line's bytes as found: which damage was acknowledged. */
+  brokenLineSha256: string;
+  /** The last trusted entry before the break: the new chain continues from its hash. */
+  goodHead: { seq: number; hash: string };
+  /** The new chain's first entry, signed by the person who started it. */
+  restart: { seq: number; hash: string; segment: string; at: number; by: string };
+  /** What the old chain holds from the broken line to its end, kept for forensics. */
+  untrusted: { segments: string[]; lines: number };
+}
+
+export type VerifyResult =
+  | { ok: true; entries: number; acknowledgedBreaks?: AcknowledgedBreak[] }
+  | { ok: false; firstBroken: BrokenEntry; acknowledgedBreaks?: AcknowledgedBreak[] };
+
+/**
+ * The file operations the log needs: node:fs/promises in the app; a test wraps it to make a
+ * disk fill up or fail, so the failure paths run against a real journal in a temp dir.
+ */
+export interface JournalFile {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(): Promise<void>;
+  sync(): Promise<void>;
+  stat(): Promise<{ size: number }>;
+  truncate(length: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface JournalFs {
+  open(path: string, flags: 'r' | 'r+' | 'a' | 'w', mode?: number): Promise<JournalFile>;
+  stat(path: string): Promise<{ size: number }>;
+  readdir(path: string): Promise<string[]>;
+  truncate(path: string, length: number): Promise<void>;
+  unlink(path: string): Promise<void>;
+}
+
+export const nodeJournalFs: JournalFs = {
+  open: (path, flags, mode) => open(path, flags, mode),
+  stat: (path) => stat(path),
+  readdir: (path) => readdir(path),
+  truncate: (path, length) => truncate(path, length),
+  unlink: (path) => unlink(path),
+};
+
+/** Timers for the write probe; tests fire them by hand instead of waiting. */
+export interface ProbeTimers {
+  /** `fn` returns the probe's promise, so a test can wait for it to settle. */
+  set(fn: () => Promise<void>, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimers: ProbeTimers = {
+  set: (fn, ms) => setTimeout(() => void fn(), ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** The first entry of every chain after the first: who started it, and over which break. */
+export const CHAIN_STARTED = 'journal.chain_started';
+/** After a failed write, the first probe comes after this long, then twice as long each time. */
+export const PROBE_FIRST_MS = 1_000;
+export const PROBE_MAX_MS = 60_000;
+const PROBE_FILE = '.write-probe';
 
 export interface LogStats {
   /** Group commits done (one write + one fsync per segment touched). */
@@ -64,6 +134,10 @@ export interface OpenLogOptions {
    * that group resolve only after it settles. Calls never overlap.
    */
   onDurable?: (entries: JournalEntry[]) => Promise<void> | void;
+  fs?: JournalFs;
+  timers?: ProbeTimers;
+  /** Told when writing fails, and when it works again (a probe or an append wrote). */
+  onHealthChange?: () => void;
 }
 
 export interface JournalLog {
@@ -76,23 +150,58 @@ export interface JournalLog {
   readonly segments: readonly string[];
   readonly tornTail: TornTail | null;
   readonly corruption: BrokenEntry | null;
-  /** Set when a write or fsync failed: from then on nothing is appended. */
+  /** Breaks acknowledged by a new chain, oldest first: kept for ever. */
+  readonly acknowledgedBreaks: readonly AcknowledgedBreak[];
+  /**
+   * Set while writing fails (a full disk, an I/O error): appends are refused until a write
+   * probe (on the next append, or on a timer with backoff) succeeds again.
+   */
   readonly failure: Error | null;
   readonly stats: LogStats;
+  /**
+   * Over a broken chain: starts a new chain whose first entry (CHAIN_STARTED, carrying
+   * `data`, which names who in `by`) records the broken entry and the last good head. The
+   * old segments are not touched; appends work again once it is durable.
+   */
+  startNewChain(data: Readonly<Record<string, unknown>>): Promise<JournalEntry>;
   close(): Promise<void>;
 }
 
-/** Appends are refused: the chain on disk is broken, or a write failed, or the log is closed. */
-export class JournalUnavailableError extends Error {
+export type JournalProblem = 'journal_broken' | 'journal_disk_full' | 'journal_io_error' | 'journal_write_failed' | 'journal_closed';
+
+/**
+ * Appends are refused: the chain on disk is broken, or writing fails, or the log is closed.
+ * A CoreError, so the refusal reaches the counter as a sentence (`params.problem`).
+ */
+export class JournalUnavailableError extends CoreError {
   override name = 'JournalUnavailableError';
+  constructor(message: string, problem: JournalProblem, options?: { cause?: unknown }) {
+    super('journal_unavailable', message, { problem }, options);
+  }
 }
 
-const SEGMENT_NAME = /^journal-(\d{4}-\d{2}-\d{2})\.jsonl$/;
+/** Which sentence a failed write gets, from its errno code. */
+export function writeProblem(err: Error | null): JournalProblem {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'journal_disk_full';
+  if (code === 'EIO') return 'journal_io_error';
+  return 'journal_write_failed';
+}
+
+// Chain 1 is journal-YYYY-MM-DD.jsonl; chain n > 1 is journal-cNNNN-YYYY-MM-DD.jsonl, which
+// sorts after every chain-1 name (a digit sorts before "c"), so text order is chain order.
+const SEGMENT_NAME = /^journal-(?:c(\d{4})-)?(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const READ_CHUNK = 1 << 20;
 
-export function segmentName(day: string): string {
-  return `journal-${day}.jsonl`;
+export function segmentName(day: string, chain = 1): string {
+  return chain === 1 ? `journal-${day}.jsonl` : `journal-c${String(chain).padStart(4, '0')}-${day}.jsonl`;
+}
+
+/** The chain a segment belongs to (1 for the original one). */
+export function segmentChain(name: string): number {
+  const m = SEGMENT_NAME.exec(name);
+  return m?.[1] === undefined ? 1 : Number(m[1]);
 }
 
 export function utcDay(ms: number): string {
@@ -147,8 +256,8 @@ interface RawLine {
  * `limit` stops at a byte count: verify reads only what has been fsync'd, never the
  * half-written bytes of a commit in progress.
  */
-async function* readLines(path: string, limit?: number): AsyncGenerator<RawLine> {
-  const fh = await open(path, 'r');
+async function* readLines(path: string, limit?: number, fs: JournalFs = nodeJournalFs): AsyncGenerator<RawLine> {
+  const fh = await fs.open(path, 'r');
   try {
     const end = limit ?? (await fh.stat()).size;
     let position = 0;
@@ -176,9 +285,9 @@ async function* readLines(path: string, limit?: number): AsyncGenerator<RawLine>
   }
 }
 
-async function listSegments(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((n) => SEGMENT_NAME.test(n));
-  // YYYY-MM-DD sorts as text in date order.
+async function listSegments(dir: string, fs: JournalFs = nodeJournalFs): Promise<string[]> {
+  const names = (await fs.readdir(dir)).filter((n) => SEGMENT_NAME.test(n));
+  // YYYY-MM-DD sorts as text in date order, and chains in their order (see SEGMENT_NAME).
   return names.sort();
 }
 
@@ -190,6 +299,7 @@ interface ScanResult {
   torn: TornTail | null;
   broken: BrokenEntry | null;
   count: number;
+  acknowledged: AcknowledgedBreak[];
 }
 
 interface ScanOptions {
@@ -198,18 +308,60 @@ interface ScanOptions {
   /** Read at most this many bytes of each segment (verify); segments absent here are skipped. */
   limits?: ReadonlyMap<string, number>;
   onEntry?: (entry: JournalEntry) => Promise<void> | void;
+  fs?: JournalFs;
+}
+
+/** A chain broke here; the next chain's first entry must acknowledge exactly this. */
+interface PendingBreak {
+  broken: BrokenEntry;
+  goodHead: { seq: number; hash: string };
+  untrusted: { segments: string[]; lines: number };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Checks the first line of a chain after the first: a CHAIN_STARTED entry that continues
+ * from the last good head and names exactly the break the scan found. Anything else is a
+ * break of its own, never silently accepted.
+ */
+function checkChainStart(text: string, pending: PendingBreak | null, segment: string): { ok: true; entry: JournalEntry; by: string } | { ok: false; reason: string } {
+  if (pending === null) return { ok: false, reason: 'a new chain starts here, but the chain before it is not broken' };
+  let seq: unknown;
+  try {
+    seq = (JSON.parse(text) as Record<string, unknown> | null)?.seq;
+  } catch {
+    return { ok: false, reason: 'not valid JSON' };
+  }
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq <= pending.goodHead.seq) return { ok: false, reason: 'a new chain must start after the last good entry' };
+  const checked = checkLine(text, seq, pending.goodHead.hash);
+  if (!checked.ok) return checked;
+  const { type, data } = checked.entry;
+  const broken = data.broken;
+  const head = data.good_head;
+  const by = data.by;
+  if (type !== CHAIN_STARTED || !isRecord(broken) || !isRecord(head) || typeof by !== 'string') return { ok: false, reason: 'a new chain must start with the entry that records the break' };
+  const b = pending.broken;
+  if (broken.seq !== b.seq || broken.segment !== b.segment || broken.line !== b.line || head.seq !== pending.goodHead.seq || head.hash !== pending.goodHead.hash) {
+    return { ok: false, reason: `the new chain in ${segment} records a break other than the one found (entry ${b.seq}, ${b.segment} line ${b.line})` };
+  }
+  return { ok: true, entry: checked.entry, by };
 }
 
 async function scan(dir: string, segments: readonly string[], options: ScanOptions): Promise<ScanResult> {
+  const fs = options.fs ?? nodeJournalFs;
   let expectedSeq = 1;
   let prev = GENESIS_PREV;
   let count = 0;
   const sizes = new Map<string, number>();
+  const acknowledged: AcknowledgedBreak[] = [];
   const present: { name: string; size: number; committed: number | undefined }[] = [];
   for (const name of segments) {
     const limit = options.limits?.get(name);
     if (options.limits && limit === undefined) continue;
-    const size = (await stat(join(dir, name))).size;
+    const size = (await fs.stat(join(dir, name))).size;
     present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });
   }
   // A torn line can only be the last bytes written: in the last segment that has any.
@@ -217,51 +369,145 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
   present.forEach((p, i) => {
     if (p.size > 0) lastWritten = i;
   });
+  const result = (broken: BrokenEntry | null, torn: TornTail | null = null): ScanResult => ({ lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn, broken, count, acknowledged });
 
+  // A broken chain is read on to its end (its lines are counted, never trusted), because the
+  // next chain may acknowledge the break; one that does not leaves the break unexplained.
+  let pending: PendingBreak | null = null;
+  let chain = 0;
+  let chainStarted = false;
   for (let i = 0; i < present.length; i++) {
     const { name, size, committed } = present[i]!;
+    const segmentChainNo = segmentChain(name);
+    if (segmentChainNo !== chain) {
+      chain = segmentChainNo;
+      chainStarted = false;
+    }
     let validBytes = 0;
     let lines = 0;
-    for await (const raw of readLines(join(dir, name), size)) {
+    for await (const raw of readLines(join(dir, name), size, fs)) {
       lines = raw.line;
+      if (pending && chainStarted) {
+        pending.untrusted.lines++;
+        if (!pending.untrusted.segments.includes(name)) pending.untrusted.segments.push(name);
+        validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + (raw.terminated ? 1 : 0);
+        continue;
+      }
       if (!raw.terminated) {
         if (i === lastWritten && options.repairTornTail) {
           const torn = { segment: name, line: raw.line, bytes: size - raw.offset };
-          await truncate(join(dir, name), raw.offset);
-          const fh = await open(join(dir, name), 'r+');
+          await fs.truncate(join(dir, name), raw.offset);
+          const fh = await fs.open(join(dir, name), 'r');
           try {
             await fh.datasync();
           } finally {
             await fh.close();
           }
           sizes.set(name, raw.offset);
-          return { lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn, broken: null, count };
+          return result(pending?.broken ?? null, torn);
         }
         const reason = i === lastWritten ? 'last line is unterminated (torn write)' : 'unterminated line before the end of the journal';
-        return { lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, count, broken: { segment: name, line: raw.line, seq: expectedSeq, reason } };
+        const broken = { segment: name, line: raw.line, seq: expectedSeq, reason };
+        if (pending) return result(pending.broken);
+        pending = { broken, goodHead: { seq: expectedSeq - 1, hash: prev }, untrusted: { segments: [name], lines: 1 } };
+        chainStarted = true;
+        validBytes = size;
+        continue;
       }
-      const checked = checkLine(raw.text, expectedSeq, prev);
+      let checked: LineCheck;
+      if (!chainStarted && chain > 1) {
+        chainStarted = true;
+        const start = checkChainStart(raw.text, pending, name);
+        if (!start.ok && pending) {
+          // A later chain that does not acknowledge the break before it is untrusted as a
+          // whole; a chain after it may still acknowledge that break.
+          pending.untrusted.lines++;
+          if (!pending.untrusted.segments.includes(name)) pending.untrusted.segments.push(name);
+          validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
+          continue;
+        }
+        if (start.ok && pending) {
+          const recorded = start.entry.data.broken as Record<string, unknown>;
+          acknowledged.push({
+            broken: pending.broken,
+            brokenHash: typeof recorded.hash === 'string' ? recorded.hash : null,
+            brokenLineSha256: typeof recorded.line_sha256 === 'string' ? recorded.line_sha256 : '',
+            goodHead: pending.goodHead,
+            restart: { seq: start.entry.seq, hash: start.entry.hash, segment: name, at: start.entry.at, by: start.by },
+            untrusted: pending.untrusted,
+          });
+          pending = null;
+        }
+        checked = start;
+      } else {
+        chainStarted = true;
+        checked = checkLine(raw.text, expectedSeq, prev);
+      }
       if (!checked.ok) {
-        return {
-          lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, count,
+        pending = {
           broken: { segment: name, line: raw.line, seq: expectedSeq, reason: checked.reason },
+          goodHead: { seq: expectedSeq - 1, hash: prev },
+          untrusted: { segments: [name], lines: 1 },
         };
+        validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
+        continue;
       }
       await options.onEntry?.(checked.entry);
-      expectedSeq++;
+      expectedSeq = checked.entry.seq + 1;
       prev = checked.entry.hash;
       count++;
       validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
     }
     if (committed !== undefined && size < committed) {
-      return {
-        lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, count,
-        broken: { segment: name, line: lines + 1, seq: expectedSeq, reason: `segment is ${size} bytes, but ${committed} were committed to it` },
-      };
+      return result(pending?.broken ?? { segment: name, line: lines + 1, seq: expectedSeq, reason: `segment is ${size} bytes, but ${committed} were committed to it` });
     }
     sizes.set(name, validBytes);
   }
-  return { lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, broken: null, count };
+  return result(pending?.broken ?? null);
+}
+
+/**
+ * What startNewChain records about the broken line, read from the file as it is: the hash it
+ * claims, the sha256 of its bytes, and the highest seq any line of the broken tail claims, so
+ * the new chain's seqs never repeat one the old files show.
+ */
+async function readBrokenTail(
+  fs: JournalFs,
+  dir: string,
+  segments: readonly string[],
+  broken: BrokenEntry,
+): Promise<{ hash: string | null; lineSha256: string; maxSeq: number; untrusted: { segments: string[]; lines: number } }> {
+  const untrusted = { segments: [] as string[], lines: 0 };
+  let hash: string | null = null;
+  let lineSha256 = '';
+  // Every line from the broken one on stands for one seq, whatever it claims; and no seq
+  // any of them claims is given out again.
+  let positional = broken.seq - 1;
+  let claimedMax = 0;
+  let reading = false;
+  for (const name of segments) {
+    if (name === broken.segment) reading = true;
+    if (!reading) continue;
+    for await (const raw of readLines(join(dir, name), undefined, fs)) {
+      if (name === broken.segment && raw.line < broken.line) continue;
+      positional++;
+      untrusted.lines++;
+      if (!untrusted.segments.includes(name)) untrusted.segments.push(name);
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(raw.text);
+      } catch {
+        // Not an entry at all: it still takes its seq.
+      }
+      const claimed = isRecord(parsed) ? parsed : {};
+      if (typeof claimed.seq === 'number' && Number.isSafeInteger(claimed.seq)) claimedMax = Math.max(claimedMax, claimed.seq);
+      if (name === broken.segment && raw.line === broken.line) {
+        lineSha256 = sha256Hex(raw.text);
+        hash = typeof claimed.hash === 'string' && HEX64.test(claimed.hash) ? claimed.hash : null;
+      }
+    }
+  }
+  return { hash, lineSha256, maxSeq: Math.max(positional, claimedMax), untrusted };
 }
 
 interface Pending {
@@ -271,11 +517,11 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+async function fsyncDir(dir: string, fs: JournalFs = nodeJournalFs): Promise<void> {
   // A new segment's name must be durable too, or a power cut can lose the whole file.
   // Windows cannot open a directory for fsync; NTFS journals the name itself.
   if (process.platform === 'win32') return;
-  const fh = await open(dir, 'r');
+  const fh = await fs.open(dir, 'r');
   try {
     await fh.sync();
   } finally {
@@ -283,7 +529,7 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+async function writeAll(fh: JournalFile, buf: Buffer): Promise<void> {
   let done = 0;
   while (done < buf.length) {
     const { bytesWritten } = await fh.write(buf, done, buf.length - done);
@@ -305,21 +551,42 @@ class SegmentedLog implements JournalLog {
   #nextSeq: number;
   #headHash: string;
   #day: string | null;
-  #fh: FileHandle | null = null;
+  /** The chain new entries go to (segmentName's chain number). */
+  #chain: number;
+  #fh: JournalFile | null = null;
   #queue: Pending[] = [];
   #flushing: Promise<void> | null = null;
   #applied: Promise<void> = Promise.resolve();
   #closed = false;
   #failure: Error | null = null;
+  readonly #fs: JournalFs;
+  readonly #timers: ProbeTimers;
+  readonly #log: Logger | undefined;
+  readonly #onHealthChange: (() => void) | undefined;
+  /**
+   * Segments to cut back to these sizes before anything more is written: the bytes of a
+   * failed commit, never acknowledged, must not stay under the next entry of the chain.
+   */
+  readonly #cuts = new Map<string, number>();
+  /** Cut-backs and write probes run one at a time, in order. */
+  #repairing: Promise<void> = Promise.resolve();
+  #probeTimer: unknown = null;
+  #probeDelay = PROBE_FIRST_MS;
+  #restarting = false;
+  #corruption: BrokenEntry | null;
+  readonly #acknowledged: AcknowledgedBreak[];
   readonly tornTail: TornTail | null;
-  readonly corruption: BrokenEntry | null;
   readonly stats: LogStats = { commits: 0, committedEntries: 0 };
 
-  constructor(dir: string, clock: Clock, lock: DirLock, segments: string[], result: ScanResult, onDurable: OpenLogOptions['onDurable']) {
+  constructor(dir: string, clock: Clock, lock: DirLock, segments: string[], result: ScanResult, options: OpenLogOptions) {
     this.#dir = dir;
     this.#clock = clock;
     this.#lock = lock;
-    this.#onDurable = onDurable;
+    this.#onDurable = options.onDurable;
+    this.#fs = options.fs ?? nodeJournalFs;
+    this.#timers = options.timers ?? realTimers;
+    this.#log = options.log;
+    this.#onHealthChange = options.onHealthChange;
     this.#segments = segments;
     this.#durable = result.sizes;
     this.#durableSeq = result.lastSeq;
@@ -327,9 +594,18 @@ class SegmentedLog implements JournalLog {
     this.#nextSeq = result.lastSeq + 1;
     this.#headHash = result.lastHash;
     const last = segments.at(-1);
-    this.#day = last === undefined ? null : SEGMENT_NAME.exec(last)![1]!;
+    this.#day = last === undefined ? null : SEGMENT_NAME.exec(last)![2]!;
+    this.#chain = last === undefined ? 1 : segmentChain(last);
     this.tornTail = result.torn;
-    this.corruption = result.broken;
+    this.#corruption = result.broken;
+    this.#acknowledged = result.acknowledged;
+  }
+
+  get corruption(): BrokenEntry | null {
+    return this.#corruption;
+  }
+  get acknowledgedBreaks(): readonly AcknowledgedBreak[] {
+    return [...this.#acknowledged];
   }
 
   get lastSeq(): number {
@@ -346,12 +622,18 @@ class SegmentedLog implements JournalLog {
   }
 
   append(inputs: readonly EntryInput[]): Promise<JournalEntry[]> {
-    if (this.#closed) return Promise.reject(new JournalUnavailableError('The journal is closed.'));
-    if (this.corruption) {
-      const c = this.corruption;
-      return Promise.reject(new JournalUnavailableError(`The journal is corrupt at ${c.segment} line ${c.line} (seq ${c.seq}: ${c.reason}); nothing more is written until it is repaired.`));
+    if (this.#closed) return Promise.reject(new JournalUnavailableError('The journal is closed.', 'journal_closed'));
+    if (this.#corruption) {
+      const c = this.#corruption;
+      return Promise.reject(
+        new JournalUnavailableError(
+          `The journal is corrupt at ${c.segment} line ${c.line} (seq ${c.seq}: ${c.reason}); nothing more is written until a manager starts a new chain.`,
+          'journal_broken',
+        ),
+      );
     }
-    if (this.#failure) return Promise.reject(new JournalUnavailableError(`A journal write failed (${this.#failure.message}); reopen the journal.`, { cause: this.#failure }));
+    // Writing failed before: try again now (cut back, probe), and append only if it works.
+    if (this.#failure) return this.#repair(true).then(() => this.append(inputs), () => Promise.reject(this.#unavailable()));
     if (inputs.length === 0) return Promise.resolve([]);
     // Everything is validated and serialized before any seq is handed out, so a bad
     // input rejects the call without leaving a hole in the chain.
@@ -366,6 +648,19 @@ class SegmentedLog implements JournalLog {
         return Promise.reject(new TypeError(`entry ${input.type}: ${(err as Error).message}`));
       }
     }
+    return this.#enqueue(prepared);
+  }
+
+  #unavailable(): JournalUnavailableError {
+    const failure = this.#failure;
+    return new JournalUnavailableError(
+      `The journal cannot be written (${failure?.message ?? 'unknown error'}): charging is stopped and resumes by itself once a write succeeds again.`,
+      writeProblem(failure),
+      { cause: failure },
+    );
+  }
+
+  #enqueue(prepared: readonly { type: string; data: string }[]): Promise<JournalEntry[]> {
     const entries: JournalEntry[] = [];
     const lines: string[] = [];
     for (const p of prepared) {
@@ -397,13 +692,21 @@ class SegmentedLog implements JournalLog {
           await this.#commit(group);
         } catch (err) {
           this.#failure = err instanceof Error ? err : new Error(String(err));
-          for (const p of group) p.reject(this.#failure);
-          for (const p of this.#queue) p.reject(this.#failure);
+          // Nothing of this group or of the queue was acknowledged: their seqs are free again,
+          // and the chain goes on from the last durable entry.
+          this.#nextSeq = this.#durableSeq + 1;
+          this.#headHash = this.#durableHash;
+          const refusal = this.#unavailable();
+          for (const p of group) p.reject(refusal);
+          for (const p of this.#queue) p.reject(refusal);
           this.#queue = [];
-          // What reached the disk is unknown after a failed fsync: close the file and make
-          // the next open find the truth by reading it.
-          await this.#fh?.close().catch(() => undefined);
-          this.#fh = null;
+          this.#log?.error('journal: a write failed; charging stops until a write succeeds again', { error: this.#failure });
+          this.#onHealthChange?.();
+          // What reached the disk is unknown after a failed write or fsync: cut it away at
+          // once if the disk lets us, and probe for writing with backoff.
+          void this.#repair(false).catch(() => undefined);
+          this.#probeDelay = PROBE_FIRST_MS;
+          this.#scheduleProbe();
           return;
         }
         const entries = group.flatMap((p) => p.entries);
@@ -426,7 +729,132 @@ class SegmentedLog implements JournalLog {
     }
   }
 
+  /**
+   * Cuts away what failed commits left, then (probe) writes and fsyncs a scratch file: when
+   * that works, writing works again and the failure is over. Throws while it does not.
+   */
+  #repair(probe: boolean): Promise<void> {
+    const run = this.#repairing.then(async () => {
+      if (!this.#failure || this.#closed) return;
+      await this.#fh?.close().catch(() => undefined);
+      this.#fh = null;
+      for (const [name, size] of [...this.#cuts]) {
+        const fh = await this.#fs.open(join(this.#dir, name), 'r+');
+        try {
+          await fh.truncate(size);
+          await fh.datasync();
+        } finally {
+          await fh.close().catch(() => undefined);
+        }
+        this.#cuts.delete(name);
+      }
+      if (!probe) return;
+      const path = join(this.#dir, PROBE_FILE);
+      const fh = await this.#fs.open(path, 'w', 0o600);
+      try {
+        await writeAll(fh, Buffer.alloc(512, 0x0a));
+        await fh.datasync();
+      } finally {
+        await fh.close().catch(() => undefined);
+      }
+      await this.#fs.unlink(path).catch(() => undefined);
+      const was = this.#failure;
+      this.#failure = null;
+      this.#probeDelay = PROBE_FIRST_MS;
+      if (this.#probeTimer !== null) this.#timers.clear(this.#probeTimer);
+      this.#probeTimer = null;
+      this.#log?.info('journal: writing works again; charging resumes', { after: was?.message });
+      this.#onHealthChange?.();
+    });
+    this.#repairing = run.catch(() => undefined);
+    return run;
+  }
+
+  #scheduleProbe(): void {
+    if (this.#probeTimer !== null || this.#closed || !this.#failure) return;
+    const delay = this.#probeDelay;
+    this.#probeDelay = Math.min(delay * 2, PROBE_MAX_MS);
+    this.#probeTimer = this.#timers.set(() => {
+      this.#probeTimer = null;
+      return this.#repair(true).catch(() => this.#scheduleProbe());
+    }, delay);
+  }
+
+  async startNewChain(data: Readonly<Record<string, unknown>>): Promise<JournalEntry> {
+    if (this.#closed) throw new JournalUnavailableError('The journal is closed.', 'journal_closed');
+    const broken = this.#corruption;
+    if (!broken) throw new CoreError('conflict', 'The journal is not broken: there is no chain to restart.', { reason: 'journal_not_broken' });
+    if (this.#restarting) throw new CoreError('conflict', 'A new chain is being started already.', { reason: 'chain_restarting' });
+    if (typeof data.by !== 'string' || data.by.trim() === '') throw new TypeError('a new chain is an operator action: data.by must name who started it');
+    this.#restarting = true;
+    const before = { chain: this.#chain, day: this.#day };
+    try {
+      if (this.#failure) await this.#repair(true).catch(() => Promise.reject(this.#unavailable()));
+      const segments = await listSegments(this.#dir, this.#fs);
+      const tail = await readBrokenTail(this.#fs, this.#dir, segments, broken);
+      const goodHead = { seq: this.#durableSeq, hash: this.#durableHash };
+      const full = {
+        ...data,
+        broken: { seq: broken.seq, segment: broken.segment, line: broken.line, reason: broken.reason, hash: tail.hash, line_sha256: tail.lineSha256 },
+        good_head: goodHead,
+      };
+      // New files for the new chain: the old segments stay exactly as they were found.
+      this.#chain = Math.max(1, ...segments.map(segmentChain)) + 1;
+      this.#day = null;
+      this.#nextSeq = Math.max(tail.maxSeq, goodHead.seq) + 1;
+      this.#headHash = goodHead.hash;
+      const [entry] = await this.#enqueue([{ type: CHAIN_STARTED, data: canonicalJson(full) }]);
+      this.#corruption = null;
+      this.#acknowledged.push({
+        broken,
+        brokenHash: tail.hash,
+        brokenLineSha256: tail.lineSha256,
+        goodHead,
+        restart: { seq: entry!.seq, hash: entry!.hash, segment: segmentName(utcDay(entry!.at), this.#chain), at: entry!.at, by: data.by },
+        untrusted: tail.untrusted,
+      });
+      this.#log?.warn('journal: a new chain was started over a broken entry; the old segments are kept as they are', { broken: { ...broken }, goodHead, by: data.by });
+      return entry!;
+    } catch (err) {
+      if (this.#corruption) {
+        this.#chain = before.chain;
+        this.#day = before.day;
+        this.#nextSeq = this.#durableSeq + 1;
+        this.#headHash = this.#durableHash;
+      }
+      throw err;
+    } finally {
+      this.#restarting = false;
+    }
+  }
+
   async #commit(group: Pending[]): Promise<void> {
+    // A failed commit takes back all it wrote, even runs already fsync'd: its callers are
+    // told it failed, so none of it may stay in the chain.
+    const before = { durable: new Map(this.#durable), seq: this.#durableSeq, hash: this.#durableHash };
+    const touched = new Set<string>();
+    try {
+      await this.#commitRuns(group, touched);
+    } catch (err) {
+      for (const name of touched) {
+        const size = before.durable.get(name) ?? 0;
+        this.#cuts.set(name, Math.min(this.#cuts.get(name) ?? size, size));
+        if (before.durable.has(name)) {
+          this.#durable.set(name, size);
+        } else {
+          // A segment this commit created counts as new again: its name is fsync'd anew.
+          this.#durable.delete(name);
+          const at = this.#segments.indexOf(name);
+          if (at !== -1) this.#segments.splice(at, 1);
+        }
+      }
+      this.#durableSeq = before.seq;
+      this.#durableHash = before.hash;
+      throw err;
+    }
+  }
+
+  async #commitRuns(group: Pending[], touched: Set<string>): Promise<void> {
     // Runs of consecutive entries per segment. A segment never goes back to an earlier day,
     // even if the clock does: the files stay in chain order.
     const runs: { day: string; lines: string[]; lastSeq: number; lastHash: string }[] = [];
@@ -446,20 +874,22 @@ class SegmentedLog implements JournalLog {
       });
     }
     for (const run of runs) {
-      const name = segmentName(run.day);
+      const name = segmentName(run.day, this.#chain);
       if (this.#day !== run.day || this.#fh === null) {
         await this.#fh?.close();
         this.#fh = null;
         const isNew = !this.#durable.has(name);
-        this.#fh = await open(join(this.#dir, name), 'a', 0o600);
+        this.#fh = await this.#fs.open(join(this.#dir, name), 'a', 0o600);
+        touched.add(name);
         if (isNew) {
-          await fsyncDir(this.#dir);
+          await fsyncDir(this.#dir, this.#fs);
           this.#durable.set(name, 0);
-          this.#segments.push(name);
+          if (!this.#segments.includes(name)) this.#segments.push(name);
         }
         this.#day = run.day;
       }
       const buf = Buffer.from(run.lines.join(''), 'utf8');
+      touched.add(name);
       await writeAll(this.#fh, buf);
       await this.#fh.datasync();
       this.#durable.set(name, (this.#durable.get(name) ?? 0) + buf.length);
@@ -472,31 +902,36 @@ class SegmentedLog implements JournalLog {
 
   async verify(): Promise<VerifyResult> {
     // A broken log writes nothing more: read every file as it is.
-    if (this.corruption) {
-      const result = await scan(this.#dir, [...this.#segments], { repairTornTail: false });
-      return result.broken ? { ok: false, firstBroken: result.broken } : { ok: true, entries: result.count };
+    const acknowledgedBreaks = (result: ScanResult) => (result.acknowledged.length > 0 ? { acknowledgedBreaks: result.acknowledged } : {});
+    if (this.#corruption) {
+      const result = await scan(this.#dir, await listSegments(this.#dir, this.#fs), { repairTornTail: false, fs: this.#fs });
+      return result.broken ? { ok: false, firstBroken: result.broken, ...acknowledgedBreaks(result) } : { ok: true, entries: result.count, ...acknowledgedBreaks(result) };
     }
     // A snapshot of what is committed now; appends carry on while the files are read.
     const limits = new Map(this.#durable);
     const expectedSeq = this.#durableSeq;
     const expectedHash = this.#durableHash;
     const segments = [...this.#segments];
-    const result = await scan(this.#dir, segments, { repairTornTail: false, limits });
-    if (result.broken) return { ok: false, firstBroken: result.broken };
+    const result = await scan(this.#dir, segments, { repairTornTail: false, limits, fs: this.#fs });
+    if (result.broken) return { ok: false, firstBroken: result.broken, ...acknowledgedBreaks(result) };
     if (result.lastSeq !== expectedSeq || result.lastHash !== expectedHash) {
       const segment = segments.at(-1) ?? segmentName(utcDay(this.#clock.now()));
       return {
         ok: false,
         firstBroken: { segment, line: 0, seq: result.lastSeq + 1, reason: `the journal ends at seq ${result.lastSeq}, but ${expectedSeq} entries were committed` },
+        ...acknowledgedBreaks(result),
       };
     }
-    return { ok: true, entries: result.count };
+    return { ok: true, entries: result.count, ...acknowledgedBreaks(result) };
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#probeTimer !== null) this.#timers.clear(this.#probeTimer);
+    this.#probeTimer = null;
     while (this.#flushing) await this.#flushing;
+    await this.#repairing;
     await this.#applied;
     await this.#fh?.close().catch(() => undefined);
     this.#fh = null;
@@ -508,7 +943,10 @@ class SegmentedLog implements JournalLog {
  * Opens (creating if needed) the journal in `dir`: takes the single-writer lock, reads
  * every segment in order, hands valid entries to `replay`, cuts away a torn last line and
  * reports it. A broken chain does not stop the open: the log comes up read-only with
- * `corruption` naming the first broken entry, so the app can still show what it has.
+ * `corruption` naming the first broken entry, so the app can still show what it has, until
+ * startNewChain continues in new segment files. Over a break a later chain acknowledges,
+ * replay goes on in that chain: the broken chain's entries from the break on are read (and
+ * counted in `acknowledgedBreaks`) but never replayed, since nothing vouches for them.
  */
 export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
   const { dir, clock } = options;
@@ -518,7 +956,7 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
   if ((mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(dir, mode & 0o700);
   const lock = await acquireDirLock(dir);
   try {
-    const segments = await listSegments(dir);
+    const segments = await listSegments(dir, options.fs);
     const batchSize = Math.max(1, options.replayBatchSize ?? 4096);
     let batch: JournalEntry[] = [];
     // One batch is applied while the next is read: the reads' waits overlap the view's work.
@@ -526,6 +964,7 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
     const replay = options.replay;
     const result = await scan(dir, segments, {
       repairTornTail: true,
+      fs: options.fs,
       onEntry: replay
         ? async (entry) => {
             batch.push(entry);
@@ -545,10 +984,13 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
     if (result.torn) {
       options.log?.warn('journal: cut away a torn last line left by an interrupted write', { ...result.torn });
     }
-    if (result.broken) {
-      options.log?.error('journal: the chain is broken; the journal is read-only', { ...result.broken });
+    for (const b of result.acknowledged) {
+      options.log?.warn('journal: a break acknowledged by a new chain; the old entries from it on are not replayed', { broken: { ...b.broken }, restart: { ...b.restart } });
     }
-    return new SegmentedLog(dir, clock, lock, segments, result, options.onDurable);
+    if (result.broken) {
+      options.log?.error('journal: the chain is broken; nothing is written until a manager starts a new chain', { ...result.broken });
+    }
+    return new SegmentedLog(dir, clock, lock, segments, result, options);
   } catch (err) {
     await lock.release();
     throw err;

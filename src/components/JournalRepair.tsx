@@ -1,0 +1,140 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { CoreStatus } from '../../electron/core/contract.ts';
+import { getBridge, toUiError } from '../lib/bridge.ts';
+import { errorText, type UiError } from '../lib/errorText.ts';
+import { formatDateTime } from '../lib/i18n.ts';
+import { brokenReasonText } from '../lib/messages.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { selectOperator, useStatus } from '../stores/status.ts';
+import { Icon } from './Icon.tsx';
+
+type JournalHealth = CoreStatus['journal'];
+
+/**
+ * A damaged journal must not close the shop: while the chain is broken the panel names the
+ * broken entry and lets a manager start a new chain (behind a confirmation that says what it
+ * does); every break acknowledged that way stays listed for ever.
+ */
+export function JournalRepair({ journal }: { journal: JournalHealth }) {
+  if (journal.state !== 'corrupt' && journal.acknowledgedBreaks.length === 0) return null;
+  return (
+    <>
+      {journal.state === 'corrupt' && journal.broken && <BrokenJournal journal={journal} broken={journal.broken} />}
+      {journal.acknowledgedBreaks.length > 0 && <AcknowledgedBreaks journal={journal} />}
+    </>
+  );
+}
+
+function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: NonNullable<JournalHealth['broken']> }) {
+  const t = useText();
+  const lang = useLang();
+  const operator = useStatus(selectOperator);
+  const [by, setBy] = useState(operator ?? '');
+  const [missing, setMissing] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<UiError | null>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) cancelRef.current?.focus();
+  }, [asking]);
+
+  const ask = (e: FormEvent) => {
+    e.preventDefault();
+    if (by.trim() === '') {
+      setMissing(true);
+      return;
+    }
+    setMissing(false);
+    setAsking(true);
+  };
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const status = await getBridge().call('journal.startNewChain', { by: by.trim() });
+      useStatus.setState({ status });
+      setAsking(false);
+    } catch (err) {
+      setError(toUiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const good = journal.entries;
+  return (
+    <section className="card journal-repair no-print" aria-labelledby="repair-heading" data-testid="journal-repair">
+      <h2 id="repair-heading">
+        <Icon name="cross" /> {t('repair.heading')}
+      </h2>
+      <p data-testid="journal-broken-entry">{t('repair.broken', { seq: broken.seq, segment: broken.segment, line: broken.line, reason: brokenReasonText(lang, broken.reason) })}</p>
+      <p className="help">{t('repair.explain', { good })}</p>
+      <form className="ack-form" onSubmit={ask}>
+        <label htmlFor="repair-by">{t('repair.by')}</label>
+        <input id="repair-by" value={by} maxLength={80} autoComplete="name" onChange={(e) => setBy(e.target.value)} />
+        <button type="submit" className="danger" disabled={busy || asking}>
+          {t('repair.start')}
+        </button>
+        {missing && <p className="error">{t('repair.needName')}</p>}
+      </form>
+      {asking && (
+        <div
+          className="confirm"
+          role="alertdialog"
+          aria-modal="false"
+          aria-labelledby="repair-confirm-title"
+          aria-describedby="repair-confirm-body"
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') setAsking(false);
+          }}
+        >
+          <h3 id="repair-confirm-title">
+            <Icon name="alert" /> {t('repair.confirmTitle')}
+          </h3>
+          <p id="repair-confirm-body">{t('repair.confirmBody', { good, seq: broken.seq, by: by.trim() })}</p>
+          <div className="actions">
+            <button type="button" className="secondary" ref={cancelRef} onClick={() => setAsking(false)}>
+              {t('repair.confirmNo')}
+            </button>
+            <button type="button" className="danger" disabled={busy} onClick={() => void start()}>
+              {t('repair.confirmYes')}
+            </button>
+          </div>
+        </div>
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {errorText(lang, error)}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function AcknowledgedBreaks({ journal }: { journal: JournalHealth }) {
+  const t = useText();
+  const lang = useLang();
+  return (
+    <section className="card journal-breaks" aria-labelledby="breaks-heading" data-testid="journal-breaks">
+      <h2 id="breaks-heading">
+        <Icon name="alert" /> {t('repair.history')}
+      </h2>
+      <ul>
+        {journal.acknowledgedBreaks.map((b) => (
+          <li key={b.restart.hash}>
+            {t('repair.acknowledged', {
+              seq: b.broken.seq,
+              segment: b.broken.segment,
+              line: b.broken.line,
+              reason: brokenReasonText(lang, b.broken.reason),
+              by: b.restart.by,
+              at: formatDateTime(lang, b.restart.at),
+              restart: b.restart.seq,
+              lines: b.untrusted.lines,
+            })}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
