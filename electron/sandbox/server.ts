@@ -38,7 +38,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { OffsetClock } from '../shared/clock.ts';
 import { tryAuthenticate } from './auth.ts';
 import { createHooks } from './context.ts';
-import type { SandboxContext } from './context.ts';
 import { isLoopbackAddress, refuseControlBody, refuseControlCaller } from './control-guard.ts';
 import { FaultBook } from './faults.ts';
 import { buildFixture } from './fixture.ts';
@@ -46,6 +45,7 @@ import { ApiError, INTERNAL_SERVER_ERROR, Router } from './http.ts';
 import type { Reply, SandboxRequest, ValidationItem } from './http.ts';
 import { loadState, StatePersister } from './persist.ts';
 import * as control from './routes/control.ts';
+import type { ControlContext } from './routes/control.ts';
 import { routeModules } from './routes/index.ts';
 import type { SandboxState } from './state.ts';
 import { SandboxTimers } from './timers.ts';
@@ -75,13 +75,6 @@ export interface Sandbox {
 
 /** Reference 7 / issue: bodies over 1 MiB are refused. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-/** The control module's extra powers over the framework. */
-export interface ControlContext extends SandboxContext {
-  reset(): void;
-  readonly dispatcher: WebhookDispatcher;
-  readonly router: Router;
-}
 
 class BodyError extends Error {
   readonly status: number;
