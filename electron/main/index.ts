@@ -6,7 +6,7 @@ import { Core, rememberSecrets } from '../core/core.ts';
 import { FileSecretStore } from '../core/secrets.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
-import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences } from './security.ts';
+import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences, trustedDevServerUrl } from './security.ts';
 
 /**
  * The Electron shell: app lifecycle, the window, IPC registration. Thin on purpose:
@@ -15,8 +15,9 @@ import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences } from 
 const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
 const rendererDirUrl = pathToFileURL(rendererDir).href;
 const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-// electron-vite sets this while developing; a packaged app never trusts a dev server.
-const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
+/** Defined true by electron.vite.config.ts in `electron-vite dev` only; absent (false) otherwise. */
+declare const __POS_DEV_BUILD__: boolean | undefined;
+const devServerUrl = trustedDevServerUrl({ devBuild: typeof __POS_DEV_BUILD__ !== 'undefined' && __POS_DEV_BUILD__ === true, isPackaged: app.isPackaged, env: process.env });
 
 app.enableSandbox();
 hardenApp(app, rendererDirUrl, devServerUrl);
