@@ -1,8 +1,9 @@
 import { app, BrowserWindow, ipcMain, safeStorage, screen, session } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { composeCore } from '../compose.ts';
 import { ConfigError, knownFlags, loadConfig } from '../core/config.ts';
-import { Core, rememberSecrets } from '../core/core.ts';
+import { rememberSecrets, type Core } from '../core/core.ts';
 import { FileSecretStore } from '../core/secrets.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
@@ -71,7 +72,7 @@ async function boot(): Promise<void> {
   const config = loadConfig(process.env, knownFlags(args));
   // Secrets at rest: encrypted by the OS keychain; where it has none, a file only this user reads.
   const secrets = new FileSecretStore(join(config.dataDir, 'secrets.json'), safeStorage.isEncryptionAvailable() ? safeStorageCodec(safeStorage) : undefined);
-  core = new Core(config, { secrets });
+  core = await composeCore(config, { secrets });
   // --remember-secrets: keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET encrypted for the next start.
   if (args.includes('--remember-secrets')) await rememberSecrets(core);
   await core.start();

@@ -61,8 +61,11 @@ export interface SandboxOptions {
   control?: boolean;
   /** Keep the state in this JSON file across restarts. */
   persistFile?: string;
-  /** The merchants' webhook endpoint from the start (and after every reset). */
-  webhook?: { url: string; secret?: string };
+  /**
+   * The merchants' webhook endpoint from the start (and after every reset). 'later': the
+   * receiver is not listening yet; deliveries wait for `deliverWebhooksTo`.
+   */
+  webhook?: { url: string; secret?: string } | { later: true; secret?: string };
   log?: (line: string) => void;
 }
 
@@ -70,6 +73,8 @@ export interface Sandbox {
   url: string;
   port: number;
   clock: OffsetClock;
+  /** Points every merchant's webhook endpoint here (also after a reset) and sends what waited. */
+  deliverWebhooksTo(url: string): void;
   close(): Promise<void>;
 }
 
@@ -96,11 +101,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   }
   const state: SandboxState = buildFixture(clock.now());
 
+  let startupWebhook = opts.webhook;
   const applyStartupWebhook = (): void => {
-    if (opts.webhook === undefined) return;
+    if (startupWebhook === undefined) return;
     for (const endpoint of Object.values(state.webhookEndpoints)) {
-      endpoint.url = opts.webhook.url;
-      if (opts.webhook.secret !== undefined) endpoint.secret = opts.webhook.secret;
+      // A URL kept from an earlier run would point at a receiver that is gone.
+      endpoint.url = 'url' in startupWebhook ? startupWebhook.url : null;
+      if (startupWebhook.secret !== undefined) endpoint.secret = startupWebhook.secret;
     }
   };
 
@@ -127,6 +134,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const timers = new SandboxTimers(clock, (error) => log(`sandbox timer failed: ${String(error)}`));
   const faults = new FaultBook();
   const dispatcher = new WebhookDispatcher({ state: () => state, clock, timers, faults, persist, log });
+  let deliveriesWait = startupWebhook !== undefined && !('url' in startupWebhook);
+  if (deliveriesWait) dispatcher.hold();
   const router = new Router();
   // The hooks hand listeners the context, which is built just below (called only later).
   const hooks = createHooks(() => ctx, log);
@@ -275,7 +284,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     });
   });
   server.on('error', (error) => log(`sandbox server error: ${error.message}`));
-  dispatcher.resume();
+  if (!deliveriesWait) dispatcher.resume();
 
   const address = server.address() as AddressInfo;
   listeningPort = address.port;
@@ -285,6 +294,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     url: `http://${hostForUrl}:${address.port}`,
     port: address.port,
     clock,
+    deliverWebhooksTo(url) {
+      startupWebhook = { url, ...(startupWebhook?.secret === undefined ? {} : { secret: startupWebhook.secret }) };
+      applyStartupWebhook();
+      persist();
+      // Resumed once: a second resume would schedule every open delivery twice.
+      if (deliveriesWait) dispatcher.resume();
+      deliveriesWait = false;
+    },
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
