@@ -5,6 +5,7 @@ import { composeCore } from '../compose.ts';
 import { ConfigError, knownFlags, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { FileSecretStore } from '../core/secrets.ts';
+import { sandboxHelp } from '../launch.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
 import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences, trustedDevServerUrl } from './security.ts';
@@ -76,6 +77,8 @@ async function boot(): Promise<void> {
   // --remember-secrets: keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET encrypted for the next start.
   if (args.includes('--remember-secrets')) await rememberSecrets(core);
   await core.start();
+  const help = sandboxHelp(core.status().service, core.checkout);
+  if (help !== null) console.log(help);
   unregister = registerBridge(
     ipcMain,
     core,

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { composeCore } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
+import { sandboxHelp } from '../launch.ts';
 import { openAppWindow } from './open-browser.ts';
 import { startWebShell } from './server.ts';
 
@@ -77,6 +78,8 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
+const help = sandboxHelp(core.status().service, core.checkout);
+if (help !== null) console.log(help);
 if (wantOpen) {
   const outcome = openAppWindow(shell.launchUrl(), config.dataDir);
   console.log(outcome);
