@@ -23,7 +23,7 @@ export type CoreState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'failed'
 
 export interface ServiceStatus {
   mode: 'sandbox' | 'remote';
-  /** Where the service answers; null until the embedded sandbox has started. */
+  /** Where the service answers: the endpoint the core was given says. */
   baseUrl: string | null;
   /** null = not checked yet. */
   reachable: boolean | null;
