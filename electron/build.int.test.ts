@@ -38,6 +38,14 @@ describe('the production build', () => {
     for (const secret of FIXTURE_SECRETS) expect(main.includes(secret), secret).toBe(false);
   });
 
+  it('neither the preload nor the renderer carries them either', async () => {
+    const files = [join(out, 'preload/index.cjs'), ...(await readdir(join(out, 'renderer/assets'))).map((f) => join(out, 'renderer/assets', f))];
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      for (const secret of FIXTURE_SECRETS) expect(text.includes(secret), `${secret} in ${file}`).toBe(false);
+    }
+  });
+
   it('the embedded sandbox is a chunk of its own, reached only by dynamic import', async () => {
     const chunks = await readdir(join(out, 'main/chunks'));
     const withFixture: string[] = [];
