@@ -60,6 +60,10 @@ describe('the production build', () => {
     expect(main).not.toMatch(new RegExp(`^import[^(]*["']\\./chunks/${chunk.replace('.', '\\.')}["']`, 'm'));
   });
 
+  it.each(['index.html', 'display.html'])('the source page %s carries no hand-written policy that could drift: the build writes it', async (page) => {
+    expect(await readFile(join(root, 'src', page), 'utf8')).not.toMatch(/content-security-policy/i);
+  });
+
   it.each(['index.html', 'display.html'])('%s carries exactly the CSP of csp.ts, once', async (page) => {
     const html = await readFile(join(out, 'renderer', page), 'utf8');
     const policies = [...html.matchAll(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/gi)].map((m) => m[1]);
