@@ -1,19 +1,29 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { withContentSecurityPolicy } from './electron/shared/csp.ts';
+
+/** The pages' CSP meta tag comes from electron/shared/csp.ts, the browser shell's header's source. */
+const contentSecurityPolicy: Plugin = { name: 'pix-cashier-csp', transformIndexHtml: { order: 'pre', handler: withContentSecurityPolicy } };
+
+// The build test (electron/build.int.test.ts) builds into a directory of its own.
+const out = resolve(process.env.POS_BUILD_OUT_DIR ?? 'out');
 
 // Three builds, one renderer: the renderer in out/renderer is served unchanged by the
 // Electron shell (file://) and by the browser shell (http on loopback).
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   main: {
+    // Only `electron-vite dev` trusts its dev server's URL (electron/main/security.ts).
+    define: { __POS_DEV_BUILD__: JSON.stringify(mode === 'development') },
     build: {
-      outDir: 'out/main',
+      outDir: resolve(out, 'main'),
       rollupOptions: { input: { index: resolve('electron/main/index.ts') } },
     },
   },
   preload: {
     build: {
-      outDir: 'out/preload',
+      outDir: resolve(out, 'preload'),
       rollupOptions: {
         input: { index: resolve('electron/preload/index.ts') },
         // A sandboxed preload can only be one CommonJS file that requires nothing but electron.
@@ -25,9 +35,9 @@ export default defineConfig({
     root: resolve('src'),
     // Files shipped with the app (the icon) are served beside the pages.
     publicDir: resolve('resources'),
-    plugins: [react()],
+    plugins: [react(), contentSecurityPolicy],
     build: {
-      outDir: resolve('out/renderer'),
+      outDir: resolve(out, 'renderer'),
       // The CSP allows images from data: only for QR codes; keep every other asset a file.
       assetsInlineLimit: 0,
       minify: true,
@@ -40,4 +50,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

@@ -22,6 +22,19 @@ export default tseslint.config(
     },
   },
   {
+    // The core does not know the sandbox: it receives a service endpoint, composed at the
+    // start-up entry points (electron/compose.ts). Its tests and fixtures may start one.
+    files: ['electron/core/**'],
+    ignores: ['**/*.test.ts', 'electron/core/**/fixtures/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'electron/core is plain Node: only electron/main and electron/preload may import electron.' }],
+        patterns: [{ group: ['**/sandbox', '**/sandbox/**'], message: 'electron/core must not import electron/sandbox: take a ServiceEndpoint (electron/core/service-endpoint.ts); electron/compose.ts makes one.' }],
+      }],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/(^|\\/)sandbox(\\/|$)/]', message: 'electron/core must not import electron/sandbox, not even lazily: take a ServiceEndpoint.' }],
+    },
+  },
+  {
     // Shared code runs in the renderer too: no Node.
     files: ['electron/shared/**'],
     rules: {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronUnavailable } from './launch.ts';
 
 /**
  * `npm start`: the Electron app when Electron's binary is here (or can be fetched);
@@ -27,8 +28,7 @@ function electronBinary(): string | null {
   // npm installs Electron's typings only; the binary is fetched on first use.
   const install = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { stdio: 'pipe', timeout: 180_000, encoding: 'utf8' });
   if (install.status !== 0) {
-    const why = (install.stderr || install.stdout || '').trim().split('\n').pop() ?? 'unknown error';
-    console.log(`Electron's binary is not available here (${why}); starting the browser shell instead.`);
+    console.log(electronUnavailable(`${install.stdout ?? ''}\n${install.stderr ?? ''}`));
     return null;
   }
   return resolveBinary();

@@ -24,7 +24,8 @@ import { systemClock } from '../shared/clock.ts';
 import { formatCents } from '../shared/money.ts';
 import { webhookHeaders } from '../shared/standard-webhooks.ts';
 import { loadConfig } from '../core/config.ts';
-import { Core } from '../core/core.ts';
+import type { Core } from '../core/core.ts';
+import { composeCore } from '../compose.ts';
 import { benchJournal, type JournalBenchResult } from '../core/journal/bench.ts';
 import type { Logger } from '../core/log.ts';
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
@@ -59,7 +60,7 @@ function quietLogger(): Logger & { warnings: number } {
 
 async function startCore(dataDir: string): Promise<{ core: Core; log: ReturnType<typeof quietLogger> }> {
   const log = quietLogger();
-  const core = new Core(loadConfig({ POS_DATA_DIR: dataDir, POS_LANG: 'en' }, []), { log });
+  const core = await composeCore(loadConfig({ POS_DATA_DIR: dataDir, POS_LANG: 'en' }, []), { log });
   await core.start();
   return { core, log };
 }

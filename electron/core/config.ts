@@ -66,7 +66,7 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
   --sandbox-port PORT   POS_SANDBOX_PORT    embedded sandbox port (default 0 = any free port)
   --webhook-host HOST   POS_WEBHOOK_HOST    webhook receiver address (default 127.0.0.1)
   --webhook-port PORT   POS_WEBHOOK_PORT    webhook receiver port (default 0 = any free port)
-                        POS_WEBHOOK_SECRET  webhook signing secret (default: the sandbox fixture's)
+                        POS_WEBHOOK_SECRET  webhook signing secret (default: the saved one; the embedded sandbox's own without a service)
   --store-id N          POS_STORE_ID        this terminal's store (default 1)
   --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)`;
 

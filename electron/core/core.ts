@@ -1,15 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { OffsetClock, systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
-import { ConfigError, describeConfig, type CoreConfig, type Lang } from './config.ts';
+import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
+import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
@@ -22,7 +23,7 @@ export type CoreState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'failed'
 
 export interface ServiceStatus {
   mode: 'sandbox' | 'remote';
-  /** Where the service answers; null until the embedded sandbox has started. */
+  /** Where the service answers: the endpoint the core was given says. */
   baseUrl: string | null;
   /** null = not checked yet. */
   reachable: boolean | null;
@@ -83,8 +84,11 @@ export interface PushEvents {
 }
 
 export interface CoreDeps {
-  /** Domain time. In sandbox mode the core and the embedded sandbox share one clock. */
-  clock?: Clock;
+  /**
+   * The payment service, composed by the entry point (electron/compose.ts): a real one or the
+   * embedded sandbox. Its clock is domain time. The core closes it when it stops.
+   */
+  service: ServiceEndpoint;
   log?: Logger;
   /** Where secrets rest: the Electron shell passes one encrypted with safeStorage. */
   secrets?: SecretStore;
@@ -106,13 +110,7 @@ export async function rememberSecrets(core: Core, env: NodeJS.ProcessEnv = proce
 }
 
 /** Names in the secret store. */
-export const SECRET_SERVICE_TOKEN = 'service.token';
-export const SECRET_WEBHOOK = 'webhook.secret';
-
-interface EmbeddedSandbox {
-  url: string;
-  close(): Promise<void>;
-}
+export { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK };
 
 const PROBE_INTERVAL_MS = 15_000;
 const STATUS_INTERVAL_MS = 5_000;
@@ -133,7 +131,7 @@ export class Core {
   #startedAt: number | null = null;
   #lang: Lang;
   #service: ServiceStatus;
-  #sandbox: EmbeddedSandbox | null = null;
+  #endpoint: ServiceEndpoint | null;
   #journal: Journal<SaleRow> | null = null;
   #receiver: WebhookReceiver | null = null;
   #client: ServiceClient | null = null;
@@ -148,12 +146,11 @@ export class Core {
   #starting: Promise<void> | null = null;
   readonly #journalDeps: Pick<CoreDeps, 'journalFs' | 'journalTimers'>;
 
-  constructor(config: CoreConfig, deps: CoreDeps = {}) {
+  constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
     this.#journalDeps = { journalFs: deps.journalFs, journalTimers: deps.journalTimers };
-    // The sandbox's clock moves forward when a test says so; the core must move with it, or
-    // webhooks signed in sandbox time would look stale to the receiver.
-    this.clock = config.service.kind === 'sandbox' ? (deps.clock instanceof OffsetClock ? deps.clock : new OffsetClock(deps.clock ?? systemClock)) : (deps.clock ?? systemClock);
+    this.#endpoint = deps.service;
+    this.clock = deps.service.clock;
     if (deps.log) {
       this.log = deps.log;
     } else {
@@ -165,8 +162,8 @@ export class Core {
     this.#lang = config.lang;
     this.#checkout = { ...config.terminal };
     this.#service = {
-      mode: config.service.kind,
-      baseUrl: config.service.kind === 'remote' ? config.service.baseUrl : null,
+      mode: deps.service.mode,
+      baseUrl: deps.service.url,
       reachable: null,
       checkedAt: null,
       problem: null,
@@ -228,8 +225,9 @@ export class Core {
         onHealthChange: () => this.#emitStatusIfChanged(),
       });
 
-      const fixture = this.config.service.kind === 'sandbox' ? await import('../sandbox/fixture.ts') : null;
-      const secret = this.config.webhook.secret ?? (await this.secrets.get(SECRET_WEBHOOK)) ?? fixture?.FIXTURE_WEBHOOK_SECRET ?? null;
+      const endpoint = this.#endpoint;
+      if (endpoint === null) throw new CoreError('conflict', 'This core has stopped; start a new one.');
+      const secret = endpoint.webhookSecret;
       if (secret !== null) {
         this.#receiver = await startWebhookReceiver({
           host: this.config.webhook.host,
@@ -244,33 +242,9 @@ export class Core {
         this.log.warn('no webhook secret configured (POS_WEBHOOK_SECRET): payments are followed by polling only');
       }
 
-      let baseUrl: string;
-      let token: string;
-      if (this.config.service.kind === 'sandbox' && fixture) {
-        const { startSandbox } = await import('../sandbox/server.ts');
-        const sandbox = await startSandbox({
-          port: this.config.service.port,
-          host: '127.0.0.1',
-          clock: this.clock as OffsetClock,
-          persistFile: join(this.config.dataDir, 'sandbox-state.json'),
-          ...(this.#receiver ? { webhook: { url: this.#receiver.url, secret: secret ?? undefined } } : {}),
-          log: (line: string) => this.log.info('sandbox', { line }),
-        });
-        this.#sandbox = sandbox;
-        baseUrl = sandbox.url;
-        token = fixture.SANDBOX_APP_TOKEN;
-      } else if (this.config.service.kind === 'remote') {
-        baseUrl = this.config.service.baseUrl;
-        const saved = this.config.service.token ?? (await this.secrets.get(SECRET_SERVICE_TOKEN));
-        if (saved === null) {
-          throw new ConfigError('POS_SERVICE_URL is set but no service token is: set POS_SERVICE_TOKEN (add --remember-secrets to keep it encrypted for next time).');
-        }
-        token = saved;
-      } else {
-        throw new Error('unreachable: sandbox mode without the sandbox fixture');
-      }
-      this.#service = { ...this.#service, baseUrl };
-      this.#client = createServiceClient({ baseUrl, token, clock: this.clock, log: this.log });
+      await endpoint.attach?.({ webhookUrl: this.#receiver?.url ?? null, log: this.log });
+      const baseUrl = endpoint.url;
+      this.#client = createServiceClient({ baseUrl, token: endpoint.token, clock: this.clock, log: this.log });
 
       this.#terminal = new Terminal({
         journal: this.#journal,
@@ -282,7 +256,7 @@ export class Core {
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
-      if (this.config.service.kind === 'sandbox') await this.#preparePrintedCheckout();
+      await this.#preparePrintedCheckout();
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
@@ -359,7 +333,7 @@ export class Core {
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
     if (patch.operator !== undefined) this.#operator = patch.operator;
     await writeSettings(this.config.dataDir, this.settings());
-    if (checkoutChanged && this.config.service.kind === 'sandbox' && this.#state === 'ready') await this.#preparePrintedCheckout();
+    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout();
     this.#emitStatus();
     if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
     return this.settings();
@@ -466,17 +440,15 @@ export class Core {
   }
 
   /**
-   * The embedded sandbox starts with checkout 1 in dynamic mode and no printed QR (contract
-   * 7). A terminal is a printed checkout, so in sandbox mode the core prints its QR once
-   * (reference 4.4: auto_create_checkout creates it if needed and sets printed mode; a
-   * repeat returns the existing QR). With a real service a manager does this.
+   * A terminal is a printed checkout. An endpoint that can print its QR does (the embedded
+   * sandbox starts with none, contract 7); with a real service a manager does this.
    */
   async #preparePrintedCheckout(): Promise<void> {
-    const { storeId, checkoutId } = this.#checkout;
+    if (!this.#endpoint?.prepareCheckout) return;
     try {
-      await this.#client?.createPrintedQr({ checkout_id: checkoutId, store_id: storeId, auto_create_checkout: true });
+      await this.#endpoint.prepareCheckout({ ...this.#checkout });
     } catch (err) {
-      this.log.warn('could not prepare the printed QR of this checkout in the sandbox', err instanceof ServiceError ? err.logFields() : { error: err });
+      this.log.warn('could not prepare the printed QR of this checkout', { error: err });
     }
   }
 
@@ -499,7 +471,7 @@ export class Core {
       ['terminal', this.#terminal ? () => this.#terminal!.stop() : undefined],
       ['webhook receiver', this.#receiver?.close],
       ['service client', this.#client?.close],
-      ['sandbox', this.#sandbox?.close],
+      ['service endpoint', this.#endpoint ? () => this.#endpoint!.close() : undefined],
       ['journal', this.#journal ? () => this.#journal!.close() : undefined],
     ];
     for (const [name, close] of steps) {
@@ -513,7 +485,7 @@ export class Core {
     this.#shifts = null;
     this.#receiver = null;
     this.#client = null;
-    this.#sandbox = null;
+    this.#endpoint = null;
     this.#journal = null;
   }
 

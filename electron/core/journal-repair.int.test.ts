@@ -3,6 +3,7 @@
  * stops charging with a sentence and charging resumes by itself; a broken journal is left
  * by a manager's new chain, and the break stays in the status and in verify after a restart.
  */
+import { composeCore } from '../compose.ts';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../shared/clock.ts';
 import { createDispatcher } from './bridge/handler.ts';
 import { loadConfig } from './config.ts';
-import { Core, type CoreStatus } from './core.ts';
+import type { CoreStatus } from './core.ts';
 import { createHandlers } from './handlers.ts';
 import { nodeJournalFs, type JournalFile, type JournalFs, type ProbeTimers } from './journal/log.ts';
 import { memoryLogger } from './log.ts';
@@ -27,7 +28,7 @@ async function dataDir(): Promise<string> {
 }
 
 async function startCore(dir: string, deps: { journalFs?: JournalFs; journalTimers?: ProbeTimers } = {}) {
-  const core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock), ...deps });
+  const core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock), ...deps });
   await core.start();
   const stop = () => core.stop();
   cleanup.push(stop);

@@ -101,6 +101,8 @@ beforeAll(async () => {
   process.env.POS_DATA_DIR = dataDir;
   process.env.POS_LANG = 'en';
   process.env.POS_WEBHOOK_SECRET = 'whsec_bGl2ZS13ZWJob29rLXNlY3JldC0xMjM0';
+  // Whoever starts `npm start` (or a packaged app) may have this set: it must not count.
+  process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173/';
   process.argv.push('--remember-secrets');
   await import('./index.ts');
   stub.resolveReady();
@@ -140,6 +142,12 @@ describe('Electron shell', () => {
     });
     expect(String(prefs.preload)).toMatch(/preload[\\/]index\.cjs$/);
     expect(stub.windows[0]?.loaded[0]).toMatch(/renderer[\\/]index\.html$/);
+  });
+
+  it('ignores ELECTRON_RENDERER_URL outside a development build: pages come from the built files, dev-server frames are refused', async () => {
+    expect(stub.windows.map((w) => w.loaded[0])).toEqual([expect.stringMatching(/renderer[\\/]index\.html$/), expect.stringMatching(/renderer[\\/]display\.html$/)]);
+    const call = stub.handlers.get(IPC_INVOKE_PREFIX + 'core.status');
+    expect(await call?.(trustedEvent('http://localhost:5173/'), undefined)).toMatchObject({ ok: false });
   });
 
   it('registers exactly the contract methods on ipcMain', () => {

@@ -1,12 +1,14 @@
 import { app, BrowserWindow, ipcMain, safeStorage, screen, session } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { composeCore } from '../compose.ts';
 import { ConfigError, knownFlags, loadConfig } from '../core/config.ts';
-import { Core, rememberSecrets } from '../core/core.ts';
+import { rememberSecrets, type Core } from '../core/core.ts';
 import { FileSecretStore } from '../core/secrets.ts';
+import { sandboxHelp } from '../launch.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { registerBridge } from './ipc.ts';
-import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences } from './security.ts';
+import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences, trustedDevServerUrl } from './security.ts';
 
 /**
  * The Electron shell: app lifecycle, the window, IPC registration. Thin on purpose:
@@ -15,8 +17,9 @@ import { hardenApp, hardenSession, isTrustedSender, secureWebPreferences } from 
 const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
 const rendererDirUrl = pathToFileURL(rendererDir).href;
 const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-// electron-vite sets this while developing; a packaged app never trusts a dev server.
-const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
+/** Defined true by electron.vite.config.ts in `electron-vite dev` only; absent (false) otherwise. */
+declare const __POS_DEV_BUILD__: boolean | undefined;
+const devServerUrl = trustedDevServerUrl({ devBuild: typeof __POS_DEV_BUILD__ !== 'undefined' && __POS_DEV_BUILD__ === true, isPackaged: app.isPackaged, env: process.env });
 
 app.enableSandbox();
 hardenApp(app, rendererDirUrl, devServerUrl);
@@ -70,10 +73,12 @@ async function boot(): Promise<void> {
   const config = loadConfig(process.env, knownFlags(args));
   // Secrets at rest: encrypted by the OS keychain; where it has none, a file only this user reads.
   const secrets = new FileSecretStore(join(config.dataDir, 'secrets.json'), safeStorage.isEncryptionAvailable() ? safeStorageCodec(safeStorage) : undefined);
-  core = new Core(config, { secrets });
+  core = await composeCore(config, { secrets });
   // --remember-secrets: keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET encrypted for the next start.
   if (args.includes('--remember-secrets')) await rememberSecrets(core);
   await core.start();
+  const help = sandboxHelp(core.status().service, core.checkout);
+  if (help !== null) console.log(help);
   unregister = registerBridge(
     ipcMain,
     core,

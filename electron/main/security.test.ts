@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAppUrl } from './security.ts';
+import { isAppUrl, trustedDevServerUrl } from './security.ts';
 
 const RENDERER = 'file:///opt/pix/out/renderer/';
 
@@ -20,5 +20,22 @@ describe('isAppUrl', () => {
     [42, undefined, false],
   ])('%s (dev server %s) -> %s', (url, dev, expected) => {
     expect(isAppUrl(url, RENDERER, dev)).toBe(expected);
+  });
+});
+
+describe('trustedDevServerUrl: ELECTRON_RENDERER_URL counts in a development build only', () => {
+  const dev = { ELECTRON_RENDERER_URL: 'http://localhost:5173/' };
+  it.each([
+    ['electron-vite dev', true, false, dev, 'http://localhost:5173/'],
+    ['npm start (production build, not packaged)', false, false, dev, undefined],
+    ['a packaged app', false, true, dev, undefined],
+    ['a packaged app built in development mode', true, true, dev, undefined],
+    ['dev build without the variable', true, false, {}, undefined],
+    ['dev build pointed at another machine', true, false, { ELECTRON_RENDERER_URL: 'http://evil.example:5173/' }, undefined],
+    ['dev build pointed at a look-alike name', true, false, { ELECTRON_RENDERER_URL: 'http://localhost.evil.example:5173/' }, undefined],
+    ['dev build pointed at a file', true, false, { ELECTRON_RENDERER_URL: 'file:///tmp/evil/' }, undefined],
+    ['dev build with garbage', true, false, { ELECTRON_RENDERER_URL: 'not a url' }, undefined],
+  ])('%s', (_name, devBuild, isPackaged, env, expected) => {
+    expect(trustedDevServerUrl({ devBuild, isPackaged, env })).toBe(expected);
   });
 });

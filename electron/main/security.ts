@@ -22,6 +22,26 @@ export function secureWebPreferences(preloadPath: string): WebPreferences {
 }
 
 /**
+ * The electron-vite dev server to load the renderer from, if any. electron-vite dev sets
+ * ELECTRON_RENDERER_URL; trusting it anywhere else would let whoever sets an environment
+ * variable (a launcher, a shortcut) serve the app's pages, bridge included. So only a
+ * development build (electron.vite.config.ts defines __POS_DEV_BUILD__ in `electron-vite
+ * dev`), never `npm start`'s production build nor a packaged app, reads it.
+ */
+export function trustedDevServerUrl(options: { devBuild: boolean; isPackaged: boolean; env: Readonly<Record<string, string | undefined>> }): string | undefined {
+  if (!options.devBuild || options.isPackaged) return undefined;
+  const raw = options.env.ELECTRON_RENDERER_URL;
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    // electron-vite's dev server is on this machine, over http.
+    return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) ? raw : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether a URL is one of the app's own pages: the built renderer's files, or the
  * electron-vite dev server while developing. Parsed, never prefix-matched on raw text
  * (`file:///app/out/renderer-evil/` and `http://localhost.evil.example` must not pass).

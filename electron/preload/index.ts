@@ -1,23 +1,51 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS, PUSH_EVENTS, type PreloadApi, type PushEvent } from '../core/contract.ts';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, PUSH_EVENTS, type ArgsOf, type Method, type PreloadApi, type PushEvent, type PushEvents } from '../core/contract.ts';
 
 /**
  * Exposes one named function per contract method, and `listen` for push events. Never
- * ipcRenderer itself: the renderer cannot reach any other channel.
+ * ipcRenderer itself: the renderer cannot reach any other channel. The object is checked
+ * with `satisfies` against the contract the renderer reads (PreloadApi): a method missing,
+ * extra or of another shape is a type error here, not a surprise in the renderer.
  */
-const api: Record<string, unknown> = {};
-for (const method of METHODS) {
-  api[method] = (args: unknown) => ipcRenderer.invoke(IPC_INVOKE_PREFIX + method, args);
+function invoker<K extends Method>(method: K): PreloadApi[K] {
+  return (args: ArgsOf<K>) => ipcRenderer.invoke(IPC_INVOKE_PREFIX + method, args);
 }
-api.listen = (event: PushEvent, listener: (payload: unknown) => void) => {
+
+function listen<E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void): () => void {
   if (!(PUSH_EVENTS as readonly string[]).includes(event)) throw new Error(`Unknown event ${String(event)}`);
-  const handler = (_e: unknown, name: unknown, payload: unknown) => {
+  const handler = (_e: unknown, name: unknown, payload: PushEvents[E]) => {
     if (name === event) listener(payload);
   };
   ipcRenderer.on(IPC_EVENT_CHANNEL, handler);
   return () => {
     ipcRenderer.removeListener(IPC_EVENT_CHANNEL, handler);
   };
-};
+}
 
-contextBridge.exposeInMainWorld('pos', api as PreloadApi);
+const api = {
+  'core.status': invoker('core.status'),
+  'core.checkService': invoker('core.checkService'),
+  'settings.setLang': invoker('settings.setLang'),
+  'checkout.view': invoker('checkout.view'),
+  'sale.charge': invoker('sale.charge'),
+  'sale.acknowledge': invoker('sale.acknowledge'),
+  'sale.detail': invoker('sale.detail'),
+  'journal.verify': invoker('journal.verify'),
+  'journal.startNewChain': invoker('journal.startNewChain'),
+  'settings.get': invoker('settings.get'),
+  'settings.update': invoker('settings.update'),
+  'shift.current': invoker('shift.current'),
+  'shift.open': invoker('shift.open'),
+  'shift.close': invoker('shift.close'),
+  'journal.shiftReport': invoker('journal.shiftReport'),
+  'journal.exportCsv': invoker('journal.exportCsv'),
+  'journal.shifts': invoker('journal.shifts'),
+  'journal.days': invoker('journal.days'),
+  'journal.dayReport': invoker('journal.dayReport'),
+  'journal.exportDayCsv': invoker('journal.exportDayCsv'),
+  'payments.unmatched': invoker('payments.unmatched'),
+  'payment.attribute': invoker('payment.attribute'),
+  listen,
+} satisfies PreloadApi;
+
+contextBridge.exposeInMainWorld('pos', api);

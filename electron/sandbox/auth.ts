@@ -11,17 +11,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, detailError } from './http.ts';
 import type { SandboxRequest } from './http.ts';
-import type { Role, Scope, TokenRecord } from './state.ts';
+import type { Principal, Role, Scope, TokenRecord } from './state.ts';
 
-export type { Role, Scope } from './state.ts';
-
-export interface Principal {
-  token: string;
-  merchantId: number;
-  userId: number;
-  scopes: Scope[];
-  role: Role;
-}
+export type { Principal, Role, Scope } from './state.ts';
 
 export const DETAIL_BAD_CREDENTIALS = 'Could not validate credentials';
 export const DETAIL_SCOPE = 'Token Profile Not Authorized for this Endpoint';

@@ -6,7 +6,7 @@
  * plain-text `Internal Server Error` of reference section 7, and the process stays up.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from './auth.ts';
+import type { Principal } from './state.ts';
 
 /** An answer other than success. `body` is JSON, or a string sent as text/plain. */
 export class ApiError extends Error {

@@ -27,7 +27,8 @@
  * - Control routes go under '/_sandbox/'. Register them only when `ctx.control` is true;
  *   the server also refuses every '/_sandbox/' path when control is off.
  *
- * Request pipeline: route match (404/405) -> route faults -> body (<= 1 MiB, JSON only,
+ * Request pipeline: control caller check (control-guard.ts: no Origin, loopback Host and
+ * peer, else 403/421) -> route match (404/405) -> route faults -> body (<= 1 MiB, JSON only,
  * else 413/415/422) -> bearer token -> handler -> reply. Nothing is changed by a request
  * that fails before its handler.
  */
@@ -37,13 +38,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { OffsetClock } from '../shared/clock.ts';
 import { tryAuthenticate } from './auth.ts';
 import { createHooks } from './context.ts';
-import type { SandboxContext } from './context.ts';
+import { isLoopbackAddress, refuseControlBody, refuseControlCaller } from './control-guard.ts';
 import { FaultBook } from './faults.ts';
 import { buildFixture } from './fixture.ts';
 import { ApiError, INTERNAL_SERVER_ERROR, Router } from './http.ts';
 import type { Reply, SandboxRequest, ValidationItem } from './http.ts';
 import { loadState, StatePersister } from './persist.ts';
 import * as control from './routes/control.ts';
+import type { ControlContext } from './routes/control.ts';
 import { routeModules } from './routes/index.ts';
 import type { SandboxState } from './state.ts';
 import { SandboxTimers } from './timers.ts';
@@ -59,8 +61,11 @@ export interface SandboxOptions {
   control?: boolean;
   /** Keep the state in this JSON file across restarts. */
   persistFile?: string;
-  /** The merchants' webhook endpoint from the start (and after every reset). */
-  webhook?: { url: string; secret?: string };
+  /**
+   * The merchants' webhook endpoint from the start (and after every reset). 'later': the
+   * receiver is not listening yet; deliveries wait for `deliverWebhooksTo`.
+   */
+  webhook?: { url: string; secret?: string } | { later: true; secret?: string };
   log?: (line: string) => void;
 }
 
@@ -68,18 +73,13 @@ export interface Sandbox {
   url: string;
   port: number;
   clock: OffsetClock;
+  /** Points every merchant's webhook endpoint here (also after a reset) and sends what waited. */
+  deliverWebhooksTo(url: string): void;
   close(): Promise<void>;
 }
 
 /** Reference 7 / issue: bodies over 1 MiB are refused. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-/** The control module's extra powers over the framework. */
-export interface ControlContext extends SandboxContext {
-  reset(): void;
-  readonly dispatcher: WebhookDispatcher;
-  readonly router: Router;
-}
 
 class BodyError extends Error {
   readonly status: number;
@@ -95,13 +95,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const clock = opts.clock ?? new OffsetClock();
   const log = opts.log ?? (() => undefined);
   const controlEnabled = opts.control ?? true;
+  // The control API has no credential (contract 7): it is served on loopback or not at all.
+  if (controlEnabled && !isLoopbackAddress(opts.host ?? '127.0.0.1') && opts.host !== 'localhost') {
+    throw new Error(`the control API is loopback-only: bind 127.0.0.1, or turn control off to bind ${opts.host}`);
+  }
   const state: SandboxState = buildFixture(clock.now());
 
+  let startupWebhook = opts.webhook;
   const applyStartupWebhook = (): void => {
-    if (opts.webhook === undefined) return;
+    if (startupWebhook === undefined) return;
     for (const endpoint of Object.values(state.webhookEndpoints)) {
-      endpoint.url = opts.webhook.url;
-      if (opts.webhook.secret !== undefined) endpoint.secret = opts.webhook.secret;
+      // A URL kept from an earlier run would point at a receiver that is gone.
+      endpoint.url = 'url' in startupWebhook ? startupWebhook.url : null;
+      if (startupWebhook.secret !== undefined) endpoint.secret = startupWebhook.secret;
     }
   };
 
@@ -128,6 +134,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const timers = new SandboxTimers(clock, (error) => log(`sandbox timer failed: ${String(error)}`));
   const faults = new FaultBook();
   const dispatcher = new WebhookDispatcher({ state: () => state, clock, timers, faults, persist, log });
+  let deliveriesWait = startupWebhook !== undefined && !('url' in startupWebhook);
+  if (deliveriesWait) dispatcher.hold();
   const router = new Router();
   // The hooks hand listeners the context, which is built just below (called only later).
   const hooks = createHooks(() => ctx, log);
@@ -158,6 +166,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const module of routeModules) module.register(router, ctx);
   if (controlEnabled) control.register(router, ctx);
 
+  /** Set once listening: the control API's Host check names this port. */
+  let listeningPort = 0;
   const held = new Set<ServerResponse>();
   const server: Server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -190,6 +200,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       sendJson(res, 404, { detail: 'Not Found' });
       return;
     }
+    if (isControl) {
+      const refusal = refuseControlCaller({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '', port: listeningPort });
+      if (refusal !== null) {
+        req.resume();
+        sendJson(res, refusal.status, { detail: refusal.detail }, { Connection: 'close' });
+        return;
+      }
+    }
     const match = router.match(method, path);
     if (match.kind === 'not_found') {
       sendJson(res, 404, { detail: 'Not Found' });
@@ -218,7 +236,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
     let body: unknown;
     try {
-      body = await readJsonBody(req, method);
+      body = await readJsonBody(req, method, isControl);
     } catch (error) {
       if (error instanceof BodyError) {
         sendJson(res, error.status, error.body, error.status === 413 ? { Connection: 'close' } : {});
@@ -266,15 +284,24 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     });
   });
   server.on('error', (error) => log(`sandbox server error: ${error.message}`));
-  dispatcher.resume();
+  if (!deliveriesWait) dispatcher.resume();
 
   const address = server.address() as AddressInfo;
+  listeningPort = address.port;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
   return {
     url: `http://${hostForUrl}:${address.port}`,
     port: address.port,
     clock,
+    deliverWebhooksTo(url) {
+      startupWebhook = { url, ...(startupWebhook?.secret === undefined ? {} : { secret: startupWebhook.secret }) };
+      applyStartupWebhook();
+      persist();
+      // Resumed once: a second resume would schedule every open delivery twice.
+      if (deliveriesWait) dispatcher.resume();
+      deliveriesWait = false;
+    },
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -311,7 +338,7 @@ function splitTarget(raw: string): { path: string; query: URLSearchParams } | nu
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The parsed JSON body (undefined when empty), or a BodyError with the 4xx to answer. */
-async function readJsonBody(req: IncomingMessage, method: string): Promise<unknown> {
+async function readJsonBody(req: IncomingMessage, method: string, control: boolean): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
     req.resume();
@@ -329,11 +356,14 @@ async function readJsonBody(req: IncomingMessage, method: string): Promise<unkno
     chunks.push(chunk);
   }
   if (tooLarge) throw new BodyError(413, { detail: 'Request body too large (limit 1 MiB)' });
-  if (size === 0 || !BODY_METHODS.has(method)) return undefined;
+  if (!BODY_METHODS.has(method)) return undefined;
   const contentType = req.headers['content-type'];
-  // The control API is for people with curl and tests with fetch: its bodies are read as JSON
-  // whatever they are labelled. The service's own endpoints keep the reference's rule.
-  const control = (req.url ?? '').startsWith('/_sandbox/');
+  if (control) {
+    // Stricter than the service: a body a web page could send without a preflight is refused.
+    const refusal = refuseControlBody(req.headers, size);
+    if (refusal !== null) throw new BodyError(refusal.status, { detail: refusal.detail });
+  }
+  if (size === 0) return undefined;
   if (!control && contentType !== undefined && !isJsonContentType(contentType)) {
     throw new BodyError(415, { detail: 'Unsupported Media Type: send Content-Type: application/json' });
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { wireBrlCents } from '../shared/money.ts';
 import { checkoutKey } from './state.ts';
 import { centsToBrl, prorateDeduction, quoteCharge, type SettlementMode } from './quotes.ts';
+import type { RefundRecord } from './refunds.ts';
 import {
   CONFIRM_DELAY_MS,
   DAY_MS,
@@ -87,7 +88,7 @@ function refundOf(c: SettledCharge, cents: bigint, beforeCents: bigint, at: numb
 
 /** Files a refund request carrying deduction `d`, as the refunds module does. */
 function addRefund(b: SettlementBook, d: Deduction): void {
-  b.refunds[d.service_refund_id] = {
+  const record: RefundRecord = {
     pay_in_refund_request_id: d.pay_in_refund_request_id ?? 'rpir_x',
     service_refund_id: d.service_refund_id,
     merchantId: d.merchantId,
@@ -99,6 +100,7 @@ function addRefund(b: SettlementBook, d: Deduction): void {
     created_at: d.requested_at,
     deduction: d,
   };
+  b.refunds[d.service_refund_id] = record;
 }
 
 function book(): SettlementBook {

@@ -6,7 +6,6 @@
  * the rules are unit-tested without a server.
  */
 import { createHash } from 'node:crypto';
-import type { RefundRecord } from './refunds.ts';
 import { checkoutKey, type SandboxState } from './state.ts';
 import {
   CURRENCY_ID,
@@ -184,13 +183,21 @@ export interface SettlementMeta {
  * The settlement domain's slice of the sandbox state (state.ts): each field is the very
  * object stored there, so the functions below mutate the state in place.
  */
+/**
+ * What a settlement reads of a refund request (refunds.ts' RefundRecord): the deduction it
+ * carries, if its charge was settled in a batched mode. The rest of a refund is not its business.
+ */
+export interface RefundDeduction {
+  deduction: Deduction | null;
+}
+
 export interface SettlementBook {
   /** By settlement_id (state.settlements). */
   settlements: Record<string, SettlementRecord>;
   /** Done charges in a batched mode not yet in a settlement, by service_id (state.pendingPool). */
   pool: Record<string, SettledCharge>;
   /** Refund requests by service_refund_id (state.refunds); their deductions pend until attached. */
-  refunds: Record<string, RefundRecord>;
+  refunds: Record<string, RefundDeduction>;
   meta: SettlementMeta;
 }
 
@@ -232,7 +239,7 @@ export function settlementBookOf(state: SandboxState, now: number): SettlementBo
   return {
     settlements: state.settlements as Record<string, SettlementRecord>,
     pool: state.pendingPool as Record<string, SettledCharge>,
-    refunds: state.refunds as Record<string, RefundRecord>,
+    refunds: state.refunds as Record<string, RefundDeduction>,
     meta,
   };
 }
@@ -249,7 +256,7 @@ function sameCheckout(a: CheckoutRef, b: CheckoutRef): boolean {
  * (reference 4.7: "at most one per refunded charge"): of several pending deductions for one
  * charge only the earliest takes part; the next waits for the following window.
  */
-export function activeDeductions(refunds: Readonly<Record<string, RefundRecord>>, at: number): Deduction[] {
+export function activeDeductions(refunds: Readonly<Record<string, RefundDeduction>>, at: number): Deduction[] {
   const pending = Object.values(refunds)
     .map((r) => r.deduction)
     .filter((d): d is Deduction => d !== null && d.attached_at === null && d.requested_at <= at)

@@ -23,6 +23,15 @@ export type Role = 'manager' | 'supervisor' | 'cashier';
 export type SettlementMode = 'ars_per_charge' | 'ars_batched' | 'blockchain_batched';
 export type GatewayVariant = 'same_emv' | 'amount_emv';
 
+/** Who a valid bearer token says is calling (auth.ts resolves it from a TokenRecord). */
+export interface Principal {
+  token: string;
+  merchantId: number;
+  userId: number;
+  scopes: Scope[];
+  role: Role;
+}
+
 export interface TokenRecord {
   token: string;
   merchant_id: number;

@@ -64,6 +64,8 @@ export class WebhookDispatcher implements WebhookApi {
   /** Bumped by reset/close: answers to attempts of an older generation are ignored. */
   #generation = 0;
   #closed = false;
+  /** Deliveries wait (queued, not sent) until resume(): the receiver is not listening yet. */
+  #held = false;
 
   constructor(deps: WebhookDispatcherDeps) {
     this.#deps = deps;
@@ -87,7 +89,7 @@ export class WebhookDispatcher implements WebhookApi {
     };
     state.webhookEvents[webhookId] = record;
     this.#deps.persist();
-    if (this.#endpoint(record) === null) {
+    if (!this.#held && this.#endpoint(record) === null) {
       record.state = 'no_endpoint';
       record.next_attempt_at = null;
       return webhookId;
@@ -124,8 +126,14 @@ export class WebhookDispatcher implements WebhookApi {
     }
   }
 
-  /** After loading a persisted state: reschedule what was still to deliver. */
+  /** Until resume(): events are queued as pending and nothing is sent. */
+  hold(): void {
+    this.#held = true;
+  }
+
+  /** After loading a persisted state (or a hold): reschedule what was still to deliver. */
   resume(): void {
+    this.#held = false;
     const state = this.#deps.state();
     const open = Object.values(state.webhookEvents)
       .filter((e) => e.state === 'pending' || e.state === 'in_flight' || e.state === 'held')
@@ -160,6 +168,10 @@ export class WebhookDispatcher implements WebhookApi {
   }
 
   #sendFirst(record: WebhookEventRecord): void {
+    if (this.#held) {
+      record.next_attempt_at = this.#deps.clock.now();
+      return;
+    }
     const generation = this.#generation;
     this.#chain = this.#chain.then(async () => {
       if (generation === this.#generation) await this.#attempt(record, false);
@@ -168,6 +180,7 @@ export class WebhookDispatcher implements WebhookApi {
 
   #schedule(record: WebhookEventRecord, dueMs: number): void {
     record.next_attempt_at = dueMs;
+    if (this.#held) return;
     const cancel = this.#deps.timers.at(dueMs, () => {
       this.#cancels.delete(cancel);
       void this.#attempt(record, false);

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import { composeCore } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
-import { Core, rememberSecrets } from '../core/core.ts';
+import { rememberSecrets, type Core } from '../core/core.ts';
+import { sandboxHelp } from '../launch.ts';
 import { openAppWindow } from './open-browser.ts';
 import { startWebShell } from './server.ts';
 
@@ -29,7 +31,13 @@ try {
   throw err;
 }
 
-const core = new Core(config);
+let core: Core;
+try {
+  core = await composeCore(config);
+} catch (err) {
+  console.error(`Cannot start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+}
 if (wantRemember) {
   const saved = await rememberSecrets(core);
   console.log(saved.length > 0 ? `Saved ${saved.join(' and ')} in ${config.dataDir}/secrets.json (readable by you only).` : 'No POS_SERVICE_TOKEN or POS_WEBHOOK_SECRET to remember.');
@@ -70,6 +78,8 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
+const help = sandboxHelp(core.status().service, core.checkout);
+if (help !== null) console.log(help);
 if (wantOpen) {
   const outcome = openAppWindow(shell.launchUrl(), config.dataDir);
   console.log(outcome);

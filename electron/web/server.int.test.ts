@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig } from '../core/config.ts';
-import { Core } from '../core/core.ts';
+import type { Core } from '../core/core.ts';
+import { composeCore } from '../compose.ts';
 import { memoryLogger } from '../core/log.ts';
 import { systemClock } from '../shared/clock.ts';
 import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   await writeFile(join(rendererDir, 'display.html'), '<!doctype html><title>display</title>');
   await writeFile(join(rendererDir, 'assets', 'app-1234.js'), 'console.log(1)');
   await writeFile(join(dir, 'secret.txt'), 'outside the renderer');
-  core = new Core(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log });
   await core.start();
   shell = await startWebShell({ core, rendererDir, host: '127.0.0.1', port: 0, token: TOKEN });
 });

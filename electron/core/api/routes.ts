@@ -16,7 +16,7 @@ import { formatCents } from '../../shared/money.ts';
 import { CoreError } from '../errors.ts';
 import { decodeArray, Fields } from './decode.ts';
 import type { Amount } from './decode.ts';
-import type { ParsedErrorBody } from './errors.ts';
+import type { ParsedErrorBody } from './error-body.ts';
 
 export type { Amount } from './decode.ts';
 

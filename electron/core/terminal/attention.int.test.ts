@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 
@@ -19,7 +20,7 @@ let svc: ServiceControl;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-attention-'));
-  core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
   await core.start();
   svc = serviceControl(core.status().service.baseUrl ?? '');
 });

@@ -6,7 +6,8 @@ import { systemClock } from '../../shared/clock.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
 import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
@@ -326,7 +327,7 @@ describe('restart on the same data dir', () => {
   it('keeps every sale’s state and resumes following the open one', async () => {
     const restartDir = await mkdtemp(join(tmpdir(), 'pos-restart-'));
     const config = loadConfig({ POS_DATA_DIR: restartDir, POS_LANG: 'en' }, []);
-    let first: Core | null = new Core(config, { log });
+    let first: Core | null = await composeCore(config, { log });
     let second: Core | null = null;
     try {
       await first.start();
@@ -358,7 +359,7 @@ describe('restart on the same data dir', () => {
       await first.stop();
       first = null;
 
-      second = new Core(config, { log });
+      second = await composeCore(config, { log });
       await second.start();
       const after = await Promise.all([paidId, mismatchId, lateId, openId].map((id) => sale(second!, id)));
       expect(after).toEqual(before);

@@ -1,3 +1,4 @@
+import { composeCore } from '../../compose.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { createDispatcher } from '../bridge/handler.ts';
@@ -159,7 +160,7 @@ describe('a closed shift is frozen at its close', () => {
 
     // A replay of the same journal (a restart) gives the same numbers.
     await core.stop();
-    core = new Core(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+    core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
     await core.start();
     svc = serviceControl(core.status().service.baseUrl ?? '');
     const replayed = await core.shifts.report({ shiftId: ana.shift_id });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
 import { CoreError } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -15,7 +16,7 @@ let sandboxUrl = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-shifts-'));
-  core = new Core(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
   await core.start();
   sandboxUrl = core.status().service.baseUrl ?? '';
 });
@@ -119,11 +120,11 @@ describe('settings', () => {
   it('are saved and survive a restart; an explicit variable wins over them', async () => {
     await core.updateSettings({ lang: 'es', operator: 'Marta' });
     await core.stop();
-    core = new Core(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
+    core = await composeCore(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
     await core.start();
     expect(core.settings()).toMatchObject({ lang: 'es', operator: 'Marta', storeId: 1, checkoutId: 1 });
     await core.stop();
-    core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+    core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
     await core.start();
     expect(core.settings().lang).toBe('en');
   });

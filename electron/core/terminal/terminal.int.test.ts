@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { readTypedAmount } from '../../shared/money.ts';
@@ -22,7 +23,7 @@ const log = memoryLogger(systemClock);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-terminal-'));
-  core = new Core(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
   await core.start();
   core.events.on('checkout.changed', (v) => pushed.push(v));
   control = core.status().service.baseUrl ?? '';

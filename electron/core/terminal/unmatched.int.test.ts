@@ -8,7 +8,8 @@ import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { createServiceClient, type ServiceClient } from '../api/client.ts';
 import { createDispatcher } from '../bridge/handler.ts';
 import { loadConfig } from '../config.ts';
-import { Core } from '../core.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
 import { createHandlers } from '../handlers.ts';
 import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
@@ -226,7 +227,7 @@ describe('the core on its embedded sandbox', () => {
     const bridgeDir = await mkdtemp(join(tmpdir(), 'pos-unmatched-bridge-'));
     cleanups.push(() => rm(bridgeDir, { recursive: true, force: true }));
     const config = loadConfig({ POS_DATA_DIR: bridgeDir, POS_LANG: 'en' }, []);
-    let own = new Core(config, { log });
+    let own = await composeCore(config, { log });
     cleanups.push(() => own.stop());
     await own.start();
     let dispatch = createDispatcher(createHandlers(own), () => undefined);
@@ -268,7 +269,7 @@ describe('the core on its embedded sandbox', () => {
     // After a restart the payments stay tied to the sale, and out of the list.
     const sale = (await own.journal.sales.get(ours))?.sale;
     await own.stop();
-    own = new Core(config, { log });
+    own = await composeCore(config, { log });
     await own.start();
     dispatch = createDispatcher(createHandlers(own), () => undefined);
     expect(await dispatch('payments.unmatched', undefined)).toEqual({ ok: true, result: [] });

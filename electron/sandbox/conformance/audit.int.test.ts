@@ -462,9 +462,11 @@ describe('audit findings, fixed', () => {
     expect((await api.control('GET', '/sales?merchant_id=2&store_id=1&checkout_id=1')).body.map((x: Json) => x.amount_brl)).toEqual(['1.00']);
   });
 
-  it('control bodies are read as JSON whatever their content type (curl -d, fetch with a string)', async () => {
+  it('control bodies must be labelled JSON: a string sent by fetch (text/plain) is what a web page could send (control-guard.ts)', async () => {
     const res = await fetch(`${t.sandbox.url}/_sandbox/clock/advance`, { method: 'POST', body: JSON.stringify({ seconds: 1 }) });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(415);
+    const labelled = await fetch(`${t.sandbox.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds: 1 }) });
+    expect(labelled.status).toBe(200);
     // The service's own endpoints keep the rule.
     const svc = await fetch(`${t.sandbox.url}/v2/create_dynamic_pix`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.manager}`, 'content-type': 'text/plain' }, body: '{"amount":"1.00"}' });
     expect(svc.status).toBe(415);

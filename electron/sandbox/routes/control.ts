@@ -20,11 +20,19 @@ import { detailError } from '../http.ts';
 import type { Reply, Router } from '../http.ts';
 import { findCheckout } from '../lookup.ts';
 import { isPayable, iso, locationIdOf, newestPayableCharge, newestPrintedSale, paySale, saleStatus } from '../sales.ts';
-import type { ControlContext } from '../server.ts';
 import type { Role, SaleRecord, Scope, TokenRecord } from '../state.ts';
 import { checkoutKey } from '../state.ts';
+import type { SandboxContext } from '../context.ts';
+import type { WebhookDispatcher } from '../webhooks.ts';
 import { Fields } from '../validate.ts';
 import { MAX_AMOUNT_CENTS } from './sales.ts';
+
+/** What the control routes need beyond a domain module's context; server.ts provides it. */
+export interface ControlContext extends SandboxContext {
+  reset(): void;
+  readonly dispatcher: WebhookDispatcher;
+  readonly router: Router;
+}
 
 /** Ten years: a bound that keeps the clock's arithmetic exact. */
 const MAX_ADVANCE_SEC = 10 * 365 * 86_400;

@@ -1,0 +1,74 @@
+/**
+ * `npm run start:web` (and `npm start` without Electron) as a person runs it: what it
+ * prints, and that what it prints works. A process of its own, stopped by its pid.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
+import { startSandbox, type Sandbox } from '../sandbox/server.ts';
+
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const running: ChildProcess[] = [];
+const dirs: string[] = [];
+let standalone: Sandbox | null = null;
+
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(child.pid, 'SIGTERM');
+      await exited;
+    }
+  }
+  await standalone?.close();
+  standalone = null;
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts the browser shell; resolves with what it printed once that matches `until`. */
+async function startWeb(env: Record<string, string>, until: RegExp): Promise<{ out: () => string; child: ChildProcess }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'pos-cli-'));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, [cli], { env: { ...process.env, POS_DATA_DIR: dataDir, POS_WEB_PORT: '0', POS_LANG: 'en', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (until.test(out)) resolve({ out: () => out, child });
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.once('exit', (code) => reject(new Error(`the browser shell exited with ${code}:\n${out}`)));
+  });
+}
+
+describe('npm run start:web', () => {
+  it('prints the embedded sandbox address and a pay example that the sandbox accepts', async () => {
+    const out = (await startWeb({}, /curl .*\n/)).out();
+    const sandboxUrl = /embedded sandbox at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    expect(sandboxUrl, out).toBeDefined();
+    const example = /curl -X POST (\S+) -H '([^:]+): ([^']+)' -d '([^']+)'/.exec(out);
+    expect(example?.[1]).toBe(`${sandboxUrl}/_sandbox/pay`);
+    const pay = await fetch(example?.[1] ?? '', { method: 'POST', headers: { [example?.[2] ?? '']: example?.[3] ?? '' }, body: example?.[4] });
+    // No sale is pending yet: the sandbox says so (reference 3.1), it does not refuse the request itself.
+    expect(pay.status).toBe(409);
+  });
+
+  it('with POS_SERVICE_URL talks to that service and prints no sandbox', async () => {
+    standalone = await startSandbox({ port: 0 });
+    const web = await startWeb({ POS_SERVICE_URL: standalone.url, POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager, POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET }, /Pix cashier is running/);
+    // Everything it will have said by the time it stops.
+    const exited = new Promise((r) => web.child.once('exit', r));
+    process.kill(web.child.pid as number, 'SIGTERM');
+    await exited;
+    expect(web.out()).not.toMatch(/sandbox/i);
+  });
+
+  it('with POS_SERVICE_URL and no token anywhere, says what to set, in one sentence', async () => {
+    await expect(startWeb({ POS_SERVICE_URL: 'http://127.0.0.1:9' }, /running/)).rejects.toThrow(/Cannot start: POS_SERVICE_URL is set but no service token is: set POS_SERVICE_TOKEN/);
+  });
+});
