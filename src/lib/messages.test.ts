@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANGS, type SaleView } from '../../electron/core/contract.ts';
+import { LANGS, type SaleSummary } from '../../electron/core/contract.ts';
 import { translate } from './i18n.ts';
 import {
   attentionMessageKey,
@@ -83,7 +83,7 @@ describe('screenSentence', () => {
     expires_at: 1,
     paid_at: null,
     description: { key: 'sale.pending', params: { amount_cents: 500, expires_at: 1 } },
-  } as unknown as SaleView;
+  } as unknown as SaleSummary;
   it('follows the screen when it shows the sale expired before its status does', () => {
     expect(screenSentence('en', pending, 'expired')).toBe('Nobody paid R$5.00 within 5 minutes. Charge again if the customer still wants to pay.');
     expect(screenSentence('en', pending, 'expired')).not.toContain('waiting for payment');
@@ -112,8 +112,8 @@ describe('formatParams', () => {
 });
 
 describe('outcomeChanges', () => {
-  const s = (id: string, status: SaleView['status']) => ({ sale_id: id, status }) as SaleView;
-  const v = (...sales: SaleView[]) => ({ recent: sales, attention: [], newest: sales[0] ?? null });
+  const s = (id: string, status: SaleSummary['status']) => ({ sale_id: id, status }) as SaleSummary;
+  const v = (...sales: SaleSummary[]) => ({ recent: sales, attention: [], newest: sales[0] ?? null });
   it('reports a sale reaching an outcome, and nothing on the first view', () => {
     expect(outcomeChanges(null, v(s('a', 'paid')))).toEqual([]);
     expect(outcomeChanges(v(s('a', 'pending')), v(s('a', 'paid')))).toEqual([{ sale_id: 'a', outcome: 'paid' }]);

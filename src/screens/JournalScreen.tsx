@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { JournalEventView, SaleStatus, SaleView, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import type { JournalEventView, SaleStatus, SaleSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
@@ -51,7 +51,7 @@ function Totals({ totals }: { totals: ShiftTotals }) {
   );
 }
 
-function SalesTable({ sales }: { sales: readonly SaleView[] }) {
+function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const lang = useLang();
   return (

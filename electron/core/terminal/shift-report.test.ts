@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, eventView, filterSales, salesCsv, shiftTotals } from './shift-report.ts';
-import type { SaleView } from './views.ts';
+import type { SaleSummary } from './views.ts';
 
-function sale(over: Partial<SaleView>): SaleView {
+function sale(over: Partial<SaleSummary>): SaleSummary {
   return {
     sale_id: 's1',
     store_id: 1,

@@ -1,7 +1,7 @@
 import { formatCents, parseCents } from '../../shared/money.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
-import type { SaleView } from './views.ts';
+import type { SaleSummary } from './views.ts';
 
 /**
  * The supervisor's shift journal, as pure functions over sale views and journal entries:
@@ -63,7 +63,7 @@ export interface EventDetails {
   related: number;
 }
 
-export function shiftTotals(sales: readonly SaleView[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
+export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
   const t: ShiftTotals = {
     count: sales.length,
     collected_cents: 0,
@@ -112,7 +112,7 @@ export function shiftTotals(sales: readonly SaleView[], unmatched: readonly Unma
 }
 
 /** Outcome filter and search by pix_id, service_id or external_id (case-insensitive, partial). */
-export function filterSales(sales: readonly SaleView[], filter: { outcome?: SaleStatus; search?: string }): SaleView[] {
+export function filterSales(sales: readonly SaleSummary[], filter: { outcome?: SaleStatus; search?: string }): SaleSummary[] {
   const needle = filter.search?.trim().toLowerCase() ?? '';
   return sales.filter((s) => {
     if (filter.outcome !== undefined && s.status !== filter.outcome) return false;
@@ -184,7 +184,7 @@ export function csvCell(value: string | number | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function salesCsv(sales: readonly SaleView[]): string {
+export function salesCsv(sales: readonly SaleSummary[]): string {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const rows = sales.map((s) =>
     [

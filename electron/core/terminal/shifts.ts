@@ -6,7 +6,7 @@ import { amountToCents } from '../sales/amount.ts';
 import { paymentKey, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, type SaleRow } from './entries.ts';
 import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
-import { saleView, type SaleView } from './views.ts';
+import { saleSummary, type SaleSummary } from './views.ts';
 
 /**
  * Shifts and the supervisor's shift journal. Opening and closing a shift are journal
@@ -15,7 +15,7 @@ import { saleView, type SaleView } from './views.ts';
  */
 export interface ShiftReport {
   shift: ShiftView | null;
-  sales: SaleView[];
+  sales: SaleSummary[];
   events: JournalEventView[];
   /** Over the whole shift, whatever the filter. */
   totals: ShiftTotals;
@@ -87,7 +87,7 @@ export class Shifts {
     const to = (record?.closed_at ?? now) + 1;
     const rows = record ? await this.#journal.sales.byShift(record.id) : await this.#journal.sales.createdBetween(from, to);
     const sales = rows.map((r) => r.sale);
-    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
+    const views = sales.map((s) => saleSummary(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
     const entries = await this.#journal.eventsBetween(from, to);
     return {
       shift: record ? await this.#view(record) : null,

@@ -11,7 +11,7 @@ import { newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, pl
 import { applySaleEvent, reportKey, type AttentionReason, type ChargeDone, type PaymentReceived, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { attributionFact, factData, paymentFact, saleFact, type SaleRow } from './entries.ts';
-import { checkoutView, RECENT, saleView, type CheckoutView, type SaleView } from './views.ts';
+import { checkoutView, RECENT, saleSummary, type CheckoutView, type SaleSummary } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
 
 /**
@@ -456,7 +456,7 @@ export class Terminal {
    * ids stays the only automatic rule (reference 4.5 rule 6), so this is journaled as their
    * decision, with who, and the sale takes the report through applyAttributedReport.
    */
-  async attribute(input: { seq: number; saleId: string; by: string }): Promise<SaleView> {
+  async attribute(input: { seq: number; saleId: string; by: string }): Promise<SaleSummary> {
     const sale = await this.#exclusive(UNMATCHED_LOCK, async () => {
       const kept = this.#unmatched.find((u) => u.seq === input.seq);
       if (!kept) throw new CoreError('not_found', 'That payment is not among the payments without a sale: it may have been matched or attributed already.');
@@ -469,12 +469,12 @@ export class Terminal {
     });
     this.#onChange([checkoutOf(sale)]);
     const updated = (await this.#journal.sales.get(input.saleId))?.sale ?? sale;
-    return saleView(updated, await this.#withDisplacer(updated));
+    return saleSummary(updated, await this.#withDisplacer(updated));
   }
 
   // ── A person's acknowledgement ────────────────────────────────────────────────────
 
-  async acknowledge(input: { saleId: string; reason: AttentionReason; subject: string; by: string }): Promise<SaleView> {
+  async acknowledge(input: { saleId: string; reason: AttentionReason; subject: string; by: string }): Promise<SaleSummary> {
     const row = await this.#journal.sales.get(input.saleId);
     if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
     const item = row.sale.attention.find((a) => a.reason === input.reason && a.subject === input.subject);
@@ -485,7 +485,7 @@ export class Terminal {
     ]);
     this.#onChange([checkout]);
     const updated = (await this.#journal.sales.get(input.saleId))?.sale ?? row.sale;
-    return saleView(updated, await this.#withDisplacer(updated));
+    return saleSummary(updated, await this.#withDisplacer(updated));
   }
 
   // ── Views ─────────────────────────────────────────────────────────────────────────
@@ -512,10 +512,10 @@ export class Terminal {
     return checkoutView(sales, [...extra, ...context], storeId, checkoutId, this.#clock.now());
   }
 
-  async saleDetail(saleId: string): Promise<{ sale: SaleView; events: JournalEntry[] } | null> {
+  async saleDetail(saleId: string): Promise<{ sale: SaleSummary; events: JournalEntry[] } | null> {
     const row = await this.#journal.sales.get(saleId);
     if (!row) return null;
-    return { sale: saleView(row.sale, await this.#withDisplacer(row.sale)), events: await this.#journal.eventsForSale(saleId) };
+    return { sale: saleSummary(row.sale, await this.#withDisplacer(row.sale)), events: await this.#journal.eventsForSale(saleId) };
   }
 
   /** What describing one sale needs besides itself: the newer sale that displaced it. */

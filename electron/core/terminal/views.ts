@@ -7,7 +7,7 @@ import type { QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts'
  * What the renderer is shown. The core decides every state; the renderer only displays
  * these views (money in integer cents, times in epoch ms, texts as message keys).
  */
-export interface SaleView {
+export interface SaleSummary {
   sale_id: string;
   store_id: number;
   checkout_id: number;
@@ -48,14 +48,14 @@ export interface CheckoutView {
   now: number;
   screen: ScreenView;
   /** The newest sale, whatever its state. */
-  newest: SaleView | null;
+  newest: SaleSummary | null;
   /** Recent sales, newest first. */
-  recent: SaleView[];
+  recent: SaleSummary[];
   /** Sales that still need a person (amount mismatch, late payment...), newest first. */
-  attention: SaleView[];
+  attention: SaleSummary[];
 }
 
-export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
+export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSummary {
   return {
     sale_id: sale.sale_id,
     store_id: sale.store_id,
@@ -107,8 +107,8 @@ export const RECENT = 30;
 export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sale[], storeId: number, checkoutId: number, now: number): CheckoutView {
   const newestFirst = [...sales].sort((a, b) => b.seq - a.seq || b.requested_at - a.requested_at);
   const context = [...sales, ...extraAttention];
-  const views = new Map(newestFirst.map((s) => [s.sale_id, saleView(s, context)]));
-  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleView(s, context));
+  const views = new Map(newestFirst.map((s) => [s.sale_id, saleSummary(s, context)]));
+  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleSummary(s, context));
   const newest = newestFirst.find((s) => s.status !== 'failed') ?? newestFirst[0];
   return {
     store_id: storeId,
@@ -116,7 +116,7 @@ export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sa
     now,
     screen: screenView(sales, storeId, checkoutId, now),
     newest: newest ? (views.get(newest.sale_id) ?? null) : null,
-    recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleView),
+    recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleSummary),
     attention: [...views.values()].filter((v) => v.description.needs_person).sort((a, b) => b.requested_at - a.requested_at),
   };
 }
