@@ -20,6 +20,7 @@ export const STATUS_ICON: Record<SaleStatus, IconName> = {
   expired: 'hourglass',
   displaced: 'replace',
   paid_late: 'alert',
+  refunded: 'dot',
   uncertain: 'question',
   failed: 'cross',
 };

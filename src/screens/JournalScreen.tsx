@@ -12,7 +12,7 @@ import { coreNow } from '../stores/checkout.ts';
 import { useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { selectOperator, useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
@@ -25,6 +25,8 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'pending', label: 'report.pending' },
   { key: 'unmatched_count', label: 'report.unmatched' },
   { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
+  { key: 'refunded', label: 'report.refunded' },
+  { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
 ];
 
 const UNMATCHED_REASONS: Readonly<Record<string, TextKey>> = {

@@ -19,7 +19,7 @@ export interface ShiftView {
 
 export interface ShiftTotals {
   count: number;
-  /** Money actually received on the shift's sales: every payment, extra ones included. */
+  /** Money actually received on the shift's sales and kept: every payment, extra ones included, refunded ones not. */
   collected_cents: number;
   paid: number;
   mismatches: number;
@@ -33,6 +33,9 @@ export interface ShiftTotals {
   unmatched_count: number;
   /** Their amounts, where readable. */
   unmatched_cents: number;
+  /** Sales whose charge was refunded (Tx Status `refunded`), and the money that went back: not in collected_cents. */
+  refunded: number;
+  refunded_cents: number;
 }
 
 /** A payment no sale holds, as the totals count it. */
@@ -77,9 +80,12 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
     uncertain: 0,
     unmatched_count: unmatched.length,
     unmatched_cents: unmatched.reduce((sum, u) => sum + (u.amount_cents ?? 0), 0),
+    refunded: 0,
+    refunded_cents: 0,
   };
   for (const s of sales) {
     t.collected_cents += s.received_total_cents;
+    t.refunded_cents += s.refunded_cents;
     switch (s.status) {
       case 'paid':
         t.paid++;
@@ -105,6 +111,9 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
         break;
       case 'uncertain':
         t.uncertain++;
+        break;
+      case 'refunded':
+        t.refunded++;
         break;
     }
   }
@@ -171,6 +180,7 @@ const CSV_COLUMNS = [
   'displaced_by',
   'needs_person',
   'acknowledged_by',
+  'refunded',
 ] as const;
 
 /**
@@ -202,6 +212,7 @@ export function salesCsv(sales: readonly SaleSummary[]): string {
       s.displaced_by,
       s.description.needs_person,
       s.description.acknowledged.map((a) => a.by).join('; ') || null,
+      s.refunded_cents === 0 ? null : formatCents(s.refunded_cents),
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

@@ -663,7 +663,8 @@ export class Terminal {
     }
     const now = this.#clock.now();
     if (answer.found && (answer.status === 'paid' || answer.status === 'refunded')) {
-      // Refunded implies it was paid first: the payment is still a fact to record.
+      // Refunded implies it was paid first: the payment is a fact, and so is its refund
+      // (contract 3), which makes the sale Refunded rather than Paid.
       const report: PaymentReceived = {
         type: 'payment.received',
         source: 'tx_status',
@@ -672,6 +673,7 @@ export class Terminal {
         amount_brl: answer.amount_brl,
         paid_at: answer.paid_at === null ? null : Date.parse(answer.paid_at),
         e2e_id: answer.e2e_id,
+        ...(answer.status === 'refunded' ? { refunded: true } : {}),
         at: now,
       };
       await this.#recordReport(report, null);

@@ -24,8 +24,13 @@ export interface SaleSummary {
   displaced_by: string | null;
   /** The payment that decides the status. */
   received_cents: number | null;
-  /** Every payment received on the sale, extra ones included (a charge.done alone counts as its payment). */
+  /**
+   * Every payment received on the sale and kept, extra ones included (a charge.done alone
+   * counts as its payment); a refunded payment is in refunded_cents instead.
+   */
   received_total_cents: number;
+  /** Payments whose charge was refunded (Tx Status `refunded`): received, then given back. */
+  refunded_cents: number;
   paid_at: number | null;
   e2e_id: string | null;
   description: SaleDescription;
@@ -73,6 +78,7 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
     displaced_by: sale.displaced_by ?? null,
     received_cents: sale.paid?.received_cents ?? null,
     received_total_cents: receivedTotal(sale),
+    refunded_cents: sale.payments.filter((p) => p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
     description: describeSale(sale, checkoutSales),
@@ -83,7 +89,7 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
 function receivedTotal(sale: Sale): number {
   // charge.done before charge.paid (contract 4: no order): the done stands for its payment.
   if (sale.payments.length === 0) return sale.paid?.received_cents ?? 0;
-  return sale.payments.reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
+  return sale.payments.filter((p) => !p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
 }
 
 /** Contract 2: a client validates the CRC before it ever shows a code. */
