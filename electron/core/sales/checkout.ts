@@ -1,8 +1,8 @@
 /**
  * Decisions at the level of one printed checkout: what to journal when a sale is asked
  * for, when the service answers, when the clock passes an expiry; what must still be
- * followed; which QR may be shown. Pure: the caller passes the sales (e.g. from the book)
- * and the time, and journals the events returned, then folds them in with reduceBook.
+ * followed; which QR may be shown. Pure: the caller (the terminal) passes the sales from
+ * the journal and the time, and journals the events returned; the journal folds them in.
  *
  * THE DISPLACEMENT RULE (reference 3.1 and 4.5 rules 1 and 6; contract 2):
  * - The moment a newer sale's intent is journaled, every unpaid earlier sale of the
