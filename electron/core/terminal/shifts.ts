@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
 import { SHIFT_CLOSED, SHIFT_OPENED, type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
 import { amountToCents } from '../sales/amount.ts';
-import { paymentKey, type SaleStatus } from '../sales/lifecycle.ts';
+import { unmatchedPaymentKey, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, type SaleRow } from './entries.ts';
 import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
 import { saleSummary, type SaleSummary } from './views.ts';
@@ -125,7 +125,7 @@ export class Shifts {
     for (const saleId of saleIds) for (const entry of await this.#journal.eventsForSale(saleId)) note(entry);
     // One payment once, however many reports of it were kept apart.
     const payments = new Map<string, UnmatchedMoney>();
-    for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(paymentKey(report), { amount_cents: amountToCents(report.amount_brl) });
+    for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(unmatchedPaymentKey(report), { amount_cents: amountToCents(report.amount_brl) });
     return [...payments.values()];
   }
 
