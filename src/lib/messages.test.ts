@@ -14,6 +14,7 @@ import {
   saleSentence,
   screenOutcome,
   screenSentence,
+  statusWordKey,
 } from './messages.ts';
 
 const nbsp = (s: string) => s.replace(/\s/g, ' ');
@@ -43,6 +44,16 @@ describe('saleMessageKey / saleSentence', () => {
   });
   it('names no amount for the open sale: after two corrections the core names the sale in between', () => {
     for (const lang of LANGS) expect(translate(lang, 'msg.sale.paid_late.newer_open')).not.toContain('{newer_amount_cents}');
+  });
+  it('a refunded sale reads Refunded, not Paid, in every language, and says its money went back', () => {
+    const words = { en: 'Refunded', 'pt-BR': 'Estornada', es: 'Reembolsada' } as const;
+    for (const lang of LANGS) {
+      expect(translate(lang, statusWordKey('refunded'))).toBe(words[lang]);
+      expect(translate(lang, statusWordKey('refunded'))).not.toBe(translate(lang, statusWordKey('paid')));
+    }
+    expect(saleSentence('en', { key: 'sale.refunded', params: { amount_cents: 1000, received_cents: 1000, paid_at: null } })).toBe(
+      'R$10.00 was received, then refunded to the customer: this sale brought no money.',
+    );
   });
   it('shows a dash for a missing amount rather than a placeholder or "null"', () => {
     expect(saleSentence('en', { key: 'sale.paid', params: { received_cents: null } })).toBe('— received.');
