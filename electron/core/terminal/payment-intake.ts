@@ -3,6 +3,7 @@ import { CoreError } from '../errors.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import { amountToCents } from '../sales/amount.ts';
 import { reportKey, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
+import { canonical } from '../sales/order.ts';
 import { matchReport, UNMATCHED_REASONS, type MatchOutcome, type UnmatchedReason } from '../sales/matching.ts';
 import { checkoutOf, salesOf, UNMATCHED_LOCK, type CheckoutKey, type TerminalContext } from './context.ts';
 import { attributionFact, factData, paymentFact } from './entries.ts';
@@ -136,8 +137,10 @@ export class PaymentIntake {
     const match = await this.#match(report);
     const sale = match.kind === 'sale' ? match.sale : null;
     // A poll that keeps answering with the same contradicting ids must not journal the same
-    // payment again on every pass: it is already kept for a person.
-    if (webhookId === null && !sale && this.#state.kept.some((k) => reportKey(k.report) === reportKey(report))) return 'duplicate';
+    // answer again on every pass: it is already kept for a person. Only the same answer: a
+    // Tx Status report of a payment whose webhook is kept apart still says something (its
+    // source, a refund) and is kept too.
+    if (webhookId === null && !sale && this.#state.kept.some((k) => sameAnswer(k.report, report))) return 'duplicate';
     const entry = paymentFact(report, sale?.sale_id ?? null, match.kind === 'unmatched' ? { unmatched_reason: match.reason } : {});
     let seq: number | undefined;
     let outcome: AcceptOutcome;
@@ -248,6 +251,11 @@ export class PaymentIntake {
     this.#ctx.onChange([checkoutOf(sale)]);
     return (await journal.sales.get(input.saleId))?.sale ?? sale;
   }
+}
+
+/** The same report but for when it arrived. */
+function sameAnswer(a: PaymentReport, b: PaymentReport): boolean {
+  return canonical({ ...a, at: 0 }) === canonical({ ...b, at: 0 });
 }
 
 /**
