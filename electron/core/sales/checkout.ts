@@ -184,7 +184,7 @@ export function planCreateOutcome(sales: Iterable<Sale>, saleId: string, outcome
 
 /**
  * What Tx Status says about a sale we follow (contract 3), as events. `paid` is not here:
- * it is a payment report (PaymentReceived, source `tx_status`) and goes through the book.
+ * it is a payment report (PaymentReceived, source `tx_status`) and goes through payment intake (matching.ts).
  * `not_found` on a sale we hold as pending means the service displaced it for a sale we
  * did not create (contract 3: displaced sales answer TX not found).
  */
@@ -237,7 +237,7 @@ export type FollowUp =
  *   late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
  *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
  *   matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
- *   is kept unmatched in the book for a person.
+ *   is kept apart (payment intake) for a person.
  * Final states (paid, amount_mismatch, paid_late, expired, failed) are not listed.
  */
 export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
