@@ -2,7 +2,7 @@ import type { TxStatus } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import { amountToCents } from '../sales/amount.ts';
-import { reportKey, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
+import { reportKey, samePayment, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
 import { canonical } from '../sales/order.ts';
 import { matchReport, UNMATCHED_REASONS, type MatchOutcome, type UnmatchedReason } from '../sales/matching.ts';
 import { checkoutOf, salesOf, UNMATCHED_LOCK, type CheckoutKey, type TerminalContext } from './context.ts';
@@ -259,13 +259,22 @@ function sameAnswer(a: PaymentReport, b: PaymentReport): boolean {
 }
 
 /**
- * Payments among kept reports, each once: a payment reported by webhook and by Tx Status is
- * one, and a charge.done counts only when no report of its payment is kept beside it (the
- * same rule as the shift totals, so the status bar and the journal agree).
+ * Payments among kept reports, each once, by the rule a sale's payments follow (see
+ * paymentKey): reports that share a pix_id or service_id are one charge's, and one payment
+ * unless they carry different e2e_ids; a report without ids is its own. A charge.done counts
+ * only when no report of its payment is kept beside it (the same rule as the shift totals,
+ * so the status bar and the journal agree).
  */
 export function countPayments(reports: readonly (PaymentReceived | ChargeDone)[]): number {
   const payments = reports.filter((r): r is PaymentReceived => r.type === 'payment.received');
-  const ids = new Set(payments.flatMap((r) => [r.pix_id, r.service_id]).filter((id): id is string => id !== undefined));
-  const lonelyDones = reports.filter((r): r is ChargeDone => r.type === 'charge.done' && !(r.pix_id !== undefined && ids.has(r.pix_id)) && !(r.service_id !== undefined && ids.has(r.service_id)));
-  return new Set([...payments, ...lonelyDones].map(reportKey)).size;
+  const sameCharge = (a: PaymentReport, b: PaymentReport): boolean =>
+    (a.pix_id !== undefined && a.pix_id === b.pix_id) || (a.service_id !== undefined && a.service_id === b.service_id);
+  const counted: PaymentReceived[] = [];
+  // e2e-named reports first, so one without an e2e_id joins a named payment rather than the reverse.
+  for (const r of [...payments].sort((a, b) => Number(!a.e2e_id) - Number(!b.e2e_id))) {
+    const same = counted.some((c) => (sameCharge(c, r) ? samePayment(c, r) : reportKey(c) === reportKey(r)));
+    if (!same) counted.push(r);
+  }
+  const lonelyDones = reports.filter((r): r is ChargeDone => r.type === 'charge.done' && !payments.some((p) => sameCharge(p, r)));
+  return counted.length + new Set(lonelyDones.map(reportKey)).size;
 }
