@@ -12,7 +12,7 @@ export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './t
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';
 export type { UnmatchedPayment } from './terminal/terminal.ts';
-export type { CheckoutView, SaleView, ScreenView } from './terminal/views.ts';
+export type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
 export type { WireError, ErrorCode, Envelope } from './errors.ts';

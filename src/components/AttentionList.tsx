@@ -1,6 +1,6 @@
 import { Icon } from './Icon.tsx';
 import { useState } from 'react';
-import type { AttentionMessage, SaleView } from '../../electron/core/contract.ts';
+import type { AttentionMessage, SaleSummary } from '../../electron/core/contract.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
@@ -8,7 +8,7 @@ import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
 import { selectOperator, useStatus } from '../stores/status.ts';
 
-function AttentionItem({ sale, item }: { sale: SaleView; item: AttentionMessage }) {
+function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessage }) {
   const t = useText();
   const lang = useLang();
   const operator = useStatus(selectOperator);
@@ -66,7 +66,7 @@ function AttentionItem({ sale, item }: { sale: SaleView; item: AttentionMessage 
 }
 
 /** Everything that still needs a person on this checkout, each with what to do and who saw it. */
-export function AttentionList({ sales }: { sales: readonly SaleView[] }) {
+export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const items = sales.flatMap((sale) => sale.description.attention.map((item) => ({ sale, item })));
   if (items.length === 0) return null;

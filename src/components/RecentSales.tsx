@@ -1,10 +1,10 @@
-import type { SaleView } from '../../electron/core/contract.ts';
+import type { SaleSummary } from '../../electron/core/contract.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { StatusWord } from './StatusWord.tsx';
 
 /** The checkout's last sales, newest first: a displaced sale shows Displaced at once. */
-export function RecentSales({ sales, limit = 8 }: { sales: readonly SaleView[]; limit?: number }) {
+export function RecentSales({ sales, limit = 8 }: { sales: readonly SaleSummary[]; limit?: number }) {
   const t = useText();
   const lang = useLang();
   return (

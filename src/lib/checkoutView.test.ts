@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckoutView, SaleView } from '../../electron/core/contract.ts';
+import type { CheckoutView, SaleSummary } from '../../electron/core/contract.ts';
 import { CROSSING_MS, acceptView, isLive, resyncEveryMs, saleToReplace, screenSale, viewSeq } from './checkoutView.ts';
 
-function sale(id: string, status: SaleView['status'], amount = 1000, seq = 1): SaleView {
+function sale(id: string, status: SaleSummary['status'], amount = 1000, seq = 1): SaleSummary {
   return {
     sale_id: id,
     store_id: 1,
@@ -20,6 +20,7 @@ function sale(id: string, status: SaleView['status'], amount = 1000, seq = 1): S
     displaced_by: null,
     received_cents: null,
     received_total_cents: 0,
+    refunded_cents: 0,
     paid_at: null,
     e2e_id: null,
     description: { key: 'sale.pending', params: {}, tone: 'info', needs_person: false, attention: [], acknowledged: [] },
@@ -27,7 +28,7 @@ function sale(id: string, status: SaleView['status'], amount = 1000, seq = 1): S
   };
 }
 
-function view(now: number, screen: CheckoutView['screen'], recent: SaleView[] = [], at = { store: 1, checkout: 1 }): CheckoutView {
+function view(now: number, screen: CheckoutView['screen'], recent: SaleSummary[] = [], at = { store: 1, checkout: 1 }): CheckoutView {
   return { store_id: at.store, checkout_id: at.checkout, now, screen, newest: recent[0] ?? null, recent, attention: [] };
 }
 

@@ -1,4 +1,4 @@
-import type { CheckoutView, SaleView } from '../../electron/core/contract.ts';
+import type { CheckoutView, SaleSummary } from '../../electron/core/contract.ts';
 
 /**
  * Pure rules for holding the core's checkout view in the renderer. The view is the core's
@@ -46,7 +46,7 @@ export function acceptView(current: CheckoutView | null, incoming: CheckoutView,
 }
 
 /** The sale a new charge would displace: the newest one while it is still open at the service. */
-export function saleToReplace(view: CheckoutView | null): SaleView | null {
+export function saleToReplace(view: CheckoutView | null): SaleSummary | null {
   if (!view) return null;
   const screen = view.screen;
   if (screen.kind === 'qr' || screen.kind === 'creating' || screen.kind === 'uncertain') {
@@ -56,7 +56,7 @@ export function saleToReplace(view: CheckoutView | null): SaleView | null {
 }
 
 /** The sale the screen is about (the QR's, the one being created, the settled one). */
-export function screenSale(view: CheckoutView | null): SaleView | null {
+export function screenSale(view: CheckoutView | null): SaleSummary | null {
   if (!view || view.screen.kind === 'idle') return null;
   const id = view.screen.sale_id;
   return view.recent.find((s) => s.sale_id === id) ?? (view.newest?.sale_id === id ? view.newest : null);

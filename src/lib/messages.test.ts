@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANGS, type SaleView } from '../../electron/core/contract.ts';
+import { LANGS, type SaleSummary } from '../../electron/core/contract.ts';
 import { translate } from './i18n.ts';
 import {
   attentionMessageKey,
@@ -14,6 +14,7 @@ import {
   saleSentence,
   screenOutcome,
   screenSentence,
+  statusWordKey,
 } from './messages.ts';
 
 const nbsp = (s: string) => s.replace(/\s/g, ' ');
@@ -43,6 +44,16 @@ describe('saleMessageKey / saleSentence', () => {
   });
   it('names no amount for the open sale: after two corrections the core names the sale in between', () => {
     for (const lang of LANGS) expect(translate(lang, 'msg.sale.paid_late.newer_open')).not.toContain('{newer_amount_cents}');
+  });
+  it('a refunded sale reads Refunded, not Paid, in every language, and says its money went back', () => {
+    const words = { en: 'Refunded', 'pt-BR': 'Estornada', es: 'Reembolsada' } as const;
+    for (const lang of LANGS) {
+      expect(translate(lang, statusWordKey('refunded'))).toBe(words[lang]);
+      expect(translate(lang, statusWordKey('refunded'))).not.toBe(translate(lang, statusWordKey('paid')));
+    }
+    expect(saleSentence('en', { key: 'sale.refunded', params: { amount_cents: 1000, received_cents: 1000, paid_at: null } })).toBe(
+      'R$10.00 was received, then refunded to the customer: this sale brought no money.',
+    );
   });
   it('shows a dash for a missing amount rather than a placeholder or "null"', () => {
     expect(saleSentence('en', { key: 'sale.paid', params: { received_cents: null } })).toBe('— received.');
@@ -83,7 +94,7 @@ describe('screenSentence', () => {
     expires_at: 1,
     paid_at: null,
     description: { key: 'sale.pending', params: { amount_cents: 500, expires_at: 1 } },
-  } as unknown as SaleView;
+  } as unknown as SaleSummary;
   it('follows the screen when it shows the sale expired before its status does', () => {
     expect(screenSentence('en', pending, 'expired')).toBe('Nobody paid R$5.00 within 5 minutes. Charge again if the customer still wants to pay.');
     expect(screenSentence('en', pending, 'expired')).not.toContain('waiting for payment');
@@ -112,8 +123,8 @@ describe('formatParams', () => {
 });
 
 describe('outcomeChanges', () => {
-  const s = (id: string, status: SaleView['status']) => ({ sale_id: id, status }) as SaleView;
-  const v = (...sales: SaleView[]) => ({ recent: sales, attention: [], newest: sales[0] ?? null });
+  const s = (id: string, status: SaleSummary['status']) => ({ sale_id: id, status }) as SaleSummary;
+  const v = (...sales: SaleSummary[]) => ({ recent: sales, attention: [], newest: sales[0] ?? null });
   it('reports a sale reaching an outcome, and nothing on the first view', () => {
     expect(outcomeChanges(null, v(s('a', 'paid')))).toEqual([]);
     expect(outcomeChanges(v(s('a', 'pending')), v(s('a', 'paid')))).toEqual([{ sale_id: 'a', outcome: 'paid' }]);

@@ -1,4 +1,4 @@
-import type { AttentionMessage, CoreStatus, EventDetails, Lang, SaleDescription, SaleMessageKey, SaleStatus, SaleView, ScreenView } from '../../electron/core/contract.ts';
+import type { AttentionMessage, CoreStatus, EventDetails, Lang, SaleDescription, SaleMessageKey, SaleStatus, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
 import { dictionary, formatMoney, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
 
 /**
@@ -20,6 +20,7 @@ export const STATUS_ICON: Record<SaleStatus, IconName> = {
   expired: 'hourglass',
   displaced: 'replace',
   paid_late: 'alert',
+  refunded: 'dot',
   uncertain: 'question',
   failed: 'cross',
 };
@@ -81,7 +82,7 @@ export function saleSentence(lang: Lang, description: Pick<SaleDescription, 'key
  * shown Expired; the expiry is journaled a minute later): the sentence then follows the
  * screen, never "waiting for payment" next to "Expired".
  */
-export function screenSentence(lang: Lang, sale: SaleView, status: SaleStatus): string {
+export function screenSentence(lang: Lang, sale: SaleSummary, status: SaleStatus): string {
   if (sale.status === status) return saleSentence(lang, sale.description);
   const params: Params = {
     amount_cents: sale.amount_cents,
@@ -117,7 +118,7 @@ export function attentionWordKey(item: Pick<AttentionMessage, 'reason'>): TextKe
 export type Outcome = 'paid' | 'amount_mismatch' | 'expired' | 'paid_late';
 const OUTCOMES: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'expired', 'paid_late'];
 
-function statuses(view: { recent: readonly SaleView[]; attention: readonly SaleView[]; newest: SaleView | null } | null): Map<string, SaleStatus> {
+function statuses(view: { recent: readonly SaleSummary[]; attention: readonly SaleSummary[]; newest: SaleSummary | null } | null): Map<string, SaleStatus> {
   const out = new Map<string, SaleStatus>();
   if (!view) return out;
   for (const s of [...view.recent, ...view.attention, ...(view.newest ? [view.newest] : [])]) out.set(s.sale_id, s.status);
@@ -135,8 +136,8 @@ export function screenOutcome(screen: ScreenView): { sale_id: string; outcome: O
  * the first view (a reload must not replay old sounds).
  */
 export function outcomeChanges(
-  previous: { recent: readonly SaleView[]; attention: readonly SaleView[]; newest: SaleView | null } | null,
-  next: { recent: readonly SaleView[]; attention: readonly SaleView[]; newest: SaleView | null },
+  previous: { recent: readonly SaleSummary[]; attention: readonly SaleSummary[]; newest: SaleSummary | null } | null,
+  next: { recent: readonly SaleSummary[]; attention: readonly SaleSummary[]; newest: SaleSummary | null },
 ): { sale_id: string; outcome: Outcome }[] {
   if (!previous) return [];
   const before = statuses(previous);

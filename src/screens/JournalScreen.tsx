@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleView, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { JournalRepair } from '../components/JournalRepair.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
@@ -13,7 +13,7 @@ import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { selectOperator, useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
@@ -26,6 +26,8 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'pending', label: 'report.pending' },
   { key: 'unmatched_count', label: 'report.unmatched' },
   { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
+  { key: 'refunded', label: 'report.refunded' },
+  { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
 ];
 
 const UNMATCHED_REASONS: Readonly<Record<string, TextKey>> = {
@@ -52,7 +54,7 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   );
 }
 
-function SalesTable({ sales }: { sales: readonly SaleView[] }) {
+function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const lang = useLang();
   return (

@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CheckoutView, Envelope, SaleView, ScreenView } from '../../electron/core/contract.ts';
+import type { CheckoutView, Envelope, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
 import type { Outcome } from '../lib/messages.ts';
 import { connectCheckout, connectOutcomeSounds, useCheckout } from './checkout.ts';
 import { useStatus } from './status.ts';
 
-function sale(id: string, status: SaleView['status'], seq = 1): SaleView {
-  return { sale_id: id, seq, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleView;
+function sale(id: string, status: SaleSummary['status'], seq = 1): SaleSummary {
+  return { sale_id: id, seq, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleSummary;
 }
 
-function view(now: number, sales: SaleView[], checkout = 1, screen: ScreenView = { kind: 'idle' }): CheckoutView {
+function view(now: number, sales: SaleSummary[], checkout = 1, screen: ScreenView = { kind: 'idle' }): CheckoutView {
   return { store_id: 1, checkout_id: checkout, now, screen, newest: sales[0] ?? null, recent: sales, attention: [] };
 }
 

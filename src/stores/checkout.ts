@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AttentionMessage, CheckoutView, SaleView } from '../../electron/core/contract.ts';
+import type { AttentionMessage, CheckoutView, SaleSummary } from '../../electron/core/contract.ts';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { LIVE_RESYNC_MS, QR_RESYNC_MS, acceptView, resyncEveryMs, type CheckoutKey } from '../lib/checkoutView.ts';
 import type { UiError } from '../lib/errorText.ts';
@@ -41,7 +41,7 @@ interface CheckoutState {
   load(): Promise<void>;
   /** Sends the amount and reference as typed (trimmed here); true once the sale is made. */
   charge(input: { amount: string; reference?: string; by?: string }): Promise<boolean>;
-  acknowledge(sale: SaleView, item: AttentionMessage, by: string): Promise<boolean>;
+  acknowledge(sale: SaleSummary, item: AttentionMessage, by: string): Promise<boolean>;
   clearError(): void;
 }
 

@@ -60,7 +60,7 @@ import type {
   RouteInput,
   RouteName,
   RouteResult,
-  Sale,
+  DynamicPixCharge,
   SettlementDetail,
   SettlementPage,
   SettlementRange,
@@ -144,7 +144,7 @@ export interface ServiceClient {
   setConfig(storeId: number, checkoutId: number, config: ConfigBody, options?: CallOptions): Promise<CheckoutConfig>;
   createPrintedQr(body: CreatePrintedQrBody, options?: CallOptions): Promise<PrintedDynamicQr>;
   listPrintedQrs(query?: PrintedQrListQuery, options?: CallOptions): Promise<PrintedQrPage>;
-  createDynamicPix(sale: CreateSaleInput, options?: WriteOptions): Promise<Sale>;
+  createDynamicPix(sale: CreateSaleInput, options?: WriteOptions): Promise<DynamicPixCharge>;
   /** Contract 3: `{found: false}` for a displaced or foreign sale; never an error for that. */
   txStatus(pixId: string, options?: CallOptions): Promise<TxStatus>;
   requestRefund(refund: RefundRequestInput, options?: CallOptions): Promise<Refund>;

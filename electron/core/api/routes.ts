@@ -331,12 +331,16 @@ export interface WireSale {
   expires_at: string;
 }
 
-export interface Sale extends Omit<WireSale, 'amount_brl'> {
+/**
+ * What create_dynamic_pix answers: the service's charge (reference 4.5: "the charge for one
+ * payer"), named apart from the lifecycle's Sale, which is the terminal's record of it.
+ */
+export interface DynamicPixCharge extends Omit<WireSale, 'amount_brl'> {
   /** amount_brl read exactly into integer cents. */
   amount_cents: number;
 }
 
-function decodeSale(f: Fields): Sale {
+function decodeSale(f: Fields): DynamicPixCharge {
   const pqr = f.objectOrNull('printed_dynamic_qr_data');
   return {
     pix_id: f.str('pix_id'),

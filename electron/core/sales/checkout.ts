@@ -1,8 +1,8 @@
 /**
  * Decisions at the level of one printed checkout: what to journal when a sale is asked
  * for, when the service answers, when the clock passes an expiry; what must still be
- * followed; which QR may be shown. Pure: the caller passes the sales (e.g. from the book)
- * and the time, and journals the events returned, then folds them in with reduceBook.
+ * followed; which QR may be shown. Pure: the caller (the terminal) passes the sales from
+ * the journal and the time, and journals the events returned; the journal folds them in.
  *
  * THE DISPLACEMENT RULE (reference 3.1 and 4.5 rules 1 and 6; contract 2):
  * - The moment a newer sale's intent is journaled, every unpaid earlier sale of the
@@ -184,7 +184,7 @@ export function planCreateOutcome(sales: Iterable<Sale>, saleId: string, outcome
 
 /**
  * What Tx Status says about a sale we follow (contract 3), as events. `paid` is not here:
- * it is a payment report (PaymentReceived, source `tx_status`) and goes through the book.
+ * it is a payment report (PaymentReceived, source `tx_status`) and goes through payment intake (matching.ts).
  * `not_found` on a sale we hold as pending means the service displaced it for a sale we
  * did not create (contract 3: displaced sales answer TX not found).
  */
@@ -237,7 +237,7 @@ export type FollowUp =
  *   late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
  *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
  *   matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
- *   is kept unmatched in the book for a person.
+ *   is kept apart (payment intake) for a person.
  * Final states (paid, amount_mismatch, paid_late, expired, failed) are not listed.
  */
 export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectBook } from './book.ts';
-import type { BookEvent } from './book.ts';
+import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
 import { describeSale } from './describe.ts';
 import { SALE_LIFETIME_MS } from './lifecycle.ts';
 import type { Sale, SaleEvent } from './lifecycle.ts';
@@ -43,12 +42,11 @@ const paid = (id: string, amount: string, e2e = 'E1'): SaleEvent => ({
   at: T0 + 60,
 });
 
-function describeIn(events: BookEvent[], id: string): ReturnType<typeof describeSale> {
-  const book = projectBook(events);
-  const all: Sale[] = Object.values(book.sales);
-  const sale = book.sales[id];
-  if (!sale) throw new Error(`no sale ${id}`);
-  return describeSale(sale, all);
+function describeIn(events: SaleEvent[], id: string): ReturnType<typeof describeSale> {
+  const facts = new SaleFacts();
+  for (const e of events) facts.write([e]);
+  const all: Sale[] = facts.sales;
+  return describeSale(facts.sale(id), all);
 }
 
 describe('describeSale', () => {
@@ -114,7 +112,7 @@ describe('describeSale', () => {
     [[requested('a', 1, 1000), created('a'), displaced('a', 'b', 2)], 'sale.displaced', 'info'],
     [[requested('a', 1, 1000), { type: 'sale.create_uncertain', sale_id: 'a', reason: 'timeout', attempts: 3, at: T0 + 1 }], 'sale.uncertain', 'warning'],
     [[requested('a', 1, 1000), { type: 'sale.create_failed', sale_id: 'a', error: { status: 422, code: 'no_printed_qr' }, at: T0 + 1 }], 'sale.failed', 'danger'],
-  ] as [BookEvent[], string, string][])('%#: %s (%s)', (events, key, tone) => {
+  ] as [SaleEvent[], string, string][])('%#: %s (%s)', (events, key, tone) => {
     const d = describeIn(events, 'a');
     expect(d.key).toBe(key);
     expect(d.tone).toBe(tone);

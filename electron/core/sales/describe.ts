@@ -17,6 +17,7 @@ export type SaleMessageKey =
   | 'sale.displaced'
   | 'sale.paid_late'
   | 'sale.paid_late.newer_open'
+  | 'sale.refunded'
   | 'sale.uncertain'
   | 'sale.failed';
 
@@ -121,6 +122,12 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       tone = 'danger';
       break;
     }
+    case 'refunded':
+      // Tx Status `refunded` (contract 3): paid once, and the money went back to the payer.
+      key = 'sale.refunded';
+      params = { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null };
+      tone = 'info';
+      break;
     case 'uncertain':
       key = 'sale.uncertain';
       params = { amount_cents: sale.amount_cents, reason: sale.uncertain?.reason ?? null };

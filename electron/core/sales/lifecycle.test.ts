@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applySaleEvent, isDefiniteRefusal, paymentKey, reduceSale, reportKey, SALE_LIFETIME_MS, SALE_STATUSES } from './lifecycle.ts';
+import { applySaleEvent, paymentKey, reduceSale, reportKey, SALE_LIFETIME_MS, SALE_STATUSES } from './lifecycle.ts';
 import type { IllegalCode, PaymentReceived, Sale, SaleEvent, SaleStatus } from './lifecycle.ts';
-import { emptyBook, projectBook, reduceBook } from './book.ts';
-import type { BookEvent, SalesBook } from './book.ts';
-import { newestSaleFor, planCharge, planCreateOutcome, planExpiry, planTxStatus } from './checkout.ts';
-import { canonical } from './order.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 13, 45, 0);
 const S1 = 'sale-1';
@@ -50,6 +46,8 @@ const paidE1 = (amount: string): PaymentReceived => ({
   e2e_id: 'E1',
   at: T0 + 91_000,
 });
+/** Tx Status `refunded` for the payment E1: paid, then refunded in full (contract 3). */
+const refundedE1: PaymentReceived = { ...paidE1('10.00'), source: 'tx_status', webhook_id: undefined, refunded: true, at: T0 + 200_000 };
 
 /** How each state of the table is reached, through the reducer itself. */
 const STATES: Record<SaleStatus, readonly SaleEvent[]> = {
@@ -60,6 +58,7 @@ const STATES: Record<SaleStatus, readonly SaleEvent[]> = {
   expired: [requested, created, expiredByClock],
   displaced: [requested, created, displacedBy2],
   paid_late: [requested, created, displacedBy2, paidE1('10.00')],
+  refunded: [requested, created, paidE1('10.00'), refundedE1],
   uncertain: [requested, uncertain],
   failed: [requested, refused],
 };
@@ -125,6 +124,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: '=',
     displaced: '=',
     paid_late: '=',
+    refunded: '=',
     uncertain: 'pending', // resolved late: the sale existed after all
     failed: 'pending!created_after_refusal',
   },
@@ -136,6 +136,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'expired!created_twice',
     displaced: 'displaced!created_twice',
     paid_late: 'paid_late!created_twice',
+    refunded: 'refunded!created_twice',
     uncertain: 'pending',
     failed: 'pending!created_after_refusal',
   },
@@ -147,6 +148,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'expired!refused_after_created',
     displaced: 'displaced!refused_after_created',
     paid_late: 'paid_late!refused_after_created',
+    refunded: 'refunded!refused_after_created',
     uncertain: 'failed', // a later retry got a definite answer: nothing was created
     failed: '=',
   },
@@ -158,6 +160,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'expired!uncertain_after_outcome',
     displaced: 'displaced!uncertain_after_outcome',
     paid_late: 'paid_late!uncertain_after_outcome',
+    refunded: 'refunded!uncertain_after_outcome',
     uncertain: '=',
     failed: 'failed!uncertain_after_outcome',
   },
@@ -169,6 +172,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'displaced!displaced_after_expiry',
     displaced: '=',
     paid_late: '=',
+    refunded: 'refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -180,6 +184,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'displaced!displaced_after_expiry',
     displaced: 'displaced', // the provisional displacement is confirmed
     paid_late: 'paid_late',
+    refunded: 'refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -191,6 +196,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'displaced!displaced_after_expiry',
     displaced: 'displaced',
     paid_late: 'paid_late',
+    refunded: 'refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -202,6 +208,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'expired!reinstated_without_displacement',
     displaced: 'pending', // the newer create was refused: the service still holds this one
     paid_late: 'paid', // ...and its payment is an ordinary one
+    refunded: 'refunded!reinstated_without_displacement',
     uncertain: 'uncertain!reinstated_without_displacement',
     failed: 'failed!reinstated_without_displacement',
   },
@@ -213,6 +220,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: '=',
     displaced: 'displaced!expired_while_displaced', // reference 4.5 rule 4
     paid_late: 'paid_late!expired_while_displaced',
+    refunded: 'refunded!expired_after_payment',
     uncertain: 'uncertain!expired_before_created',
     failed: 'failed!expired_before_created',
   },
@@ -224,6 +232,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'expired', // a second source agrees
     displaced: 'displaced!expired_while_displaced',
     paid_late: 'paid_late!expired_while_displaced',
+    refunded: 'refunded!expired_after_payment',
     uncertain: 'uncertain!expired_before_created',
     failed: 'failed!expired_before_created',
   },
@@ -235,6 +244,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'paid', // credited, flagged paid_after_expiry
     displaced: 'paid_late',
     paid_late: 'paid_late',
+    refunded: 'refunded',
     uncertain: 'paid', // the sale existed after all
     failed: 'paid!payment_on_refused_sale', // never drop money
   },
@@ -246,6 +256,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'amount_mismatch',
     displaced: 'paid_late',
     paid_late: 'paid_late',
+    refunded: 'refunded',
     uncertain: 'amount_mismatch',
     failed: 'amount_mismatch!payment_on_refused_sale',
   },
@@ -257,6 +268,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'amount_mismatch',
     displaced: 'paid_late',
     paid_late: 'paid_late',
+    refunded: 'refunded',
     uncertain: 'amount_mismatch',
     failed: 'amount_mismatch!payment_on_refused_sale',
   },
@@ -269,6 +281,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'x:identity_mismatch',
     displaced: 'x:identity_mismatch',
     paid_late: 'x:identity_mismatch',
+    refunded: 'x:identity_mismatch',
     uncertain: 'paid',
     failed: 'paid!payment_on_refused_sale',
   },
@@ -280,6 +293,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     expired: 'paid',
     displaced: 'paid_late',
     paid_late: 'paid_late',
+    refunded: 'refunded',
     uncertain: 'paid',
     failed: 'paid!payment_on_refused_sale',
   },
@@ -460,192 +474,33 @@ describe('what each outcome records', () => {
     expect(sale.issues.map((i) => i.code)).toEqual(['created_amount_differs', 'created_location_differs']);
   });
 
-  it('a payment is keyed by e2e_id, then webhook-id, then its ids', () => {
+  it("a sale's payment is named by its e2e_id, or is the sale's one payment without it; a report kept apart also by webhook-id, then its ids", () => {
     const base = { type: 'payment.received', source: 'tx_status', amount_brl: '1.00', at: 0 } as const;
-    expect(paymentKey({ ...base, e2e_id: 'E', webhook_id: 'w' })).toBe('e2e:E');
-    expect(paymentKey({ ...base, e2e_id: null, webhook_id: 'w' })).toBe('webhook:w');
-    expect(paymentKey({ ...base, pix_id: 'p', service_id: 's', paid_at: 5 })).toBe('tx_status:p:s:5');
-  });
-});
-
-describe('isDefiniteRefusal', () => {
-  it.each([
-    [400, undefined, true],
-    [404, undefined, true],
-    [409, undefined, true],
-    [422, undefined, true],
-    [429, undefined, true],
-    [503, 'printed_qr_disabled', true],
-    [408, undefined, false],
-    [500, undefined, false],
-    [502, undefined, false],
-    [503, undefined, false],
-    [504, undefined, false],
-  ] as const)('%i %s: %s', (status, detail, definite) => {
-    expect(isDefiniteRefusal(status, detail)).toBe(definite);
-  });
-});
-
-// ---------------------------------------------------------------------------------------
-// Property: order and repetition do not matter.
-// ---------------------------------------------------------------------------------------
-
-/** mulberry32: a small seeded PRNG, so every failing case can be replayed by its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(rnd: () => number, items: readonly T[]): T | undefined {
-  return items.length === 0 ? undefined : items[Math.floor(rnd() * items.length)];
-}
-
-/**
- * A day at one printed checkout, driven through the planners as the app would: sales asked
- * for and corrected, creates answered, refused or lost, customers paying the newest sale or
- * late on a displaced one, paying the wrong amount, paying twice, payments nobody knows,
- * Tx Status and charge.done racing webhooks, the clock expiring sales, people acknowledging
- * and attributing. Returns the journal in the order it was written.
- */
-function scenario(seed: number): BookEvent[] {
-  const rnd = prng(seed);
-  const log: BookEvent[] = [];
-  let book = emptyBook;
-  let now = T0;
-  let n = 0;
-  let e2e = 0;
-  const journal = (events: readonly BookEvent[]): void => {
-    for (const e of events) {
-      log.push(e);
-      book = reduceBook(book, e).book;
-    }
-  };
-  // The service's truth: the ids of sales that exist there, including uncertain ones we never heard of.
-  const atService = new Map<string, { pix_id: string; service_id: string }>();
-
-  const pay = (ids: { pix_id: string; service_id: string }, amount: string): void => {
-    e2e += 1;
-    const paidAt = now;
-    now += 1_000;
-    const webhook: PaymentReceived = { type: 'payment.received', source: 'webhook', webhook_id: `wh-${e2e}`, ...ids, amount_brl: amount, paid_at: paidAt, e2e_id: `E${e2e}`, at: now };
-    journal([webhook]);
-    if (rnd() < 0.3) journal([{ ...webhook, source: 'tx_status', webhook_id: undefined, amount_brl: Number(amount), at: now + 500 }]);
-    if (rnd() < 0.4) journal([{ type: 'charge.done', webhook_id: `wh-done-${e2e}`, ...ids, amount_brl: amount, settlement_id: null, at: now + 2_000 }]);
-  };
-
-  for (let step = 0; step < 45; step++) {
-    now += Math.floor(rnd() * 90_000);
-    const sales = Object.values(book.sales);
-    const newest = newestSaleFor(sales, 1, 3);
-    const r = rnd();
-    if (newest?.status === 'requested') {
-      const o = rnd();
-      const ids = { pix_id: `pix_${newest.sale_id}`, service_id: `svc_${newest.sale_id}` };
-      if (o < 0.65) {
-        atService.set(newest.sale_id, ids);
-        journal(planCreateOutcome(sales, newest.sale_id, { kind: 'created', ...ids, qr_type: 'printed_dynamic', emv: 'EMV-L', pqr_emv: 'EMV-P', created_at: now, expires_at: now + SALE_LIFETIME_MS }, now));
-      } else if (o < 0.8) {
-        journal(planCreateOutcome(sales, newest.sale_id, { kind: 'refused', error: { status: 422, code: 'no_printed_qr' } }, now));
-      } else {
-        if (rnd() < 0.5) atService.set(newest.sale_id, ids);
-        journal(planCreateOutcome(sales, newest.sale_id, { kind: 'uncertain', reason: 'timeout', attempts: 3 }, now));
-      }
-    } else if (r < 0.3) {
-      n += 1;
-      const plan = planCharge(sales, {
-        sale_id: `s${String(n).padStart(2, '0')}`,
-        idempotency_key: `k${n}`,
-        store_id: 1,
-        checkout_id: 3,
-        amount_cents: pick(rnd, [1000, 1250, 990]) ?? 1000,
-        requested_by: 'ana',
-        at: now,
-      });
-      if (plan.ok) journal(plan.events);
-    } else if (r < 0.55) {
-      const target = pick(rnd, sales.filter((s) => atService.has(s.sale_id)));
-      const ids = target && atService.get(target.sale_id);
-      if (target && ids) {
-        const right = (target.amount_cents / 100).toFixed(2);
-        pay(ids, rnd() < 0.8 ? right : pick(rnd, ['1.00', '99.99', '12.5']) ?? right);
-      }
-    } else if (r < 0.6) {
-      pay({ pix_id: `pix_foreign_${step}`, service_id: `svc_foreign_${step}` }, '5.00');
-    } else if (r < 0.7) {
-      journal(planExpiry(sales, now));
-    } else if (r < 0.8) {
-      const s = pick(rnd, sales.filter((x) => x.attention.length > 0));
-      const a = s?.attention[0];
-      if (s && a) journal([{ type: 'sale.acknowledged', sale_id: s.sale_id, reason: a.reason, subject: a.subject, by: 'rui', at: now }]);
-    } else if (r < 0.86) {
-      const u = pick(rnd, book.unmatched);
-      const s = pick(rnd, sales.filter((x) => x.status === 'uncertain' || x.status === 'displaced'));
-      if (u && s) journal([{ type: 'payment.attributed', payment_key: u.key, sale_id: s.sale_id, by: 'rui', at: now }]);
-    } else if (r < 0.9) {
-      const s = pick(rnd, sales.filter((x) => x.status === 'pending'));
-      if (s) journal(planTxStatus(s, 'not_found', now));
-    }
-  }
-  return log;
-}
-
-/** A random order of the journal with random repeats: redelivery, replay after a crash, reordering. */
-function scramble(rnd: () => number, events: readonly BookEvent[]): BookEvent[] {
-  const out: BookEvent[] = [];
-  for (const e of events) {
-    const copies = rnd() < 0.3 ? 1 + Math.floor(rnd() * 3) : 1;
-    for (let i = 0; i < copies; i++) out.push(e);
-  }
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    const a = out[i];
-    const b = out[j];
-    if (a !== undefined && b !== undefined) {
-      out[i] = b;
-      out[j] = a;
-    }
-  }
-  return out;
-}
-
-function keysOfReports(events: readonly BookEvent[]): string[] {
-  return [...new Set(events.flatMap((e) => (e.type === 'payment.received' || e.type === 'charge.done' ? [reportKey(e)] : [])))].sort();
-}
-
-function keysHeld(book: SalesBook): string[] {
-  const inSales = Object.values(book.sales).flatMap((s) => [...s.payments.map((p) => p.key), ...s.dones.map((d) => d.key)]);
-  return [...new Set([...inSales, ...book.unmatched.map((u) => u.key)])].sort();
-}
-
-describe('property: any order and any repetition of one checkout’s events give the same book', () => {
-  const SEEDS = Array.from({ length: 40 }, (_, i) => 1000 + i);
-  const seen = new Set<string>();
-
-  it.each(SEEDS)('seed %i', (seed) => {
-    const ordered = scenario(seed);
-    const expected = projectBook(ordered);
-    for (const s of Object.values(expected.sales)) seen.add(s.status);
-    if (expected.unmatched.length > 0) seen.add('unmatched');
-    if (Object.values(expected.sales).some((s) => s.payments.some((p) => p.attributed))) seen.add('attributed');
-    expect(expected.orphans).toEqual([]);
-    // No payment is ever lost: every report sits in a sale or in unmatched.
-    expect(keysHeld(expected)).toEqual(keysOfReports(ordered));
-
-    const rnd = prng(seed * 7919);
-    for (let trial = 0; trial < 25; trial++) {
-      const mixed = scramble(rnd, ordered);
-      const actual = projectBook(mixed);
-      expect(canonical(actual)).toBe(canonical(expected));
-    }
+    expect(paymentKey({ e2e_id: 'E' })).toBe('e2e:E');
+    expect(paymentKey({ e2e_id: null })).toBe('payment');
+    expect(reportKey({ ...base, e2e_id: 'E', webhook_id: 'w' })).toBe('e2e:E');
+    expect(reportKey({ ...base, e2e_id: null, webhook_id: 'w' })).toBe('webhook:w');
+    expect(reportKey({ ...base, pix_id: 'p', service_id: 's', paid_at: 5 })).toBe('tx_status:p:s:5');
   });
 
-  it('the scenarios reach every status, unmatched payments and attributions', () => {
-    for (const status of [...SALE_STATUSES, 'unmatched', 'attributed']) expect(seen, status).toContain(status);
+  it('a report without e2e_id is the payment of a sale already paid, whichever came first; two e2e_ids are two payments', () => {
+    const bare: PaymentReceived = { ...paidE1('10.00'), e2e_id: null, webhook_id: 'wh-bare', paid_at: null };
+    for (const order of [[paidE1('10.00'), bare], [bare, paidE1('10.00')]]) {
+      const sale = build([...STATES.pending, ...order]);
+      expect(sale.payments.map((p) => [p.key, p.sources, p.webhook_ids])).toEqual([['e2e:E1', ['webhook'], ['wh-1', 'wh-bare']]]);
+      expect(sale.attention).toEqual([]);
+    }
+    const second = build([...STATES.pending, bare, paidE1('10.00'), EVENTS['payment (equal)']]);
+    expect(second.payments.map((p) => p.key)).toEqual(['e2e:E1', 'e2e:E2']);
+    expect(second.attention).toEqual([{ reason: 'extra_payment', subject: 'e2e:E2' }]);
+  });
+
+  it('Tx Status refunded: the sale reads refunded, whatever order the paid and refunded reports came in', () => {
+    const a = build([...STATES.pending, paidE1('10.00'), refundedE1]);
+    const b = build([...STATES.pending, refundedE1, paidE1('10.00')]);
+    expect(a.status).toBe('refunded');
+    expect(a.payments).toHaveLength(1);
+    expect(a.payments[0]?.refunded).toBe(true);
+    expect(a).toEqual(b);
   });
 });

@@ -12,6 +12,7 @@
  *       │                    │  └────payment (other)──▶ amount_mismatch
  *       │                    ├──expired (clock or Tx Status)──▶ expired ──payment──▶ paid (flagged)
  *       │                    └──newer sale on the checkout──▶ displaced ──payment──▶ paid_late
+ *       │                       paid, amount_mismatch, paid_late ──Tx Status refunded──▶ refunded
  *       ├──definite refusal──▶ failed
  *       └──timeout, retry could not resolve──▶ uncertain ──newer sale──▶ displaced
  *
@@ -33,6 +34,7 @@ export type SaleStatus =
   | 'expired'
   | 'displaced'
   | 'paid_late'
+  | 'refunded'
   | 'uncertain'
   | 'failed';
 
@@ -44,6 +46,7 @@ export const SALE_STATUSES: readonly SaleStatus[] = [
   'expired',
   'displaced',
   'paid_late',
+  'refunded',
   'uncertain',
   'failed',
 ];
@@ -51,7 +54,7 @@ export const SALE_STATUSES: readonly SaleStatus[] = [
 /** Reference 4.5: always branch on qr_type; a printed checkout can still answer `dynamic`. */
 export type QrType = 'printed_dynamic' | 'dynamic';
 
-/** A create the service refused for certain: nothing was created (see isDefiniteRefusal). */
+/** A create the service refused for certain: nothing was created (ServiceError outcome `not_created`). */
 export interface CreateRefusal {
   readonly status: number;
   /** A stable identifier chosen by the API client (e.g. `no_printed_qr`, `printed_qr_disabled`). */
@@ -165,7 +168,7 @@ export interface SaleAcknowledged {
 
 /**
  * A payment reported by the `charge.paid` webhook or by Tx Status `paid`. It names no sale:
- * the book matches it by pix_id or service_id (reference 4.5 rule 6).
+ * the terminal matches it by pix_id or service_id (matching.ts, reference 4.5 rule 6).
  */
 export interface PaymentReceived {
   readonly type: 'payment.received';
@@ -178,6 +181,11 @@ export interface PaymentReceived {
   readonly amount_brl: string | number;
   readonly paid_at?: number | null;
   readonly e2e_id?: string | null;
+  /**
+   * Tx Status answered `refunded` (contract 3): the charge was paid, then refunded in full
+   * (the sandbox README: only a full refund reads `refunded`). The money went back.
+   */
+  readonly refunded?: boolean;
   readonly at: number;
 }
 
@@ -254,6 +262,8 @@ export interface Payment {
   readonly sources: readonly PaymentSource[];
   readonly webhook_ids: readonly string[];
   readonly first_seen_at: number;
+  /** Some report of it (Tx Status) says the charge was refunded: the money is not the store's. */
+  readonly refunded: boolean;
   /** Set when a person, not the ids, tied this payment to the sale. */
   readonly attributed?: { readonly by: string; readonly at: number };
 }
@@ -359,6 +369,12 @@ export interface Sale {
 
   readonly expiries: readonly Expiry[];
 
+  /**
+   * The payment reports as merged: one per e2e_id, and one for every report that carries
+   * none (see paymentKey). The facts `payments` is derived from.
+   */
+  readonly payment_reports: readonly Payment[];
+  /** The sale's payments, derived by `settle` from payment_reports (see paymentsOf). */
   readonly payments: readonly Payment[];
   /** charge.done reports, one per charge (normally one: this sale's). */
   readonly dones: readonly ChargeDoneFact[];
@@ -379,11 +395,33 @@ export interface Sale {
 // ---------------------------------------------------------------------------------------
 
 /**
- * One payment, whatever reported it: the e2e_id names the Pix transaction itself, so a
- * webhook and a Tx Status answer for the same payment are one payment. Without it the
- * webhook-id (identical on every retry, contract 4), and as a last resort the report's ids.
+ * A payment of a sale, whatever reported it. A sale is paid once (reference 4.5: the
+ * charge for one payer), so every report tied to a sale is its one payment, except that
+ * two reports carrying different e2e_ids name two Pix transactions: a real second payment.
+ * A report without an e2e_id (a webhook may lack it, contract 4) is therefore the sale's
+ * payment, never a payment of its own: `paymentsOf` folds it into the sale's first one.
  */
-export function paymentKey(report: PaymentReceived): string {
+export function paymentKey(report: Pick<PaymentReceived, 'e2e_id'>): string {
+  return report.e2e_id ? `e2e:${report.e2e_id}` : UNNAMED_PAYMENT;
+}
+
+/** The key of the reports that name no e2e_id: the sale's payment, whichever it is. */
+export const UNNAMED_PAYMENT = 'payment';
+
+/**
+ * Whether two reports of one sale are the same payment (see paymentKey): yes unless both
+ * carry an e2e_id and they differ.
+ */
+export function samePayment(a: Pick<PaymentReceived, 'e2e_id'>, b: Pick<PaymentReceived, 'e2e_id'>): boolean {
+  return !a.e2e_id || !b.e2e_id || a.e2e_id === b.e2e_id;
+}
+
+/**
+ * A report before it is tied to a sale (kept apart, or re-delivered while apart): the
+ * e2e_id, else the webhook-id (identical on every retry, contract 4), else its ids and
+ * paid_at, so a poll that keeps answering the same is kept apart once.
+ */
+export function unmatchedPaymentKey(report: PaymentReceived): string {
   if (report.e2e_id) return `e2e:${report.e2e_id}`;
   if (report.webhook_id) return `webhook:${report.webhook_id}`;
   return `${report.source}:${report.pix_id ?? ''}:${report.service_id ?? ''}:${report.paid_at ?? ''}`;
@@ -395,8 +433,9 @@ export function doneKey(report: ChargeDone): string {
   return `done:webhook:${report.webhook_id ?? ''}`;
 }
 
+/** A report's identity while no sale holds it (unmatched lists, a person's attribution). */
 export function reportKey(report: PaymentReport): string {
-  return report.type === 'payment.received' ? paymentKey(report) : doneKey(report);
+  return report.type === 'payment.received' ? unmatchedPaymentKey(report) : doneKey(report);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -450,7 +489,7 @@ export function reduceSale(sale: Sale | undefined, event: SaleEvent): Sale | und
 /**
  * Applies one event to one sale and says what happened.
  *
- * A payment or charge.done given here is taken as this sale's: the book (reduceBook) only
+ * A payment or charge.done given here is taken as this sale's: the terminal (matching.ts) only
  * hands one over when its pix_id or service_id matched, or when a person tied it to the
  * sale. A payment whose ids contradict the sale's identity is rejected, so the caller keeps
  * it as unmatched.
@@ -459,7 +498,7 @@ export function applySaleEvent(sale: Sale | undefined, event: SaleEvent): SaleSt
   return apply(sale, event, undefined);
 }
 
-/** A person's decision that a payment belongs to a sale (see PaymentAttributed in book.ts). */
+/** A person's decision that a payment belongs to a sale (see PaymentAttributed in matching.ts). */
 export interface AttributionNote {
   readonly by: string;
   readonly at: number;
@@ -526,6 +565,7 @@ function fromRequest(e: SaleRequested): Sale {
     displacements: [],
     reinstated_from: [],
     expiries: [],
+    payment_reports: [],
     payments: [],
     dones: [],
     webhook_ids: [],
@@ -582,8 +622,8 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
       return { ...sale, acknowledgements };
     }
     case 'payment.received': {
-      const payments = upsert(sale.payments, paymentFrom(event, attribution), (p) => p.key, mergePayments);
-      return { ...sale, payments };
+      const reports = upsert(sale.payment_reports, paymentFrom(event, attribution), (p) => p.key, mergePayments);
+      return { ...sale, payment_reports: reports };
     }
     case 'charge.done':
       return { ...sale, dones: upsert(sale.dones, doneFrom(event, attribution), (d) => d.key, mergeDone) };
@@ -640,6 +680,7 @@ function paymentFrom(e: PaymentReceived, attribution: AttributionNote | undefine
     sources: [e.source],
     webhook_ids: e.webhook_id === undefined ? [] : [e.webhook_id],
     first_seen_at: e.at,
+    refunded: e.refunded === true,
     ...(attribution === undefined ? {} : { attributed: { by: attribution.by, at: attribution.at } }),
   };
 }
@@ -664,8 +705,28 @@ function mergePayments(a: Payment, b: Payment): Payment {
     sources: sortedUnique([...a.sources, ...b.sources]) as PaymentSource[],
     webhook_ids: sortedUnique([...a.webhook_ids, ...b.webhook_ids]),
     first_seen_at: Math.min(a.first_seen_at, b.first_seen_at),
+    refunded: a.refunded || b.refunded,
     ...(attributed === undefined ? {} : { attributed }),
   };
+}
+
+/** Payments in the order that picks the sale's first: earliest paid_at, then key. */
+function byPaidAt(a: Payment, b: Payment): number {
+  return (a.paid_at ?? Number.MAX_SAFE_INTEGER) - (b.paid_at ?? Number.MAX_SAFE_INTEGER) || compareText(a.key, b.key);
+}
+
+/**
+ * The sale's payments from its merged reports (see paymentKey): one per e2e_id, and the
+ * reports without one belong to the first of those, or are the payment when none has an
+ * e2e_id. A function of the set of reports, so any order of arrival gives the same payments.
+ */
+export function paymentsOf(reports: readonly Payment[]): Payment[] {
+  const named = reports.filter((p) => p.key !== UNNAMED_PAYMENT).sort(byPaidAt);
+  const unnamed = reports.find((p) => p.key === UNNAMED_PAYMENT);
+  const [first, ...rest] = named;
+  if (unnamed === undefined) return named;
+  if (first === undefined) return [unnamed];
+  return [mergePayments(first, unnamed), ...rest];
 }
 
 function doneFrom(e: ChargeDone, attribution: AttributionNote | undefined): ChargeDoneFact {
@@ -717,9 +778,7 @@ function settle(f: Sale): Sale {
     (a, b) => (a.by_seq ?? Number.MAX_SAFE_INTEGER) - (b.by_seq ?? Number.MAX_SAFE_INTEGER) || compareText(a.by ?? '', b.by ?? ''),
   )[0];
 
-  const ordered = [...f.payments].sort(
-    (a, b) => (a.paid_at ?? Number.MAX_SAFE_INTEGER) - (b.paid_at ?? Number.MAX_SAFE_INTEGER) || compareText(a.key, b.key),
-  );
+  const ordered = paymentsOf(f.payment_reports);
   const primary = ordered[0];
   const firstDone = f.dones[0];
   const paid = primary ? summaryOf(f.amount_cents, primary) : firstDone ? summaryOfDone(f.amount_cents, firstDone) : undefined;
@@ -727,7 +786,10 @@ function settle(f: Sale): Sale {
   const serviceId = f.created?.service_id;
 
   let status: SaleStatus;
-  if (paid) {
+  if (paid && ordered.some((p) => p.refunded)) {
+    // Tx Status `refunded` (contract 3) is about the charge: its money went back to the payer.
+    status = 'refunded';
+  } else if (paid) {
     // Reference 4.5 rule 5: a displaced sale can still be reported paid; a person must know.
     status = displaced ? 'paid_late' : paid.amount_check === 'equal' ? 'paid' : 'amount_mismatch';
   } else if (f.created === undefined && f.create_error) {
@@ -754,7 +816,7 @@ function settle(f: Sale): Sale {
   const acked = new Set(f.acknowledgements.map((a) => `${a.reason}\u0000${a.subject}`));
   const attention = dedupeAttention(wanted.filter((a) => !acked.has(`${a.reason}\u0000${a.subject}`)));
 
-  const webhookIds = sortedUnique([...f.payments.flatMap((p) => p.webhook_ids), ...f.dones.flatMap((d) => d.webhook_ids)]);
+  const webhookIds = sortedUnique([...ordered.flatMap((p) => p.webhook_ids), ...f.dones.flatMap((d) => d.webhook_ids)]);
 
   const {
     pix_id: _pix,
@@ -767,6 +829,7 @@ function settle(f: Sale): Sale {
   return {
     ...facts,
     status,
+    payments: ordered,
     ...(pixId === undefined ? {} : { pix_id: pixId }),
     ...(serviceId === undefined ? {} : { service_id: serviceId }),
     ...(f.created === undefined ? {} : { display_emv: displayEmv(f.created) }),
@@ -817,8 +880,9 @@ function summaryOfDone(expected: number, d: ChargeDoneFact): PaidSummary {
 
 function deriveIssues(f: Sale, pixId: string | undefined, serviceId: string | undefined): SaleIssue[] {
   const out: SaleIssue[] = [...f.conflicts];
+  const payments = paymentsOf(f.payment_reports);
   if (f.created && f.create_error) out.push({ code: 'created_and_refused', detail: f.create_error.code });
-  if (!f.created && f.create_error && (f.payments.length > 0 || f.dones.length > 0)) out.push({ code: 'paid_but_refused', detail: f.create_error.code });
+  if (!f.created && f.create_error && (payments.length > 0 || f.dones.length > 0)) out.push({ code: 'paid_but_refused', detail: f.create_error.code });
   if (f.created?.amount_brl !== undefined && wireBrlCents(f.created.amount_brl) !== f.amount_cents) {
     out.push({ code: 'created_amount_differs', detail: amountText(f.created.amount_brl) });
   }
@@ -831,7 +895,7 @@ function deriveIssues(f: Sale, pixId: string | undefined, serviceId: string | un
   const differs = (r: { pix_id?: string; service_id?: string }): boolean =>
     (r.pix_id !== undefined && pixId !== undefined && r.pix_id !== pixId) ||
     (r.service_id !== undefined && serviceId !== undefined && r.service_id !== serviceId);
-  for (const p of f.payments) {
+  for (const p of payments) {
     if (new Set(p.reported_amounts.map((a) => wireBrlCents(a))).size > 1) out.push({ code: 'payment_amounts_disagree', detail: p.key });
     // Only a person's attribution can put these here: shown, not silently accepted.
     if (differs(p)) out.push({ code: 'payment_ids_differ', detail: p.key });
@@ -839,7 +903,7 @@ function deriveIssues(f: Sale, pixId: string | undefined, serviceId: string | un
   for (const d of f.dones) {
     if (differs(d)) out.push({ code: 'payment_ids_differ', detail: d.key });
     // charge.done and charge.paid of the same charge must carry the same amount.
-    const sameCharge = f.payments.find((p) => (p.pix_id ?? null) === (d.pix_id ?? null) && (p.service_id ?? null) === (d.service_id ?? null));
+    const sameCharge = payments.find((p) => (p.pix_id ?? null) === (d.pix_id ?? null) && (p.service_id ?? null) === (d.service_id ?? null));
     if (sameCharge && sameCharge.received_cents !== d.received_cents) out.push({ code: 'done_amount_differs', detail: d.key });
   }
   const seen = new Set<string>();
@@ -880,7 +944,7 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
       return before.created || before.create_error || hasPayment ? 'uncertain_after_outcome' : null;
     case 'sale.displaced':
       if (s === 'requested') return 'displaced_in_flight';
-      if (s === 'paid' || s === 'amount_mismatch') return 'displaced_after_payment';
+      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded') return 'displaced_after_payment';
       if (s === 'expired') return 'displaced_after_expiry';
       if (s === 'failed') return 'displaced_refused_sale';
       return null; // pending, uncertain, displaced (one more displacer), paid_late
@@ -891,7 +955,7 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
     case 'sale.expired':
       if (s === 'pending' || s === 'expired') return null;
       if (s === 'displaced' || s === 'paid_late') return 'expired_while_displaced';
-      if (s === 'paid' || s === 'amount_mismatch') return 'expired_after_payment';
+      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded') return 'expired_after_payment';
       return 'expired_before_created';
     case 'sale.acknowledged':
       return before.attention.some((a) => a.reason === event.reason && a.subject === event.subject) ? null : 'nothing_to_acknowledge';
@@ -901,15 +965,4 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
       // refused should never see one.
       return s === 'failed' ? 'payment_on_refused_sale' : null;
   }
-}
-
-/**
- * Whether a failed create is a definite refusal (nothing was created, status `failed`) or an
- * unknown outcome (retry with the same Idempotency-Key, then `uncertain`). A 4xx is an
- * answer about this request; 503 `printed_qr_disabled` is an answer too (reference 7: retry
- * later). A timeout, a plain-text 500, a 502 or another 503 may hide a sale that was created.
- */
-export function isDefiniteRefusal(status: number, detail?: string): boolean {
-  if (status >= 400 && status < 500 && status !== 408) return true;
-  return status === 503 && detail === 'printed_qr_disabled';
 }

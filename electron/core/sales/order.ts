@@ -1,6 +1,6 @@
 /**
  * Canonical order for the sales projection. Events reach the core at least once and in no
- * guaranteed order (contract 4), so every list a Sale or the book keeps is a set kept in
+ * guaranteed order (contract 4), so every list a Sale keeps is a set kept in
  * one canonical order: the same facts give the same record, byte for byte, whatever order
  * they came in. Plain code-unit comparison, never localeCompare: the order must not depend
  * on the machine's locale.

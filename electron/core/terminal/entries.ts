@@ -1,5 +1,5 @@
 import type { EntryInput, JournalEntry, SaleKeys } from '../journal/journal.ts';
-import type { PaymentAttributed } from '../sales/book.ts';
+import type { PaymentAttributed } from '../sales/matching.ts';
 import { displaceable } from '../sales/checkout.ts';
 import { applyAttributedReport, applySaleEvent, reportKey } from '../sales/lifecycle.ts';
 import type { ChargeDone, PaymentReceived, Sale, SaleEvent } from '../sales/lifecycle.ts';
@@ -77,7 +77,7 @@ export function reduceSaleRow(current: SaleRow | undefined, entry: JournalEntry,
   if (data === null) return undefined;
   let sale = current?.sale;
   let changed = false;
-  // A person's decision that this entry's report is this sale's (book.ts PaymentAttributed).
+  // A person's decision that this entry's report is this sale's (matching.ts PaymentAttributed).
   const attributed = data.events.find((e): e is PaymentAttributed => e.type === 'payment.attributed' && e.sale_id === saleId);
   for (const event of data.events) {
     if (event.type === 'payment.attributed') continue;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, eventView, filterSales, salesCsv, shiftTotals } from './shift-report.ts';
-import type { SaleView } from './views.ts';
+import type { SaleSummary } from './views.ts';
 
-function sale(over: Partial<SaleView>): SaleView {
+function sale(over: Partial<SaleSummary>): SaleSummary {
   return {
     sale_id: 's1',
     store_id: 1,
@@ -20,6 +20,7 @@ function sale(over: Partial<SaleView>): SaleView {
     displaced_by: null,
     received_cents: 1250,
     received_total_cents: 1250,
+    refunded_cents: 0,
     paid_at: Date.UTC(2026, 10, 21, 13, 1),
     e2e_id: 'E1',
     description: { key: 'sale.paid', params: {}, tone: 'success', needs_person: false, attention: [], acknowledged: [] },
@@ -52,7 +53,17 @@ describe('shift totals', () => {
       uncertain: 0,
       unmatched_count: 0,
       unmatched_cents: 0,
+      refunded: 0,
+      refunded_cents: 0,
     });
+  });
+
+  it('a refunded sale is counted apart: its money went back, so it is not collected', () => {
+    const totals = shiftTotals([
+      sale({ sale_id: 'a' }),
+      sale({ sale_id: 'r', status: 'refunded', received_cents: 1000, received_total_cents: 0, refunded_cents: 1000 }),
+    ]);
+    expect(totals).toMatchObject({ count: 2, paid: 1, refunded: 1, collected_cents: 1250, refunded_cents: 1000 });
   });
 
   it('adds every payment a sale received, a second one too, and counts payments without a sale apart', () => {
@@ -95,8 +106,10 @@ describe('CSV', () => {
   it('writes one row per sale with amounts as decimals and ISO times', () => {
     const csv = salesCsv([sale({ external_id: 'A,1', description: { key: 'sale.amount_mismatch', params: {}, tone: 'danger', needs_person: false, attention: [], acknowledged: [{ reason: 'amount_mismatch', subject: '', by: 'Rui', at: 1 }] } })]);
     const [header, row, end] = csv.split('\r\n');
-    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by');
-    expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui');
+    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by,refunded');
+    expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui,');
+    const refunded = salesCsv([sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })]).split('\r\n')[1];
+    expect(refunded).toBe('s1,2026-11-21T13:00:00.000Z,ana,refunded,12.50,12.50,,pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,,12.50');
     expect(end).toBe('');
   });
 });

@@ -1,7 +1,7 @@
 import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
-import type { SaleView } from './views.ts';
+import type { SaleSummary } from './views.ts';
 
 /**
  * The supervisor's shift journal, as pure functions over sale views and journal entries:
@@ -19,7 +19,7 @@ export interface ShiftView {
 
 export interface ShiftTotals {
   count: number;
-  /** Money actually received on the shift's sales: every payment, extra ones included. */
+  /** Money actually received on the shift's sales and kept: every payment, extra ones included, refunded ones not. */
   collected_cents: number;
   paid: number;
   mismatches: number;
@@ -33,6 +33,9 @@ export interface ShiftTotals {
   unmatched_count: number;
   /** Their amounts, where readable. */
   unmatched_cents: number;
+  /** Sales whose charge was refunded (Tx Status `refunded`), and the money that went back: not in collected_cents. */
+  refunded: number;
+  refunded_cents: number;
 }
 
 /** A payment no sale holds, as the totals count it. */
@@ -63,7 +66,7 @@ export interface EventDetails {
   related: number;
 }
 
-export function shiftTotals(sales: readonly SaleView[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
+export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
   const t: ShiftTotals = {
     count: sales.length,
     collected_cents: 0,
@@ -77,9 +80,12 @@ export function shiftTotals(sales: readonly SaleView[], unmatched: readonly Unma
     uncertain: 0,
     unmatched_count: unmatched.length,
     unmatched_cents: unmatched.reduce((sum, u) => sum + (u.amount_cents ?? 0), 0),
+    refunded: 0,
+    refunded_cents: 0,
   };
   for (const s of sales) {
     t.collected_cents += s.received_total_cents;
+    t.refunded_cents += s.refunded_cents;
     switch (s.status) {
       case 'paid':
         t.paid++;
@@ -106,13 +112,16 @@ export function shiftTotals(sales: readonly SaleView[], unmatched: readonly Unma
       case 'uncertain':
         t.uncertain++;
         break;
+      case 'refunded':
+        t.refunded++;
+        break;
     }
   }
   return t;
 }
 
 /** Outcome filter and search by pix_id, service_id or external_id (case-insensitive, partial). */
-export function filterSales(sales: readonly SaleView[], filter: { outcome?: SaleStatus; search?: string }): SaleView[] {
+export function filterSales(sales: readonly SaleSummary[], filter: { outcome?: SaleStatus; search?: string }): SaleSummary[] {
   const needle = filter.search?.trim().toLowerCase() ?? '';
   return sales.filter((s) => {
     if (filter.outcome !== undefined && s.status !== filter.outcome) return false;
@@ -172,6 +181,7 @@ const CSV_COLUMNS = [
   'displaced_by',
   'needs_person',
   'acknowledged_by',
+  'refunded',
 ] as const;
 
 /**
@@ -185,7 +195,7 @@ export function csvCell(value: string | number | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function salesCsv(sales: readonly SaleView[]): string {
+export function salesCsv(sales: readonly SaleSummary[]): string {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const rows = sales.map((s) =>
     [
@@ -203,6 +213,7 @@ export function salesCsv(sales: readonly SaleView[]): string {
       s.displaced_by,
       s.description.needs_person,
       s.description.acknowledged.map((a) => a.by).join('; ') || null,
+      s.refunded_cents === 0 ? null : formatCents(s.refunded_cents),
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

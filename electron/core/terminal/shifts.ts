@@ -3,11 +3,11 @@ import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
 import { type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
 import { wireBrlCents } from '../../shared/money.ts';
-import { paymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
+import { samePayment, unmatchedPaymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, reduceSaleRow, type SaleRow } from './entries.ts';
 import { addDays, isTimeZone, localDayOf, localDayRange, parseLocalDay, type LocalDay } from './local-day.ts';
 import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
-import { saleView, type SaleView } from './views.ts';
+import { saleSummary, type SaleSummary } from './views.ts';
 
 /**
  * Shifts and the supervisor's shift journal. Opening and closing a shift are journal
@@ -22,7 +22,7 @@ export interface ShiftReport {
   day: DayFrame | null;
   /** A closed shift's numbers are those up to this entry (its closing one), for ever. */
   frozen_at_seq: number | null;
-  sales: SaleView[];
+  sales: SaleSummary[];
   events: JournalEventView[];
   /** Over the whole shift or day, whatever the filter. */
   totals: ShiftTotals;
@@ -239,7 +239,7 @@ export class Shifts {
       const day = addDays(through, -i);
       const { from, to } = dayRange(day, page.timeZone);
       const sales = (await this.#journal.sales.createdBetween(from, to)).map((r) => r.sale);
-      days.push({ day, from, to, totals: shiftTotals(sales.map((s) => saleView(s, sales))) });
+      days.push({ day, from, to, totals: shiftTotals(sales.map((s) => saleSummary(s, sales))) });
     }
     const pageFrom = days.at(-1)?.from ?? 0;
     // Nothing to page back to once a page is empty and opens after no shift: the store's
@@ -265,7 +265,7 @@ export class Shifts {
     const entries = window.filter((e) => e.seq >= record.opened_seq && e.seq <= last).sort((a, b) => a.seq - b.seq);
     const rows = [...foldSaleRows(entries).values()].filter((r) => r.shift_id === record.id);
     const sales = rows.map((r) => r.sale);
-    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
+    const views = sales.map((s) => saleSummary(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
     // A payment kept apart in the shift and tied to a sale before the close is claimed by an
     // entry between the two, so inside the window.
     const totals = shiftTotals(views, await this.#unmatchedIn(entries, async () => entries));
@@ -274,7 +274,7 @@ export class Shifts {
 
   async #dayFrame(from: number, to: number): Promise<Frame> {
     const sales = (await this.#journal.sales.createdBetween(from, to)).map((r) => r.sale);
-    const views = sales.map((s) => saleView(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
+    const views = sales.map((s) => saleSummary(s, sales)).sort((a, b) => b.requested_at - a.requested_at);
     const entries = (await this.#journal.eventsBetween(from, to)).sort((a, b) => a.seq - b.seq);
     return { entries, views, saleIds: new Set(sales.map((s) => s.sale_id)), totals: shiftTotals(views) };
   }
@@ -295,7 +295,8 @@ export class Shifts {
    */
   async #carried(entries: readonly JournalEntry[], foreign: (saleId: string) => boolean, rows: Map<string, SaleRow | undefined>): Promise<{ items: CarriedPayment[]; cents: number }> {
     const items: CarriedPayment[] = [];
-    const payments = new Map<string, number>();
+    // Per sale, one payment per identity (lifecycle's samePayment): a webhook and a poll of one payment count once.
+    const payments = new Map<string, { e2e_id?: string | null; cents: number }[]>();
     for (const entry of entries) {
       const data = factData(entry);
       const report = data?.events[0];
@@ -315,13 +316,17 @@ export class Shifts {
           sale_requested_by: row?.sale.requested_by ?? null,
           sale_shift_id: row?.shift_id ?? null,
         });
-        if (report?.type === 'payment.received') payments.set(paymentKey(report), wireBrlCents(report.amount_brl) ?? 0);
+        if (report?.type === 'payment.received') {
+          const known = payments.get(saleId) ?? [];
+          if (!known.some((p) => samePayment(p, report))) known.push({ e2e_id: report.e2e_id, cents: wireBrlCents(report.amount_brl) ?? 0 });
+          payments.set(saleId, known);
+        }
       }
     }
     // A charge.done stands for its payment only while that payment's own report is missing.
     const reported = new Set(items.filter((i) => i.type !== 'charge.done').map((i) => i.sale_id));
     const shown = items.filter((i) => i.type !== 'charge.done' || !reported.has(i.sale_id));
-    return { items: shown, cents: [...payments.values()].reduce((sum, c) => sum + c, 0) };
+    return { items: shown, cents: [...payments.values()].flat().reduce((sum, p) => sum + p.cents, 0) };
   }
 
   /** Where a day's payments kept apart may have been claimed: any attribution, any rematch of the sales they name. */
@@ -354,7 +359,7 @@ export class Shifts {
     }
     // One payment once, however many reports of it were kept apart.
     const payments = new Map<string, UnmatchedMoney>();
-    for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(paymentKey(report), { amount_cents: wireBrlCents(report.amount_brl) });
+    for (const { seq, report } of kept) if (!claimed.has(seq)) payments.set(unmatchedPaymentKey(report), { amount_cents: wireBrlCents(report.amount_brl) });
     return [...payments.values()];
   }
 
@@ -398,7 +403,7 @@ export class Shifts {
 interface Frame {
   /** In seq order. */
   entries: JournalEntry[];
-  views: SaleView[];
+  views: SaleSummary[];
   saleIds: Set<string>;
   totals: ShiftTotals;
 }

@@ -7,7 +7,7 @@ import type { QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts'
  * What the renderer is shown. The core decides every state; the renderer only displays
  * these views (money in integer cents, times in epoch ms, texts as message keys).
  */
-export interface SaleView {
+export interface SaleSummary {
   sale_id: string;
   store_id: number;
   checkout_id: number;
@@ -24,8 +24,13 @@ export interface SaleView {
   displaced_by: string | null;
   /** The payment that decides the status. */
   received_cents: number | null;
-  /** Every payment received on the sale, extra ones included (a charge.done alone counts as its payment). */
+  /**
+   * Every payment received on the sale and kept, extra ones included (a charge.done alone
+   * counts as its payment); a refunded payment is in refunded_cents instead.
+   */
   received_total_cents: number;
+  /** Payments whose charge was refunded (Tx Status `refunded`): received, then given back. */
+  refunded_cents: number;
   paid_at: number | null;
   e2e_id: string | null;
   description: SaleDescription;
@@ -48,14 +53,14 @@ export interface CheckoutView {
   now: number;
   screen: ScreenView;
   /** The newest sale, whatever its state. */
-  newest: SaleView | null;
+  newest: SaleSummary | null;
   /** Recent sales, newest first. */
-  recent: SaleView[];
+  recent: SaleSummary[];
   /** Sales that still need a person (amount mismatch, late payment...), newest first. */
-  attention: SaleView[];
+  attention: SaleSummary[];
 }
 
-export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
+export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSummary {
   return {
     sale_id: sale.sale_id,
     store_id: sale.store_id,
@@ -73,6 +78,7 @@ export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
     displaced_by: sale.displaced_by ?? null,
     received_cents: sale.paid?.received_cents ?? null,
     received_total_cents: receivedTotal(sale),
+    refunded_cents: sale.payments.filter((p) => p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
     description: describeSale(sale, checkoutSales),
@@ -83,7 +89,7 @@ export function saleView(sale: Sale, checkoutSales: Iterable<Sale>): SaleView {
 function receivedTotal(sale: Sale): number {
   // charge.done before charge.paid (contract 4: no order): the done stands for its payment.
   if (sale.payments.length === 0) return sale.paid?.received_cents ?? 0;
-  return sale.payments.reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
+  return sale.payments.filter((p) => !p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
 }
 
 /** Contract 2: a client validates the CRC before it ever shows a code. */
@@ -107,8 +113,8 @@ export const RECENT = 30;
 export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sale[], storeId: number, checkoutId: number, now: number): CheckoutView {
   const newestFirst = [...sales].sort((a, b) => b.seq - a.seq || b.requested_at - a.requested_at);
   const context = [...sales, ...extraAttention];
-  const views = new Map(newestFirst.map((s) => [s.sale_id, saleView(s, context)]));
-  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleView(s, context));
+  const views = new Map(newestFirst.map((s) => [s.sale_id, saleSummary(s, context)]));
+  for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleSummary(s, context));
   const newest = newestFirst.find((s) => s.status !== 'failed') ?? newestFirst[0];
   return {
     store_id: storeId,
@@ -116,7 +122,7 @@ export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sa
     now,
     screen: screenView(sales, storeId, checkoutId, now),
     newest: newest ? (views.get(newest.sale_id) ?? null) : null,
-    recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleView),
+    recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleSummary),
     attention: [...views.values()].filter((v) => v.description.needs_person).sort((a, b) => b.requested_at - a.requested_at),
   };
 }

@@ -113,6 +113,7 @@ export const en = {
   'outcome.expired': 'Expired',
   'outcome.displaced': 'Displaced',
   'outcome.paid_late': 'Late payment',
+  'outcome.refunded': 'Refunded',
   'outcome.uncertain': 'Not confirmed',
   'outcome.failed': 'Not created',
 
@@ -126,6 +127,7 @@ export const en = {
   'msg.sale.displaced': 'The sale of {amount_cents} was replaced by a newer sale; its QR is no longer valid.',
   'msg.sale.paid_late': 'The customer paid {received_cents} on this displaced sale of {expected_cents}: do not collect twice. If the newer sale was paid too, refund one of them.',
   'msg.sale.paid_late.newer_open': 'The customer paid {received_cents} on the displaced sale of {expected_cents}; a newer sale is still open — do not collect twice.',
+  'msg.sale.refunded': '{received_cents} was received, then refunded to the customer: this sale brought no money.',
   'msg.sale.uncertain': 'The service has not confirmed the sale of {amount_cents}; the app keeps checking.',
   'msg.sale.failed': 'The service refused the sale of {amount_cents}; nothing was charged.',
 
@@ -189,6 +191,8 @@ export const en = {
   'report.pending': 'Waiting',
   'report.unmatched': 'Payments without a sale',
   'report.unmatchedAmount': 'Received without a sale',
+  'report.refunded': 'Refunded',
+  'report.refundedAmount': 'Refunded to customers',
   'report.sales': 'Sales of the shift',
   'report.events': 'Events',
   'report.col.time': 'Time',

@@ -110,6 +110,7 @@ export const es: Dictionary = {
   'outcome.expired': 'Vencida',
   'outcome.displaced': 'Reemplazada',
   'outcome.paid_late': 'Pago tardío',
+  'outcome.refunded': 'Reembolsada',
   'outcome.uncertain': 'Sin confirmar',
   'outcome.failed': 'No creada',
 
@@ -123,6 +124,7 @@ export const es: Dictionary = {
   'msg.sale.displaced': 'La venta de {amount_cents} fue reemplazada por una venta más nueva; su QR ya no vale.',
   'msg.sale.paid_late': 'El cliente pagó {received_cents} en esta venta reemplazada de {expected_cents}: no cobre dos veces. Si la venta más nueva también se pagó, reembolse una de ellas.',
   'msg.sale.paid_late.newer_open': 'El cliente pagó {received_cents} en la venta reemplazada de {expected_cents}; una venta más nueva sigue abierta — no cobre dos veces.',
+  'msg.sale.refunded': 'Se recibió {received_cents} y luego se reembolsó al cliente: esta venta no trajo dinero.',
   'msg.sale.uncertain': 'El servicio no confirmó la venta de {amount_cents}; la aplicación sigue verificando.',
   'msg.sale.failed': 'El servicio rechazó la venta de {amount_cents}; no se cobró nada.',
 
@@ -186,6 +188,8 @@ export const es: Dictionary = {
   'report.pending': 'Esperando',
   'report.unmatched': 'Pagos sin venta',
   'report.unmatchedAmount': 'Recibido sin venta',
+  'report.refunded': 'Reembolsadas',
+  'report.refundedAmount': 'Reembolsado a los clientes',
   'report.sales': 'Ventas del turno',
   'report.events': 'Eventos',
   'report.col.time': 'Hora',

@@ -110,6 +110,7 @@ export const ptBR: Dictionary = {
   'outcome.expired': 'Expirada',
   'outcome.displaced': 'Substituída',
   'outcome.paid_late': 'Pagamento tardio',
+  'outcome.refunded': 'Estornada',
   'outcome.uncertain': 'Não confirmada',
   'outcome.failed': 'Não criada',
 
@@ -123,6 +124,7 @@ export const ptBR: Dictionary = {
   'msg.sale.displaced': 'A venda de {amount_cents} foi substituída por uma venda mais nova; o QR dela não vale mais.',
   'msg.sale.paid_late': 'O cliente pagou {received_cents} nesta venda substituída de {expected_cents}: não cobre duas vezes. Se a venda mais nova também foi paga, estorne uma delas.',
   'msg.sale.paid_late.newer_open': 'O cliente pagou {received_cents} na venda substituída de {expected_cents}; uma venda mais nova continua aberta — não cobre duas vezes.',
+  'msg.sale.refunded': '{received_cents} foi recebido e depois estornado ao cliente: esta venda não trouxe dinheiro.',
   'msg.sale.uncertain': 'O serviço não confirmou a venda de {amount_cents}; o aplicativo continua verificando.',
   'msg.sale.failed': 'O serviço recusou a venda de {amount_cents}; nada foi cobrado.',
 
@@ -186,6 +188,8 @@ export const ptBR: Dictionary = {
   'report.pending': 'Aguardando',
   'report.unmatched': 'Pagamentos sem venda',
   'report.unmatchedAmount': 'Recebido sem venda',
+  'report.refunded': 'Estornadas',
+  'report.refundedAmount': 'Estornado aos clientes',
   'report.sales': 'Vendas do turno',
   'report.events': 'Eventos',
   'report.col.time': 'Hora',
