@@ -15,6 +15,12 @@ export type ErrorCode =
   | 'conflict'
   | 'not_found'
   | 'journal_unavailable'
+  /** The signed-in operator's role may not do this; params.role names the least role that may. */
+  | 'forbidden'
+  /** No operator is signed in on this connection. */
+  | 'signed_out'
+  /** A name and PIN that do not match (params.reason wrong_pin), or a locked operator (locked, until). */
+  | 'sign_in_refused'
   | 'internal';
 
 export type ErrorParams = Readonly<Record<string, string | number | boolean | null>>;
