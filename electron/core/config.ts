@@ -32,6 +32,8 @@ export interface CoreConfig {
   webhook: { host: string; port: number; secret: string | null };
   /** The checkout this terminal rings sales up on. */
   terminal: { storeId: number; checkoutId: number };
+  /** Idle minutes of real time before the till signs its operator out (POS_LOCK_MINUTES; 0 = never). */
+  lockMinutes: number;
   /** Which settings were given at start (flag or variable): those win over saved settings. */
   explicit: { lang: boolean; terminal: boolean };
 }
@@ -68,7 +70,8 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
   --webhook-port PORT   POS_WEBHOOK_PORT    webhook receiver port (default 0 = any free port)
                         POS_WEBHOOK_SECRET  webhook signing secret (default: the saved one; the embedded sandbox's own without a service)
   --store-id N          POS_STORE_ID        this terminal's store (default 1)
-  --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)`;
+  --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)
+                        POS_LOCK_MINUTES    idle minutes before the till signs its operator out (default 10; 0 = never)`;
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   const v = flag ?? env;
@@ -167,11 +170,18 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       storeId: positiveInt('POS_STORE_ID', pick(values['store-id'], env.POS_STORE_ID), 1),
       checkoutId: positiveInt('POS_CHECKOUT_ID', pick(values['checkout-id'], env.POS_CHECKOUT_ID), 1),
     },
+    lockMinutes: lockMinutes(env.POS_LOCK_MINUTES),
     explicit: {
       lang: pick(values.lang, env.POS_LANG) !== undefined,
       terminal: pick(values['store-id'], env.POS_STORE_ID) !== undefined || pick(values['checkout-id'], env.POS_CHECKOUT_ID) !== undefined,
     },
   };
+}
+
+function lockMinutes(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 10;
+  if (!/^\d{1,4}$/.test(raw.trim()) || Number(raw) > 1440) throw new ConfigError(`POS_LOCK_MINUTES must be a whole number of minutes from 0 (never lock) to 1440, not "${raw}".`);
+  return Number(raw);
 }
 
 function isLoopback(hostname: string): boolean {

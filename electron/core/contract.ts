@@ -16,6 +16,8 @@ export type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts'
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
 export type { WireError, ErrorCode, Envelope } from './errors.ts';
+export type { AuthStatus, Caller, OperatorView } from './operators/operators.ts';
+export { ROLES, type Role } from './operators/roles.ts';
 export { LANGS, isLang, type Lang } from '../shared/lang.ts';
 
 export type Handlers = ReturnType<typeof createHandlers>;
@@ -48,6 +50,14 @@ export const METHODS = [
   'journal.exportDayCsv',
   'payments.unmatched',
   'payment.attribute',
+  'auth.status',
+  'auth.createFirstManager',
+  'auth.signIn',
+  'auth.signOut',
+  'operators.list',
+  'operators.add',
+  'operators.change',
+  'operators.disable',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed'] as const satisfies readonly PushEvent[];
 

@@ -9,6 +9,8 @@ import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
+import { Operators } from './operators/operators.ts';
+import { OPERATOR_PERSON_ACTIONS } from './operators/registry.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
@@ -65,15 +67,12 @@ export interface CoreStatus {
   unmatchedPayments: number;
   /** The open shift, if any. */
   shift: ShiftView | null;
-  /** Who is at the till (settings), if set. */
-  operator: string | null;
 }
 
 export interface SettingsView {
   lang: Lang;
   storeId: number;
   checkoutId: number;
-  operator: string | null;
 }
 
 /** Push events, core → renderer. The map IS the contract for `listen`. */
@@ -139,7 +138,7 @@ export class Core {
   #shifts: Shifts | null = null;
   #shift: ShiftView | null = null;
   #checkout: CheckoutKey;
-  #operator: string | null = null;
+  #operators: Operators | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
@@ -190,6 +189,12 @@ export class Core {
     return { ...this.#checkout };
   }
 
+  /** The till's operators and their sign-ins, once the journal is open. */
+  get operators(): Operators {
+    if (!this.#operators) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#operators;
+  }
+
   get journal(): Journal<SaleRow> {
     if (!this.#journal) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
     return this.#journal;
@@ -218,12 +223,16 @@ export class Core {
         reduceSale: reduceSaleRow,
         saleKeys: saleRowKeys,
         log: this.log,
-        operatorActions: OPERATOR_ACTIONS,
+        operatorActions: [...OPERATOR_ACTIONS, ...OPERATOR_PERSON_ACTIONS],
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
         ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
         // Charging stops and resumes with the journal's writes: the status bar must say so at once.
         onHealthChange: () => this.#emitStatusIfChanged(),
       });
+
+      const operators = new Operators({ journal: this.#journal, clock: this.clock, log: this.log, lockMinutes: this.config.lockMinutes });
+      await operators.load();
+      this.#operators = operators;
 
       const endpoint = this.#endpoint;
       if (endpoint === null) throw new CoreError('conflict', 'This core has stopped; start a new one.');
@@ -317,12 +326,11 @@ export class Core {
         : { state: 'closed', entries: 0, problem: null, broken: null, failureProblem: null, acknowledgedBreaks: [] },
       unmatchedPayments: stats?.unmatched ?? 0,
       shift: this.#shift,
-      operator: this.#operator,
     };
   }
 
   settings(): SettingsView {
-    return { lang: this.#lang, storeId: this.#checkout.storeId, checkoutId: this.#checkout.checkoutId, operator: this.#operator };
+    return { lang: this.#lang, storeId: this.#checkout.storeId, checkoutId: this.#checkout.checkoutId };
   }
 
   /** Changes and saves settings; a new checkout is prepared like the first one. */
@@ -331,7 +339,6 @@ export class Core {
       (patch.storeId !== undefined && patch.storeId !== this.#checkout.storeId) || (patch.checkoutId !== undefined && patch.checkoutId !== this.#checkout.checkoutId);
     this.#lang = patch.lang ?? this.#lang;
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
-    if (patch.operator !== undefined) this.#operator = patch.operator;
     await writeSettings(this.config.dataDir, this.settings());
     if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout();
     this.#emitStatus();
@@ -339,14 +346,14 @@ export class Core {
     return this.settings();
   }
 
-  /** Charges on this terminal's checkout, in the open shift, in the name of who is at the till. */
-  async charge(input: { amountCents: number; externalId?: string; by?: string; storeId?: number; checkoutId?: number }) {
+  /** Charges on this terminal's checkout, in the open shift, in the name of the operator signed in. */
+  async charge(input: { amountCents: number; externalId?: string; by: string; storeId?: number; checkoutId?: number }) {
     return this.terminal.charge({
       storeId: input.storeId ?? this.#checkout.storeId,
       checkoutId: input.checkoutId ?? this.#checkout.checkoutId,
       amountCents: input.amountCents,
       ...(input.externalId === undefined ? {} : { externalId: input.externalId }),
-      by: input.by ?? this.#operator ?? this.#shift?.opened_by ?? 'cashier',
+      by: input.by,
       ...(this.#shift ? { shiftId: this.#shift.shift_id } : {}),
     });
   }
@@ -389,7 +396,6 @@ export class Core {
     if (!this.config.explicit.terminal) {
       this.#checkout = { storeId: saved.storeId ?? this.#checkout.storeId, checkoutId: saved.checkoutId ?? this.#checkout.checkoutId };
     }
-    if (saved.operator !== undefined) this.#operator = saved.operator;
   }
 
   async setLang(lang: Lang): Promise<CoreStatus> {
@@ -487,6 +493,7 @@ export class Core {
     this.#client = null;
     this.#endpoint = null;
     this.#journal = null;
+    this.#operators = null;
   }
 
   #setState(state: CoreState): void {

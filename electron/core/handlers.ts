@@ -1,18 +1,25 @@
 import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
-import { handler } from './bridge/handler.ts';
+import { createDispatcher, handler } from './bridge/handler.ts';
 import { v } from './bridge/schema.ts';
 import { CoreError } from './errors.ts';
+import { PIN_PATTERN } from './operators/pin.ts';
+import { ROLES } from './operators/roles.ts';
 import { SALE_STATUSES } from './sales/lifecycle.ts';
 
 /**
  * Every operation the renderer may ask of the core. This map IS the bridge contract:
  * `contract.ts` derives method names, argument and result types from it, and both shells
- * register exactly these handlers. Every argument is validated here before anything runs.
+ * register exactly these handlers. Every method names, before its argument's validator, the
+ * least role that may call it (operators/roles.ts), and what it does in words for a refusal's
+ * sentence. Who did something is always the signed-in operator of the calling connection:
+ * no method takes a person's name for it.
  */
 const id = (max = 200) => v.string({ min: 1, max, pattern: /^[\w.:-]+$/, describe: 'an identifier' });
 const person = v.string({ min: 1, max: 80, pattern: /\S/, describe: 'a name of 1 to 80 characters' });
+const pin = v.string({ min: 4, max: 8, pattern: PIN_PATTERN, describe: 'a PIN of 4 to 8 digits' });
+const operatorId = v.string({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'an operator id' });
 const note = v.string({ min: 1, max: 500, describe: 'a note of 1 to 500 characters' });
 /** An IANA zone name like America/Sao_Paulo; the core checks that Intl knows it. */
 const timeZone = v.string({ min: 1, max: 64, pattern: /^[A-Za-z][\w+\-/]*$/, describe: 'a time zone like America/Sao_Paulo' });
@@ -25,28 +32,61 @@ export function createHandlers(core: Core) {
     checkoutId: a.checkoutId ?? core.checkout.checkoutId,
   });
   return {
-    'core.status': handler(v.none(), () => core.status()),
-    'core.checkService': handler(v.none(), async () => {
+    // The status bar stands above the sign-in screen too.
+    'core.status': handler('anyone', 'read the till’s status', v.none(), () => core.status()),
+    'core.checkService': handler('cashier', 'check the payment service', v.none(), async () => {
       await core.probeService();
       return core.status();
     }),
-    'settings.setLang': handler(v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
+    // Whoever stands at the sign-in screen must be able to read it.
+    'settings.setLang': handler('anyone', 'change the language', v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
 
-    /** The checkout's screen: the only QR to show, recent sales, what needs a person. */
-    'checkout.view': handler(v.object(checkoutArgs), (a) => core.terminal.checkoutView(checkoutOf(a))),
+    /**
+     * The checkout's screen: the only QR to show, recent sales, what needs a person. The
+     * customer display shows it with no one signed in on it, and it keeps showing a pending
+     * sale while the till is locked; `checkout.changed` pushes the same view to every window.
+     */
+    'checkout.view': handler('anyone', 'see the checkout', v.object(checkoutArgs), (a) => core.terminal.checkoutView(checkoutOf(a))),
+
+    /** Who is signed in on this connection, and whether the till still needs its first manager. */
+    'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),
+    /** Only while the till has no operator at all (refused with reason operators_exist after). */
+    'auth.createFirstManager': handler('anyone', 'create the first manager', v.object({ name: person, pin }), async (a, session) => {
+      await core.operators.createFirstManager(session, a);
+      return core.operators.status(session);
+    }),
+    'auth.signIn': handler('anyone', 'sign in', v.object({ name: person, pin }), async (a, session) => {
+      await core.operators.signIn(session, a);
+      return core.operators.status(session);
+    }),
+    'auth.signOut': handler('anyone', 'sign out', v.object({ reason: v.optional(v.literal('by_hand', 'idle')) }), async ({ reason }, session) => {
+      await core.operators.signOut(session, reason ?? 'by_hand');
+      return core.operators.status(session);
+    }),
+
+    'operators.list': handler('manager', 'see the operators', v.none(), () => core.operators.list()),
+    'operators.add': handler('manager', 'add an operator', v.object({ name: person, role: v.literal(...ROLES), pin }), (a, by) => core.operators.add(by, a)),
+    'operators.change': handler(
+      'manager',
+      'change an operator',
+      v.object({ operatorId, name: v.optional(person), role: v.optional(v.literal(...ROLES)), pin: v.optional(pin) }),
+      (a, by) => core.operators.change(by, a),
+    ),
+    'operators.disable': handler('manager', 'disable an operator', v.object({ operatorId }), (a, by) => core.operators.disable(by, a)),
 
     /**
      * Charges an amount as typed by the cashier ("12,50" or "12.50"). On a printed checkout
      * a pending sale is displaced by this one (that is how an amount is corrected).
      */
     'sale.charge': handler(
+      'cashier',
+      'charge a sale',
       v.object({
         amount: v.string({ min: 1, max: 64, describe: 'an amount like 12,50' }),
         reference: v.optional(v.string({ min: 1, max: 128, pattern: /^[^\p{Cc}]+$/u, describe: 'a reference of 1 to 128 characters' })),
-        by: v.optional(person),
         ...checkoutArgs,
       }),
-      (a) => {
+      (a, by) => {
         // The one reader of what a cashier types, the one the screen previews with: it never
         // rewrites an amount ("-5", "1e3", "2.500"), it says which problem it refused.
         const typed = readTypedAmount(a.amount);
@@ -55,77 +95,97 @@ export function createHandlers(core: Core) {
           ...checkoutOf(a),
           amountCents: typed.cents,
           ...(a.reference === undefined ? {} : { externalId: a.reference }),
-          ...(a.by === undefined ? {} : { by: a.by }),
+          by: by.name,
         });
       },
     ),
 
     /** A person confirms they saw what needed them (an amount mismatch, a late payment...). */
     'sale.acknowledge': handler(
+      'cashier',
+      'acknowledge a sale',
       v.object({
         saleId: id(),
         reason: v.literal('amount_mismatch', 'paid_late', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
         subject: v.string({ min: 0, max: 300 }),
-        by: person,
       }),
-      (a) => core.terminal.acknowledge(a),
+      (a, by) => core.terminal.acknowledge({ ...a, by: by.name }),
     ),
 
-    'sale.detail': handler(v.object({ saleId: id() }), async ({ saleId }) => {
+    'sale.detail': handler('cashier', 'see a sale', v.object({ saleId: id() }), async ({ saleId }) => {
       const detail = await core.terminal.saleDetail(saleId);
       if (!detail) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
       return detail;
     }),
 
     /** Walks the journal's hash chain and names the first broken entry, if any. */
-    'journal.verify': handler(v.none(), () => core.verifyJournal()),
+    'journal.verify': handler('supervisor', 'check the journal', v.none(), () => core.verifyJournal()),
     /**
      * Over a broken journal, a manager starts a new chain in their name: it records the broken
      * entry and the last good head, keeps the old segments untouched, and charging resumes.
      */
-    'journal.startNewChain': handler(v.object({ by: person }), async ({ by }) => {
-      await core.startNewJournalChain(by);
+    'journal.startNewChain': handler('manager', 'start a new journal chain', v.none(), async (_a, by) => {
+      await core.startNewJournalChain(by.name);
       return core.status();
     }),
 
-    'settings.get': handler(v.none(), () => core.settings()),
+    // A cashier may read this till's settings, not change them.
+    'settings.get': handler('cashier', 'see the settings', v.none(), () => core.settings()),
     'settings.update': handler(
+      'manager',
+      'change the settings',
       v.object({
         lang: v.optional(v.literal(...LANGS)),
         storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
         checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
-        operator: v.optional(v.nullable(person)),
       }),
       (patch) => core.updateSettings(patch),
     ),
 
-    'shift.current': handler(v.none(), () => core.shifts.current()),
-    'shift.open': handler(v.object({ by: person, note: v.optional(note) }), ({ by, note: text }) => core.openShift(by, text)),
+    'shift.current': handler('cashier', 'see the shift', v.none(), () => core.shifts.current()),
+    'shift.open': handler('supervisor', 'open a shift', v.object({ note: v.optional(note) }), ({ note: text }, by) => core.openShift(by.name, text)),
     /** Closing over a pending sale is refused (reason pending_sale) unless confirmPending. */
-    'shift.close': handler(v.object({ by: person, note: v.optional(note), confirmPending: v.optional(v.boolean()) }), ({ by, note: text, confirmPending }) =>
-      core.closeShift(by, text, confirmPending ?? false),
+    'shift.close': handler('supervisor', 'close a shift', v.object({ note: v.optional(note), confirmPending: v.optional(v.boolean()) }), ({ note: text, confirmPending }, by) =>
+      core.closeShift(by.name, text, confirmPending ?? false),
     ),
     'journal.shiftReport': handler(
+      'supervisor',
+      'read the shift journal',
       v.object({ shiftId: v.optional(id()), outcome: v.optional(v.literal(...SALE_STATUSES)), search: v.optional(v.string({ min: 0, max: 200 })) }),
       (filter) => core.shifts.report(filter),
     ),
-    'journal.exportCsv': handler(v.object({ shiftId: v.optional(id()) }), ({ shiftId }) => core.shifts.exportCsv(shiftId)),
+    'journal.exportCsv': handler('supervisor', 'export the journal', v.object({ shiftId: v.optional(id()) }), ({ shiftId }) => core.shifts.exportCsv(shiftId)),
 
     /** Every shift, newest first, a page at a time (`before`: the previous page's `older`). */
-    'journal.shifts': handler(v.object({ before: v.optional(v.int({ min: 1, max: Number.MAX_SAFE_INTEGER })), limit: v.optional(v.int({ min: 1, max: 50 })) }), (page) =>
+    'journal.shifts': handler('supervisor', 'read the shift journal', v.object({ before: v.optional(v.int({ min: 1, max: Number.MAX_SAFE_INTEGER })), limit: v.optional(v.int({ min: 1, max: 50 })) }), (page) =>
       core.shifts.list(page),
     ),
     /** The store's days in the reader's time zone (the one its screen shows times in), newest first. */
-    'journal.days': handler(v.object({ timeZone, through: v.optional(localDay), count: v.optional(v.int({ min: 1, max: 31 })) }), (page) => core.shifts.days(page)),
+    'journal.days': handler('supervisor', 'read the shift journal', v.object({ timeZone, through: v.optional(localDay), count: v.optional(v.int({ min: 1, max: 31 })) }), (page) => core.shifts.days(page)),
     'journal.dayReport': handler(
+      'supervisor',
+      'read the shift journal',
       v.object({ day: localDay, timeZone, outcome: v.optional(v.literal(...SALE_STATUSES)), search: v.optional(v.string({ min: 0, max: 200 })) }),
       (filter) => core.shifts.dayReport(filter),
     ),
-    'journal.exportDayCsv': handler(v.object({ day: localDay, timeZone }), ({ day, timeZone: zone }) => core.shifts.exportDayCsv(day, zone)),
+    'journal.exportDayCsv': handler('supervisor', 'export the journal', v.object({ day: localDay, timeZone }), ({ day, timeZone: zone }) => core.shifts.exportDayCsv(day, zone)),
 
     /** Payments (and charge.done reports) no sale could be matched to, for a supervisor. */
-    'payments.unmatched': handler(v.none(), () => core.terminal.unmatchedPayments()),
+    'payments.unmatched': handler('supervisor', 'see payments without a sale', v.none(), () => core.terminal.unmatchedPayments()),
     /** A person ties an unmatched payment (by its journal seq) to a sale, in their name. */
-    'payment.attribute': handler(v.object({ seq: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }), saleId: id(), by: person }), (a) => core.terminal.attribute(a)),
+    'payment.attribute': handler('supervisor', 'tie a payment to a sale', v.object({ seq: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }), saleId: id() }), (a, by) =>
+      core.terminal.attribute({ ...a, by: by.name }),
+    ),
   };
+}
+
+/**
+ * The dispatcher both shells (and the bridge tests) call with a connection's session: the
+ * handlers above, each call made as the operator signed in on that session.
+ */
+export function createCoreDispatcher(core: Core) {
+  return createDispatcher(createHandlers(core), {
+    callerOf: (session) => core.operators.caller(session),
+    onUnexpected: (method, err) => core.log.error('bridge handler failed', { method, error: err }),
+  });
 }

@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../shared/clock.ts';
-import { createDispatcher } from './bridge/handler.ts';
 import { loadConfig } from './config.ts';
 import type { CoreStatus } from './core.ts';
-import { createHandlers } from './handlers.ts';
 import { nodeJournalFs, type JournalFile, type JournalFs, type ProbeTimers } from './journal/log.ts';
 import { memoryLogger } from './log.ts';
+import { dispatcherAs } from './operators/fixtures/sign-in.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -32,7 +31,7 @@ async function startCore(dir: string, deps: { journalFs?: JournalFs; journalTime
   await core.start();
   const stop = () => core.stop();
   cleanup.push(stop);
-  const dispatch = createDispatcher(createHandlers(core), () => undefined);
+  const dispatch = await dispatcherAs(core);
   const pushed: CoreStatus[] = [];
   core.events.on('core.status', (s) => pushed.push(s));
   return {
@@ -106,7 +105,7 @@ describe('the journal through the core', () => {
     let app = await startCore(dir);
     expect(await app.dispatch('sale.charge', { amount: '10,00' })).toMatchObject({ ok: true });
     // The last entry, the one to be damaged, is the shift's opening: the sale before it stays whole.
-    expect(await app.dispatch('shift.open', { by: 'Marta' })).toMatchObject({ ok: true });
+    expect(await app.dispatch('shift.open', {})).toMatchObject({ ok: true });
     await app.stop();
 
     const journalDir = join(dir, 'journal');
@@ -123,19 +122,20 @@ describe('the journal through the core', () => {
     const broken = { segment, line: lines.length, seq: lines.length };
     expect(app.core.status().journal).toMatchObject({ state: 'corrupt', broken });
     expect(await app.dispatch('sale.charge', { amount: '11,00' })).toMatchObject({ ok: false, error: { code: 'journal_unavailable', params: { problem: 'journal_broken' } } });
-    expect(await app.dispatch('journal.startNewChain', { by: '' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    // The new chain is signed by the manager signed in, never by a name the call gives.
+    expect(await app.dispatch('journal.startNewChain', { by: 'Mallory' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
 
-    const started = await app.dispatch('journal.startNewChain', { by: 'Marta (manager)' });
-    expect(started).toMatchObject({ ok: true, result: { journal: { state: 'healthy', acknowledgedBreaks: [{ broken, restart: { by: 'Marta (manager)' } }] } } });
+    const started = await app.dispatch('journal.startNewChain', undefined);
+    expect(started).toMatchObject({ ok: true, result: { journal: { state: 'healthy', acknowledgedBreaks: [{ broken, restart: { by: 'Marta' } }] } } });
     expect(await app.dispatch('sale.charge', { amount: '11,00' })).toMatchObject({ ok: true });
-    expect(await app.dispatch('journal.startNewChain', { by: 'Marta' })).toMatchObject({ ok: false, error: { code: 'conflict', params: { reason: 'journal_not_broken' } } });
+    expect(await app.dispatch('journal.startNewChain', undefined)).toMatchObject({ ok: false, error: { code: 'conflict', params: { reason: 'journal_not_broken' } } });
     const verified = await app.dispatch('journal.verify', undefined);
     expect(verified).toMatchObject({ ok: true, result: { ok: true, acknowledgedBreaks: [{ broken }] } });
     await app.stop();
 
     // For ever after: a restart shows the acknowledged break, the old segment is as it was.
     app = await startCore(dir);
-    expect(app.core.status().journal).toMatchObject({ state: 'healthy', acknowledgedBreaks: [{ broken, restart: { by: 'Marta (manager)' } }] });
+    expect(app.core.status().journal).toMatchObject({ state: 'healthy', acknowledgedBreaks: [{ broken, restart: { by: 'Marta' } }] });
     expect(await app.dispatch('journal.verify', undefined)).toMatchObject({ ok: true, result: { ok: true, acknowledgedBreaks: [{ broken }] } });
     expect(await readFile(join(journalDir, segment!))).toEqual(damaged);
     const report = await app.dispatch('journal.shiftReport', {});

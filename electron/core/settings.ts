@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { isLang, type Lang } from '../shared/lang.ts';
 
 /**
- * Settings a person changes in the app (language, this terminal's checkout, the operator's
- * name), kept in the data dir across restarts. A flag or environment variable given at
+ * Settings a manager changes in the app (language, this terminal's checkout), kept in the
+ * data dir across restarts (who is at the till is the signed-in operator, never a setting). A flag or environment variable given at
  * start wins over a saved setting; the file is written atomically and readable by this
  * user only. Secrets never go here.
  */
@@ -13,7 +13,6 @@ export interface Settings {
   lang?: Lang;
   storeId?: number;
   checkoutId?: number;
-  operator?: string | null;
 }
 
 export const SETTINGS_FILE = 'settings.json';
@@ -27,7 +26,6 @@ function clean(value: unknown): Settings {
     const n = v[key];
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1) out[key] = n;
   }
-  if (v.operator === null || (typeof v.operator === 'string' && v.operator.trim() !== '' && v.operator.length <= 80)) out.operator = v.operator;
   return out;
 }
 

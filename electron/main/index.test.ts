@@ -115,7 +115,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const trustedEvent = (url = rendererDirUrl + 'index.html', parent: unknown = null) => ({ senderFrame: { url, parent } });
+const trustedEvent = (url = rendererDirUrl + 'index.html', parent: unknown = null, senderId = 1) => ({ senderFrame: { url, parent }, sender: { id: senderId, once: () => undefined } });
 
 describe('Electron shell', () => {
   it('enables the sandbox for every renderer', () => {
@@ -167,6 +167,17 @@ describe('Electron shell', () => {
   it('validates arguments before a handler runs', async () => {
     const setLang = stub.handlers.get(IPC_INVOKE_PREFIX + 'settings.setLang');
     expect(await setLang?.(trustedEvent(), { lang: 'fr' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+  });
+
+  it('keeps one sign-in per window: the customer display is not signed in by the till’s', async () => {
+    const status = stub.handlers.get(IPC_INVOKE_PREFIX + 'auth.status');
+    const create = stub.handlers.get(IPC_INVOKE_PREFIX + 'auth.createFirstManager');
+    const till = trustedEvent(rendererDirUrl + 'index.html', null, 1);
+    const display = trustedEvent(rendererDirUrl + 'display.html', null, 2);
+    expect(await create?.(till, { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    expect(await status?.(till, undefined)).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    expect(await status?.(display, undefined)).toMatchObject({ ok: true, result: { setup: false, operator: null } });
+    expect(await stub.handlers.get(IPC_INVOKE_PREFIX + 'operators.list')?.(display, undefined)).toMatchObject({ ok: false, error: { code: 'signed_out' } });
   });
 
   it('forwards push events to the windows', async () => {

@@ -1,9 +1,9 @@
 import type { BrowserWindow, IpcMain, IpcMainInvokeEvent } from 'electron';
-import { createDispatcher } from '../core/bridge/handler.ts';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS, PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import type { Envelope } from '../core/errors.ts';
-import { createHandlers } from '../core/handlers.ts';
+import { createCoreDispatcher } from '../core/handlers.ts';
+import { newSession, type Session } from '../core/operators/operators.ts';
 
 /**
  * Registers exactly the contract's methods on ipcMain, each behind the sender-frame check,
@@ -15,14 +15,25 @@ export function registerBridge(
   isTrusted: (event: IpcMainInvokeEvent) => boolean,
   windows: () => BrowserWindow[],
 ): () => void {
-  const dispatch = createDispatcher(createHandlers(core), (method, err) => core.log.error('bridge handler failed', { method, error: err }));
+  const dispatch = createCoreDispatcher(core);
+  // Each window signs in on its own (the customer display never does); a reload keeps its sign-in.
+  const sessions = new Map<number, Session>();
+  const sessionOf = (event: IpcMainInvokeEvent): Session => {
+    const id = event.sender.id;
+    let session = sessions.get(id);
+    if (!session) {
+      sessions.set(id, (session = newSession()));
+      event.sender.once('destroyed', () => sessions.delete(id));
+    }
+    return session;
+  };
   for (const method of METHODS) {
     ipcMain.handle(IPC_INVOKE_PREFIX + method, async (event, args: unknown): Promise<Envelope<unknown>> => {
       if (!isTrusted(event)) {
         core.log.warn('refused a bridge call from an untrusted frame', { method, url: event.senderFrame?.url ?? null });
         return { ok: false, error: { code: 'not_found', message: 'This page may not use the cashier app.' } };
       }
-      return dispatch(method, args);
+      return dispatch(method, args, sessionOf(event));
     });
   }
   const unsubscribe = PUSH_EVENTS.map((name) =>

@@ -45,6 +45,14 @@ const api = {
   'journal.exportDayCsv': invoker('journal.exportDayCsv'),
   'payments.unmatched': invoker('payments.unmatched'),
   'payment.attribute': invoker('payment.attribute'),
+  'auth.status': invoker('auth.status'),
+  'auth.createFirstManager': invoker('auth.createFirstManager'),
+  'auth.signIn': invoker('auth.signIn'),
+  'auth.signOut': invoker('auth.signOut'),
+  'operators.list': invoker('operators.list'),
+  'operators.add': invoker('operators.add'),
+  'operators.change': invoker('operators.change'),
+  'operators.disable': invoker('operators.disable'),
   listen,
 } satisfies PreloadApi;
 

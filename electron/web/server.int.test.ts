@@ -159,3 +159,31 @@ describe('browser shell: the bridge', () => {
     good.close();
   });
 });
+
+describe('browser shell: each connection signs in on its own', () => {
+  it('two connections carry different operators; a new connection starts signed out', async () => {
+    const till = await connect();
+    const office = await connect();
+    // The first start: no operator yet, and nothing but signing in is open.
+    expect(await call(till, 1, 'auth.status')).toEqual({ ok: true, result: { setup: true, operator: null, lockMinutes: 10 } });
+    expect(await call(till, 2, 'sale.charge', { amount: '1,00' })).toMatchObject({ ok: false, error: { code: 'signed_out' } });
+    expect(await call(till, 3, 'auth.createFirstManager', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta', role: 'manager' } } });
+    expect(await call(till, 4, 'operators.add', { name: 'Caio', role: 'cashier', pin: '1357' })).toMatchObject({ ok: true, result: { name: 'Caio', role: 'cashier' } });
+
+    // The other connection is not signed in by the first one's sign-in.
+    expect(await call(office, 1, 'auth.status')).toMatchObject({ ok: true, result: { setup: false, operator: null } });
+    expect(await call(office, 2, 'auth.signIn', { name: 'Caio', pin: '1357' })).toMatchObject({ ok: true, result: { operator: { name: 'Caio', role: 'cashier' } } });
+    expect(await call(office, 3, 'operators.list')).toMatchObject({ ok: false, error: { code: 'forbidden', message: 'Only a manager can see the operators.' } });
+    expect(await call(till, 5, 'operators.list')).toMatchObject({ ok: true });
+    expect(await call(till, 6, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+
+    // Signing out on one leaves the other signed in; a reload (a new connection) starts signed out.
+    expect(await call(till, 7, 'auth.signOut', {})).toMatchObject({ ok: true, result: { operator: null } });
+    expect(await call(office, 4, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Caio' } } });
+    office.close();
+    const reloaded = await connect();
+    expect(await call(reloaded, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
+    till.close();
+    reloaded.close();
+  });
+});

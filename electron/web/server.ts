@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { createDispatcher } from '../core/bridge/handler.ts';
 import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
-import { createHandlers } from '../core/handlers.ts';
+import { createCoreDispatcher } from '../core/handlers.ts';
+import { newSession } from '../core/operators/operators.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, parseClientMessage, type ServerMessage } from '../shared/ws-protocol.ts';
 
@@ -72,7 +72,7 @@ function securityHeaders(res: ServerResponse): void {
 export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const { core } = opts;
   const token = opts.token ?? randomBytes(24).toString('base64url');
-  const dispatch = createDispatcher(createHandlers(core), (method, err) => core.log.error('bridge handler failed', { method, error: err }));
+  const dispatch = createCoreDispatcher(core);
   let origin = '';
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
@@ -166,6 +166,9 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const send = (msg: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
+    // Each connection (a tab, the customer display) signs in on its own: its operator is who
+    // every call on it acts as. A reload or a new connection starts signed out.
+    const session = newSession();
     const unsubscribe = PUSH_EVENTS.map((event) => core.events.on(event, (payload) => send({ type: 'event', event, payload })));
     ws.on('message', (data, isBinary) => {
       const msg = isBinary ? null : parseClientMessage(data.toString());
@@ -173,7 +176,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
         ws.close(1003, 'bad message');
         return;
       }
-      void dispatch(msg.method, msg.args).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));
+      void dispatch(msg.method, msg.args, session).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));
     });
     ws.on('close', () => unsubscribe.forEach((off) => off()));
     ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));

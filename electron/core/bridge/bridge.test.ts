@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
+import { newSession, type Caller, type Session } from '../operators/operators.ts';
 import { createDispatcher, handler } from './handler.ts';
 import { v } from './schema.ts';
 
@@ -36,46 +37,67 @@ describe('schema', () => {
 
 describe('dispatcher', () => {
   const seen: string[] = [];
+  const ran: string[] = [];
+  const operators: Record<string, Caller> = {
+    'op-cashier': { id: 'op-cashier', name: 'Caio', role: 'cashier' },
+    'op-supervisor': { id: 'op-supervisor', name: 'Rui', role: 'supervisor' },
+  };
   const dispatch = createDispatcher(
     {
-      'sale.charge': handler(charge, async (a) => ({ received: a.amount })),
-      'sale.fail': handler(v.none(), () => {
+      'sale.charge': handler('cashier', 'charge a sale', charge, async (a, by) => ({ received: a.amount, by: by.name })),
+      'sale.fail': handler('anyone', 'fail', v.none(), () => {
         throw new CoreError('conflict', 'A sale is already being charged on this checkout.');
       }),
-      'sale.crash': handler(v.none(), () => {
+      'sale.crash': handler('anyone', 'crash', v.none(), () => {
         throw new TypeError('secret internal detail');
       }),
+      'payment.attribute': handler('supervisor', 'tie a payment to a sale', v.object({ seq: v.int({ min: 1, max: 9 }) }), (_a, by) => {
+        ran.push(by.name);
+        return by.role;
+      }),
     },
-    (method) => seen.push(method),
+    { callerOf: (session) => (session.operatorId === null ? null : (operators[session.operatorId] ?? null)), onUnexpected: (method) => seen.push(method) },
   );
+  const asCashier = (): Session => ({ operatorId: 'op-cashier' });
 
-  it('runs a valid call and wraps the result', async () => {
-    expect(await dispatch('sale.charge', { amount: '9,99' })).toEqual({ ok: true, result: { received: '9,99' } });
+  it('runs a valid call as the operator of the session and wraps the result', async () => {
+    expect(await dispatch('sale.charge', { amount: '9,99' }, asCashier())).toEqual({ ok: true, result: { received: '9,99', by: 'Caio' } });
   });
 
   it('refuses unknown methods and inherited names', async () => {
     for (const method of ['nope', 'toString', '__proto__', 42]) {
-      const env = await dispatch(method, undefined);
+      const env = await dispatch(method, undefined, asCashier());
       expect(env).toMatchObject({ ok: false, error: { code: 'unknown_method' } });
     }
   });
 
   it('validates before the handler runs', async () => {
-    expect(await dispatch('sale.charge', { amount: 'abc' })).toEqual({
+    expect(await dispatch('sale.charge', { amount: 'abc' }, asCashier())).toEqual({
       ok: false,
       error: { code: 'invalid_argument', message: 'amount must be an amount like 12,50.', params: { field: 'amount' } },
     });
   });
 
+  it('refuses a role below the method’s before reading its argument, saying who may', async () => {
+    expect(await dispatch('payment.attribute', { seq: 'not even valid' }, asCashier())).toEqual({
+      ok: false,
+      error: { code: 'forbidden', message: 'Only a supervisor or a manager can tie a payment to a sale.', params: { role: 'supervisor' } },
+    });
+    expect(await dispatch('payment.attribute', { seq: 1 }, newSession())).toMatchObject({ ok: false, error: { code: 'signed_out', params: { role: 'supervisor' } } });
+    expect(ran).toEqual([]);
+    expect(await dispatch('payment.attribute', { seq: 1 }, { operatorId: 'op-supervisor' })).toEqual({ ok: true, result: 'supervisor' });
+    expect(ran).toEqual(['Rui']);
+  });
+
   it('carries a CoreError across as code and sentence', async () => {
-    expect(await dispatch('sale.fail', undefined)).toEqual({
+    expect(await dispatch('sale.fail', undefined, newSession())).toEqual({
       ok: false,
       error: { code: 'conflict', message: 'A sale is already being charged on this checkout.' },
     });
   });
 
   it('hides an unexpected error behind a generic sentence and reports it', async () => {
-    const env = await dispatch('sale.crash', null);
+    const env = await dispatch('sale.crash', null, newSession());
     expect(env).toEqual({ ok: false, error: { code: 'internal', message: expect.stringContaining('Something went wrong') } });
     expect(JSON.stringify(env)).not.toContain('secret internal detail');
     expect(seen).toContain('sale.crash');

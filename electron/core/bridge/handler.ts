@@ -1,33 +1,75 @@
 import { CoreError, toWireError, type Envelope } from '../errors.ts';
+import type { Caller, Session } from '../operators/operators.ts';
+import { mayUse, refusal, type Access, type Role } from '../operators/roles.ts';
 import type { Schema } from './schema.ts';
 
-/** One bridge method: the validator of its argument and the function that serves it. */
-export interface HandlerDef<A, R> {
-  readonly args: Schema<A>;
-  readonly run: (args: A) => Promise<R>;
+/** What a call knows about where it comes from: its connection's session and who is signed in on it. */
+export interface CallContext {
+  session: Session;
+  caller: Caller | null;
 }
-
-export function handler<A, R>(args: Schema<A>, run: (args: A) => R | Promise<R>): HandlerDef<A, R> {
-  return { args, run: async (a) => run(a) };
-}
-
-type AnyHandlers = { readonly [method: string]: { readonly args: Schema<unknown>; readonly run: (args: never) => Promise<unknown> } };
 
 /**
- * The one entry point both shells call: validates the method name and the argument,
- * runs the handler, and wraps the outcome in an envelope. It never throws.
+ * One bridge method: the least role that may call it, the validator of its argument, the
+ * function that serves it, and (for a refusal's sentence) what it does, in words.
  */
-export function createDispatcher(handlers: AnyHandlers, onUnexpected: (method: string, err: unknown) => void) {
-  return async function dispatch(method: unknown, rawArgs: unknown): Promise<Envelope<unknown>> {
+export interface HandlerDef<A, R> {
+  readonly access: Access;
+  /** "tie a payment to a sale": completes "Only a supervisor or a manager can …". */
+  readonly action: string;
+  readonly args: Schema<A>;
+  readonly run: (args: A, ctx: CallContext) => Promise<R>;
+}
+
+/**
+ * A method for a role and up: its function receives the signed-in operator, the only
+ * source of who did it (no method takes a person's name as an argument).
+ */
+export function handler<A, R>(access: Role, action: string, args: Schema<A>, run: (args: A, by: Caller) => R | Promise<R>): HandlerDef<A, R>;
+/** A method any connection may call, signed in or not: it receives the connection's session. */
+export function handler<A, R>(access: 'anyone', action: string, args: Schema<A>, run: (args: A, session: Session) => R | Promise<R>): HandlerDef<A, R>;
+export function handler<A, R>(access: Access, action: string, args: Schema<A>, run: (args: A, by: never) => R | Promise<R>): HandlerDef<A, R> {
+  const serve = run as (args: A, by: Caller | Session) => R | Promise<R>;
+  return {
+    access,
+    action,
+    args,
+    run: async (a, ctx) => {
+      if (access === 'anyone') return serve(a, ctx.session);
+      // The dispatcher checked already; a handler called some other way checks again.
+      if (ctx.caller === null || !mayUse(ctx.caller.role, access)) throw refusal(access, action, ctx.caller !== null);
+      return serve(a, ctx.caller);
+    },
+  };
+}
+
+type AnyHandlers = { readonly [method: string]: { readonly access: Access; readonly action: string; readonly args: Schema<unknown>; readonly run: (args: never, ctx: CallContext) => Promise<unknown> } };
+
+export interface DispatcherDeps {
+  /** The operator signed in on a session, looked up at each call; null when none (or disabled). */
+  callerOf: (session: Session) => Caller | null;
+  onUnexpected: (method: string, err: unknown) => void;
+}
+
+/**
+ * The one entry point both shells call, with the calling connection's session: checks the
+ * method name, then the caller's role (before reading the argument: a refused caller learns
+ * nothing about it), validates the argument, runs the handler, and wraps the outcome in an
+ * envelope. It never throws.
+ */
+export function createDispatcher(handlers: AnyHandlers, deps: DispatcherDeps) {
+  return async function dispatch(method: unknown, rawArgs: unknown, session: Session): Promise<Envelope<unknown>> {
     try {
       if (typeof method !== 'string' || !Object.hasOwn(handlers, method)) {
         throw new CoreError('unknown_method', `The cashier app has no operation named ${JSON.stringify(String(method)).slice(0, 80)}.`);
       }
       const def = handlers[method] as unknown as HandlerDef<unknown, unknown>;
+      const caller = deps.callerOf(session);
+      if (def.access !== 'anyone' && !mayUse(caller?.role ?? null, def.access)) throw refusal(def.access, def.action, caller !== null);
       const args = def.args.parse(rawArgs);
-      return { ok: true, result: await def.run(args) };
+      return { ok: true, result: await def.run(args, { session, caller }) };
     } catch (err) {
-      if (!(err instanceof CoreError)) onUnexpected(String(method), err);
+      if (!(err instanceof CoreError)) deps.onUnexpected(String(method), err);
       return { ok: false, error: toWireError(err) };
     }
   };

@@ -27,13 +27,13 @@ describe('a sale refunded at the service', () => {
   it('reads Refunded everywhere, and its money is not collected but counted apart', async () => {
     await core.openShift('Marta', undefined);
     // A sale paid the ordinary way, for the totals to tell apart.
-    const kept = (await core.charge({ amountCents: 1500 })).newest?.sale_id ?? '';
+    const kept = (await core.charge({ by: 'Marta', amountCents: 1500 })).newest?.sale_id ?? '';
     expect((await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
     await waitFor(async () => ((await core.terminal.saleDetail(kept))?.sale.status === 'paid' ? true : undefined), 'the first sale to be paid');
 
     // The second sale's charge.paid and charge.done never arrive: Tx Status is all the core learns from.
     await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'drop', count: 2 });
-    const saleId = (await core.charge({ amountCents: 1000 })).newest?.sale_id ?? '';
+    const saleId = (await core.charge({ by: 'Marta', amountCents: 1000 })).newest?.sale_id ?? '';
     const paid = await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
     expect(paid.status).toBe(200);
     const refund = await fetch(`${core.status().service.baseUrl}/v2/pay_in_refunds/request`, {

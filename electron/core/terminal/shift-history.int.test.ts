@@ -1,11 +1,10 @@
 import { composeCore } from '../../compose.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
-import { createDispatcher } from '../bridge/handler.ts';
 import { loadConfig } from '../config.ts';
 import { Core } from '../core.ts';
-import { createHandlers } from '../handlers.ts';
 import { memoryLogger } from '../log.ts';
+import { dispatcherAs } from '../operators/fixtures/sign-in.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 import { localDayOf } from './local-day.ts';
@@ -33,7 +32,7 @@ afterAll(async () => {
 
 const DAY_S = 86_400;
 const advance = (seconds: number) => svc('POST', '/_sandbox/clock/advance', { seconds });
-const dispatch = () => createDispatcher(createHandlers(core), () => undefined);
+const dispatch = () => dispatcherAs(core);
 
 async function charge(amountCents: number, by: string): Promise<{ sale_id: string; pix_id: string; service_id: string }> {
   const sale = (await core.charge({ amountCents, by })).newest;
@@ -83,7 +82,7 @@ describe('every past shift and day, paged', () => {
     expect(all.at(-1)?.note).toBe('first day');
 
     // A past shift's full report, as the bridge gives it.
-    const third = await dispatch()('journal.shiftReport', { shiftId: opened[2] });
+    const third = await (await dispatch())('journal.shiftReport', { shiftId: opened[2] });
     expect(third).toMatchObject({ ok: true, result: { shift: { opened_by: 'op2' }, totals: { count: 1, collected_cents: 300 } } });
 
     // Days: today (nothing yet) and the five before it, a week a page in the reader's zone.
@@ -98,13 +97,13 @@ describe('every past shift and day, paged', () => {
     expect(older.older).toBeNull();
     expect(older.newer).toBe(week.days[0]?.day);
 
-    const day = await dispatch()('journal.dayReport', { day: days[1], timeZone: 'UTC' });
+    const day = await (await dispatch())('journal.dayReport', { day: days[1], timeZone: 'UTC' });
     expect(day).toMatchObject({ ok: true, result: { day: { day: days[1] }, shift: null, totals: { count: 1, paid: 1, collected_cents: 200 } } });
-    expect(await dispatch()('journal.exportDayCsv', { day: days[1], timeZone: 'UTC' })).toMatchObject({ ok: true, result: { filename: `day-${days[1]}.csv` } });
+    expect(await (await dispatch())('journal.exportDayCsv', { day: days[1], timeZone: 'UTC' })).toMatchObject({ ok: true, result: { filename: `day-${days[1]}.csv` } });
   });
 
   it('refuses a page or day it cannot read', async () => {
-    const call = dispatch();
+    const call = await dispatch();
     for (const [method, args] of [
       ['journal.shifts', { before: 0 }],
       ['journal.shifts', { limit: 500 }],

@@ -8,6 +8,7 @@ import { composeCore } from '../../compose.ts';
 import { CoreError } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 
 /** Shifts, settings and the shift journal through the core, on the embedded sandbox. */
 let dir = '';
@@ -45,8 +46,8 @@ describe('shifts', () => {
   });
 
   it('keeps the shift sales, totals and events, filtered and searched', async () => {
-    const first = await core.charge({ amountCents: 1000, externalId: 'order-1' });
-    await core.charge({ amountCents: 1500, externalId: 'order-2' });
+    const first = await core.charge({ by: 'Marta', amountCents: 1000, externalId: 'order-1' });
+    await core.charge({ by: 'Marta', amountCents: 1500, externalId: 'order-2' });
     await pay({ store_id: 1, checkout_id: 1 });
     await until(async () => (await core.shifts.report({})).totals.paid === 1, 'the payment');
     await pay({ late_for: first.newest?.pix_id });
@@ -60,7 +61,7 @@ describe('shifts', () => {
   });
 
   it('asks before closing over a pending sale, then closes with who and when', async () => {
-    await core.charge({ amountCents: 700 });
+    await core.charge({ by: 'Marta', amountCents: 700 });
     const refused = await core.closeShift('Marta', 'end of day', false).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(CoreError);
     expect((refused as CoreError).params).toMatchObject({ reason: 'pending_sale', pending: 1 });
@@ -85,7 +86,7 @@ describe('a shift’s money, and shifts opened at once', () => {
     await core.openShift('Rui', undefined);
     const webhook = (id: string, payload: Record<string, unknown>) =>
       core.terminal.acceptWebhook({ webhookId: id, timestampSec: Math.floor(core.clock.now() / 1000), payload: { event: 'charge.paid', external_id: null, paid_at: new Date(core.clock.now()).toISOString(), store_id: 1, checkout_id: 1, ...payload } });
-    const sale = (await core.charge({ amountCents: 1000 })).newest;
+    const sale = (await core.charge({ by: 'Rui', amountCents: 1000 })).newest;
     await pay({ store_id: 1, checkout_id: 1 });
     await until(async () => (await core.shifts.report({})).totals.paid === 1, 'the payment');
     // The customer paid the same sale a second time (reported with that sale's ids).
@@ -118,11 +119,11 @@ describe('a shift’s money, and shifts opened at once', () => {
 
 describe('settings', () => {
   it('are saved and survive a restart; an explicit variable wins over them', async () => {
-    await core.updateSettings({ lang: 'es', operator: 'Marta' });
+    await core.updateSettings({ lang: 'es' });
     await core.stop();
     core = await composeCore(loadConfig({ POS_DATA_DIR: dir }, []), { log: memoryLogger(systemClock) });
     await core.start();
-    expect(core.settings()).toMatchObject({ lang: 'es', operator: 'Marta', storeId: 1, checkoutId: 1 });
+    expect(core.settings()).toEqual({ lang: 'es', storeId: 1, checkoutId: 1 });
     await core.stop();
     core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
     await core.start();
@@ -132,9 +133,7 @@ describe('settings', () => {
 
 describe('amounts typed by a cashier', () => {
   it('refuses a thousands separator instead of charging cents', async () => {
-    const { createDispatcher } = await import('../bridge/handler.ts');
-    const { createHandlers } = await import('../handlers.ts');
-    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    const dispatch = await dispatcherAs(core, await sessionAs(core, 'cashier'));
     for (const amount of ['2.500', '1.000', '1,350', '1.234,50']) {
       expect(await dispatch('sale.charge', { amount })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
     }
@@ -142,9 +141,7 @@ describe('amounts typed by a cashier', () => {
   });
 
   it('refuses what it would have to rewrite, naming the problem the screen words (issue 13: "-5", "1e3")', async () => {
-    const { createDispatcher } = await import('../bridge/handler.ts');
-    const { createHandlers } = await import('../handlers.ts');
-    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    const dispatch = await dispatcherAs(core, await sessionAs(core, 'cashier'));
     for (const [amount, problem] of [
       ['-5', 'negative'],
       ['1e3', 'exponent'],

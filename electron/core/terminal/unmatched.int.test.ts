@@ -6,13 +6,12 @@ import { systemClock, type OffsetClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { createServiceClient, type ServiceClient } from '../api/client.ts';
-import { createDispatcher } from '../bridge/handler.ts';
 import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import { composeCore } from '../../compose.ts';
-import { createHandlers } from '../handlers.ts';
 import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
+import { dispatcherAs, managerSession, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
@@ -230,7 +229,7 @@ describe('the core on its embedded sandbox', () => {
     let own = await composeCore(config, { log });
     cleanups.push(() => own.stop());
     await own.start();
-    let dispatch = createDispatcher(createHandlers(own), () => undefined);
+    let dispatch = await dispatcherAs(own, await sessionAs(own, 'supervisor', 'supervisor Rui'));
     const s = serviceControl(own.status().service.baseUrl ?? '');
     await s.printCheckout(1, 2);
 
@@ -252,15 +251,16 @@ describe('the core on its embedded sandbox', () => {
     expect(own.status().unmatchedPayments).toBe(1);
 
     // Checked before anything runs: a bad argument, an unknown payment, an unknown sale.
-    expect(await dispatch('payment.attribute', { seq: 'one', saleId: ours, by: 'Rui' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
-    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours, by: ' ' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
-    expect(await dispatch('payment.attribute', { seq: 999_999, saleId: ours, by: 'Rui' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: 'no-such-sale', by: 'Rui' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch('payment.attribute', { seq: 'one', saleId: ours })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    // Who ties it is the supervisor signed in: a name in the call is refused, not used.
+    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours, by: 'Mallory' })).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'by' } } });
+    expect(await dispatch('payment.attribute', { seq: 999_999, saleId: ours })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: 'no-such-sale' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
 
-    const attributed = await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours, by: 'supervisor Rui' });
+    const attributed = await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours });
     expect(attributed).toMatchObject({ ok: true, result: { sale_id: ours, status: 'paid', received_cents: 800 } });
-    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours, by: 'supervisor Rui' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await dispatch('payment.attribute', { seq: done?.seq, saleId: ours, by: 'supervisor Rui' })).toMatchObject({ ok: true });
+    expect(await dispatch('payment.attribute', { seq: payment?.seq, saleId: ours })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch('payment.attribute', { seq: done?.seq, saleId: ours })).toMatchObject({ ok: true });
     expect(await dispatch('payments.unmatched', undefined)).toEqual({ ok: true, result: [] });
     expect(own.status().unmatchedPayments).toBe(0);
     const entry = (await own.journal.eventsForSale(ours)).find((e) => e.type === 'payment.attributed');
@@ -271,7 +271,7 @@ describe('the core on its embedded sandbox', () => {
     await own.stop();
     own = await composeCore(config, { log });
     await own.start();
-    dispatch = createDispatcher(createHandlers(own), () => undefined);
+    dispatch = await dispatcherAs(own, await managerSession(own));
     expect(await dispatch('payments.unmatched', undefined)).toEqual({ ok: true, result: [] });
     expect((await own.journal.sales.get(ours))?.sale).toEqual(sale);
     expect(sale).toMatchObject({ status: 'paid', payments: [{ attributed: { by: 'supervisor Rui' } }], dones: [{ attributed: { by: 'supervisor Rui' } }] });
