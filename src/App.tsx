@@ -2,25 +2,51 @@ import { useEffect } from 'react';
 import { LanguageSelect } from './components/LanguageSelect.tsx';
 import { StatusBar } from './components/StatusBar.tsx';
 import { TerminalFooter } from './components/TerminalFooter.tsx';
-import { ROUTES, routeHref, type Route } from './lib/route.ts';
+import { ROUTE_ROLE, routeHref, routesFor, type Route } from './lib/route.ts';
 import type { TextKey } from './lib/i18n.ts';
+import { watchIdle } from './lib/idleLock.ts';
 import { unlockAudio } from './lib/sound.ts';
 import { useRoute } from './lib/useRoute.ts';
 import { useText } from './lib/useText.ts';
 import { CashierScreen } from './screens/CashierScreen.tsx';
 import { JournalScreen } from './screens/JournalScreen.tsx';
+import { OperatorsScreen } from './screens/OperatorsScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
+import { SignInScreen } from './screens/SignInScreen.tsx';
+import { connectAuth, selectRole, useAuth } from './stores/auth.ts';
 import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators' };
+
+/** Who is signed in on this window, and the way out. */
+function SignedIn() {
+  const t = useText();
+  const operator = useAuth((s) => s.auth?.operator ?? null);
+  const signOut = useAuth((s) => s.signOut);
+  if (!operator) return null;
+  return (
+    <div className="signed-in">
+      <span data-testid="signed-in" aria-label={t('auth.signedInLabel')}>
+        {t('auth.signedInAs', { name: operator.name, role: t(`role.${operator.role}`) })}
+      </span>
+      <button type="button" className="secondary" onClick={() => void signOut('by_hand')}>
+        {t('auth.signOut')}
+      </button>
+    </div>
+  );
+}
 
 export function App() {
   const t = useText();
   const lang = useStatus((s) => s.lang);
   const route = useRoute();
+  const auth = useAuth((s) => s.auth);
+  const role = useAuth(selectRole);
+  const lockMinutes = auth?.lockMinutes ?? 0;
   useEffect(() => {
     const offStatus = connectStatus();
+    const offAuth = connectAuth();
     const offCheckout = connectCheckout();
     const offSounds = connectOutcomeSounds();
     // Browsers start audio only after a gesture: the first key or tap of the day unlocks it.
@@ -28,38 +54,56 @@ export function App() {
     window.addEventListener('keydown', unlockAudio);
     return () => {
       offStatus();
+      offAuth();
       offCheckout();
       offSounds();
       window.removeEventListener('pointerdown', unlockAudio);
       window.removeEventListener('keydown', unlockAudio);
     };
   }, []);
+  // The till locks itself after the idle minutes; a pending sale goes on in the core meanwhile.
+  useEffect(() => {
+    if (role === null) return;
+    return watchIdle({ minutes: lockMinutes, target: window, onIdle: () => void useAuth.getState().signOut('idle') });
+  }, [role, lockMinutes]);
   useEffect(() => {
     document.documentElement.lang = lang;
-    document.title = `${t(NAV[route])} · ${t('app.title')}`;
-  }, [lang, t, route]);
+    document.title = `${role === null ? t(auth?.setup ? 'auth.createHeading' : 'auth.signInHeading') : t(NAV[route])} · ${t('app.title')}`;
+  }, [lang, t, route, role, auth?.setup]);
+
+  const allowed = routesFor(role);
+  let screen;
+  if (auth === null) screen = null;
+  else if (role === null) screen = <SignInScreen />;
+  else if (!allowed.includes(route)) {
+    screen = (
+      <p className="card error" role="alert" data-testid="route-forbidden">
+        {t(ROUTE_ROLE[route] === 'manager' ? 'route.forbidden.manager' : 'route.forbidden.supervisor')}
+      </p>
+    );
+  } else if (route === 'cashier') screen = <CashierScreen />;
+  else if (route === 'journal') screen = <JournalScreen />;
+  else if (route === 'settings') screen = <SettingsScreen />;
+  else screen = <OperatorsScreen />;
 
   return (
     <div className="app">
       <header className="app-header no-print">
         <h1>{t('app.title')}</h1>
         <nav aria-label={t('nav.label')} className="app-nav">
-          {ROUTES.map((r) => (
+          {allowed.map((r) => (
             <a key={r} href={routeHref(r)} className="nav-link" aria-current={r === route ? 'page' : undefined}>
               {t(NAV[r])}
             </a>
           ))}
         </nav>
+        <SignedIn />
         <LanguageSelect />
       </header>
       <div className="status-line no-print">
         <StatusBar />
       </div>
-      <main className="app-main">
-        {route === 'cashier' && <CashierScreen />}
-        {route === 'journal' && <JournalScreen />}
-        {route === 'settings' && <SettingsScreen />}
-      </main>
+      <main className="app-main">{screen}</main>
       <div className="no-print">
         <TerminalFooter />
       </div>

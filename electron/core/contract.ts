@@ -17,7 +17,7 @@ export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessag
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
 export type { WireError, ErrorCode, Envelope } from './errors.ts';
 export type { AuthStatus, Caller, OperatorView } from './operators/operators.ts';
-export { ROLES, type Role } from './operators/roles.ts';
+export { mayUse, ROLES, type Access, type Role } from './operators/roles.ts';
 export { LANGS, isLang, type Lang } from '../shared/lang.ts';
 
 export type Handlers = ReturnType<typeof createHandlers>;

@@ -1,22 +1,17 @@
 import { Icon } from './Icon.tsx';
-import { useState } from 'react';
 import type { AttentionMessage, SaleSummary } from '../../electron/core/contract.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
-import { selectOperator, useStatus } from '../stores/status.ts';
 
 function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessage }) {
   const t = useText();
   const lang = useLang();
-  const operator = useStatus(selectOperator);
   const acknowledge = useCheckout((s) => s.acknowledge);
   const busy = useCheckout((s) => s.acknowledging[sale.sale_id] === true);
   const error = useCheckout((s) => (s.ackError?.saleId === sale.sale_id ? s.ackError.error : null));
-  const [by, setBy] = useState(operator ?? '');
-  const [missingName, setMissingName] = useState(false);
   const id = `ack-${sale.sale_id}-${item.reason}-${item.subject}`.replace(/[^\w-]/g, '_');
   const icon = item.reason === 'amount_mismatch' ? STATUS_ICON.amount_mismatch : STATUS_ICON.paid_late;
   return (
@@ -33,32 +28,13 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
         className="ack-form"
         onSubmit={(e) => {
           e.preventDefault();
-          if (by.trim() === '') {
-            setMissingName(true);
-            return;
-          }
-          setMissingName(false);
-          void acknowledge(sale, item, by.trim());
+          // In the name of the operator signed in on this window: the core knows who.
+          void acknowledge(sale, item);
         }}
       >
-        <label htmlFor={`${id}-by`}>{t('ack.by')}</label>
-        <input
-          id={`${id}-by`}
-          value={by}
-          maxLength={80}
-          autoComplete="name"
-          aria-invalid={missingName || undefined}
-          aria-describedby={missingName ? `${id}-need` : undefined}
-          onChange={(e) => setBy(e.target.value)}
-        />
         <button type="submit" disabled={busy}>
           {t('ack.button')}
         </button>
-        {missingName && (
-          <p id={`${id}-need`} className="error">
-            {t('ack.needName')}
-          </p>
-        )}
         {error && <p className="error">{errorText(lang, error)}</p>}
       </form>
     </article>

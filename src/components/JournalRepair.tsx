@@ -5,7 +5,8 @@ import { errorText, type UiError } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { brokenReasonText } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
-import { selectOperator, useStatus } from '../stores/status.ts';
+import { useAuth } from '../stores/auth.ts';
+import { useStatus } from '../stores/status.ts';
 import { Icon } from './Icon.tsx';
 
 type JournalHealth = CoreStatus['journal'];
@@ -28,9 +29,9 @@ export function JournalRepair({ journal }: { journal: JournalHealth }) {
 function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: NonNullable<JournalHealth['broken']> }) {
   const t = useText();
   const lang = useLang();
-  const operator = useStatus(selectOperator);
-  const [by, setBy] = useState(operator ?? '');
-  const [missing, setMissing] = useState(false);
+  // The new chain is signed by the manager signed in on this window (the core takes it from the session).
+  const by = useAuth((s) => s.auth?.operator?.name ?? '');
+  const isManager = useAuth((s) => s.auth?.operator?.role === 'manager');
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<UiError | null>(null);
@@ -41,18 +42,13 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
 
   const ask = (e: FormEvent) => {
     e.preventDefault();
-    if (by.trim() === '') {
-      setMissing(true);
-      return;
-    }
-    setMissing(false);
     setAsking(true);
   };
   const start = async () => {
     setBusy(true);
     setError(null);
     try {
-      const status = await getBridge().call('journal.startNewChain', { by: by.trim() });
+      const status = await getBridge().call('journal.startNewChain');
       useStatus.setState({ status });
       setAsking(false);
     } catch (err) {
@@ -69,14 +65,13 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
       </h2>
       <p data-testid="journal-broken-entry">{t('repair.broken', { seq: broken.seq, segment: broken.segment, line: broken.line, reason: brokenReasonText(lang, broken.reason) })}</p>
       <p className="help">{t('repair.explain', { good })}</p>
-      <form className="ack-form" onSubmit={ask}>
-        <label htmlFor="repair-by">{t('repair.by')}</label>
-        <input id="repair-by" value={by} maxLength={80} autoComplete="name" onChange={(e) => setBy(e.target.value)} />
-        <button type="submit" className="danger" disabled={busy || asking}>
-          {t('repair.start')}
-        </button>
-        {missing && <p className="error">{t('repair.needName')}</p>}
-      </form>
+      {isManager && (
+        <form className="ack-form" onSubmit={ask}>
+          <button type="submit" className="danger" disabled={busy || asking}>
+            {t('repair.start')}
+          </button>
+        </form>
+      )}
       {asking && (
         <div
           className="confirm"
@@ -91,7 +86,7 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
           <h3 id="repair-confirm-title">
             <Icon name="alert" /> {t('repair.confirmTitle')}
           </h3>
-          <p id="repair-confirm-body">{t('repair.confirmBody', { good, seq: broken.seq, by: by.trim() })}</p>
+          <p id="repair-confirm-body">{t('repair.confirmBody', { good, seq: broken.seq, by })}</p>
           <div className="actions">
             <button type="button" className="secondary" ref={cancelRef} onClick={() => setAsking(false)}>
               {t('repair.confirmNo')}

@@ -4,7 +4,7 @@ import type { ShiftView } from '../../electron/core/contract.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useShift } from '../stores/shift.ts';
-import { selectOperator, selectShift, useStatus } from '../stores/status.ts';
+import { selectShift, useStatus } from '../stores/status.ts';
 
 function ShiftFacts({ shift }: { shift: ShiftView }) {
   const t = useText();
@@ -50,7 +50,7 @@ function ConfirmClose() {
         <button type="button" className="secondary" ref={keepRef} onClick={cancelClose}>
           {t('shift.confirmNo')}
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => void closeShift(pendingClose.by, pendingClose.note, true)}>
+        <button type="button" className="danger" disabled={busy} onClick={() => void closeShift(pendingClose.note, true)}>
           {t('shift.confirmYes')}
         </button>
       </div>
@@ -58,28 +58,20 @@ function ConfirmClose() {
   );
 }
 
-/** Open a shift (who, opening note) or close the open one (who, closing note). */
+/** Open a shift (with an opening note) or close the open one (closing note), as the supervisor signed in. */
 export function ShiftPanel() {
   const t = useText();
   const current = useStatus(selectShift);
-  const operator = useStatus(selectOperator);
   const reported = useShift((s) => s.report?.shift ?? null);
   const busy = useShift((s) => s.busy);
   const openShift = useShift((s) => s.openShift);
   const closeShift = useShift((s) => s.closeShift);
   const pendingClose = useShift((s) => s.pendingClose);
-  const [by, setBy] = useState(operator ?? '');
   const [note, setNote] = useState('');
-  const [missingName, setMissingName] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (by.trim() === '') {
-      setMissingName(true);
-      return;
-    }
-    setMissingName(false);
-    const ok = current ? await closeShift(by, note) : await openShift(by, note);
+    const ok = current ? await closeShift(note) : await openShift(note);
     if (ok) setNote('');
   };
 
@@ -96,23 +88,6 @@ export function ShiftPanel() {
       {lastClosed && <ShiftFacts shift={lastClosed} />}
       <form className="shift-form" onSubmit={(e) => void submit(e)} noValidate>
         <h3>{current ? t('shift.close') : t('shift.openHeading')}</h3>
-        <div className="field">
-          <label htmlFor="shift-by">{t('shift.by')}</label>
-          <input
-            id="shift-by"
-            value={by}
-            maxLength={80}
-            autoComplete="name"
-            aria-invalid={missingName || undefined}
-            aria-describedby={missingName ? 'shift-by-need' : undefined}
-            onChange={(e) => setBy(e.target.value)}
-          />
-          {missingName && (
-            <p id="shift-by-need" className="error">
-              {t('ack.needName')}
-            </p>
-          )}
-        </div>
         <div className="field">
           <label htmlFor="shift-note">{current ? t('shift.closeNote') : t('shift.note')}</label>
           <input id="shift-note" value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} />

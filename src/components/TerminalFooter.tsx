@@ -21,7 +21,6 @@ export function TerminalFooter() {
       <span data-testid="shift-line">
         {status.shift ? t('footer.shiftOpen', { at: formatTime(lang, status.shift.opened_at), by: status.shift.opened_by }) : t('footer.noShift')}
       </span>
-      {status.operator && <span>{t('footer.operator', { name: status.operator })}</span>}
       <span>
         {t('status.version')} {status.version}
       </span>

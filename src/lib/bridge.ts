@@ -213,12 +213,24 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
   };
 }
 
+const signedOutListeners = new Set<() => void>();
+
+/**
+ * Told when the core answers a call with signed_out: this window's sign-in is gone (the till
+ * locked, the operator was disabled, the connection was made anew), so the screen asks again.
+ */
+export function onSignedOut(listener: () => void): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
 export function createBridge(): Bridge {
   const transport = window.pos ? ipcTransport(window.pos) : socketTransport(takeCredential(location, sessionStorage, history), sessionStorage);
   return {
     async call(method, ...args) {
       const envelope = (await transport.invoke(method, args[0])) as Envelope<ResultOf<typeof method>>;
       if (envelope.ok) return envelope.result;
+      if (envelope.error.code === 'signed_out') signedOutListeners.forEach((l) => l());
       throw new BridgeError(envelope.error);
     },
     listen: (event, listener) => transport.listen(event, listener as (payload: unknown) => void),

@@ -123,3 +123,20 @@ describe('chargeErrorText', () => {
     expect(chargeErrorText('es', err('internal'))).not.toContain(ENGLISH);
   });
 });
+
+describe('refusals by role (issue 8)', () => {
+  it.each([
+    ['en', 'supervisor', 'Only a supervisor or a manager can do that.'],
+    ['en', 'manager', 'Only a manager can do that.'],
+    ['pt-BR', 'supervisor', 'Só um supervisor ou um gerente pode fazer isso.'],
+    ['es', 'manager', 'Solo un gerente puede hacer eso.'],
+  ] as const)('%s: forbidden for %s says who may', (lang, role, text) => {
+    expect(errorText(lang, { code: 'forbidden', message: 'Only … can …', params: { role } })).toBe(text);
+  });
+
+  it('a session gone and a wrong PIN have their own sentences', () => {
+    expect(errorText('en', { code: 'signed_out', message: 'Sign in first.' })).toMatch(/sign in again/);
+    expect(errorText('en', { code: 'sign_in_refused', message: 'x', params: { reason: 'wrong_pin' } })).toBe('That name and PIN do not match an operator of this till.');
+    expect(errorText('en', { code: 'conflict', message: 'x', params: { reason: 'last_manager' } })).toMatch(/last manager/);
+  });
+});

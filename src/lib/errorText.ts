@@ -27,6 +27,9 @@ const CODE_TEXT: Record<UiError['code'], TextKey> = {
   conflict: 'error.code.conflict',
   not_found: 'error.code.not_found',
   journal_unavailable: 'error.code.journal_unavailable',
+  forbidden: 'error.code.forbidden',
+  signed_out: 'error.code.signed_out',
+  sign_in_refused: 'error.code.sign_in_refused',
   internal: 'error.code.internal',
   disconnected: 'error.disconnected',
   unauthorized: 'connection.unauthorized',
@@ -53,6 +56,12 @@ export function errorTextKey(error: UiError): TextKey {
   }
   if (problem !== null) {
     const key = knownKey(`error.problem.${problem}`);
+    if (key) return key;
+  }
+  // A refusal says who may: the least role the core named.
+  if (error.code === 'forbidden') {
+    const role = param(error, 'role');
+    const key = role === null ? null : knownKey(`error.forbidden.${role}`);
     if (key) return key;
   }
   if (error.code === 'conflict') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, routeHref } from './route.ts';
+import { parseRoute, routeHref, routesFor } from './route.ts';
 
 describe('parseRoute', () => {
   it.each([
@@ -15,5 +15,14 @@ describe('parseRoute', () => {
   });
   it('round-trips', () => {
     for (const r of ['cashier', 'journal', 'settings'] as const) expect(parseRoute(routeHref(r))).toBe(r);
+  });
+});
+
+describe('routesFor', () => {
+  it('shows each role only the screens it may use', () => {
+    expect(routesFor(null)).toEqual([]);
+    expect(routesFor('cashier')).toEqual(['cashier']);
+    expect(routesFor('supervisor')).toEqual(['cashier', 'journal']);
+    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators']);
   });
 });

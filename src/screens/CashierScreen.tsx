@@ -11,7 +11,7 @@ import { chargeErrorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
-import { selectOperator, selectReady, selectShift, useStatus } from '../stores/status.ts';
+import { selectReady, selectShift, useStatus } from '../stores/status.ts';
 
 /**
  * Whether Escape, pressed with focus on `target`, clears the charge form. It does wherever
@@ -44,7 +44,6 @@ export function CashierScreen() {
   const clearError = useCheckout((s) => s.clearError);
   const load = useCheckout((s) => s.load);
   const ready = useStatus(selectReady);
-  const operator = useStatus(selectOperator);
   const shift = useStatus(selectShift);
   const hasStatus = useStatus((s) => s.status !== null);
 
@@ -95,7 +94,7 @@ export function CashierScreen() {
     e.preventDefault();
     // An empty amount is a second Enter or a double click after a charge: nothing to send.
     if (charging || !ready || amount.trim() === '') return;
-    await charge({ amount, reference, ...(operator ? { by: operator } : {}) });
+    await charge({ amount, reference });
     amountRef.current?.focus();
   };
 

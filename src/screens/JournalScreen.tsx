@@ -11,7 +11,7 @@ import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey } from
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
-import { selectOperator, useStatus } from '../stores/status.ts';
+import { useStatus } from '../stores/status.ts';
 
 const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
 
@@ -166,9 +166,7 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
   const lang = useLang();
   const attribute = useShift((s) => s.attribute);
   const error = useShift((s) => (s.attributeError?.seq === payment.seq ? s.attributeError.error : null));
-  const operator = useStatus(selectOperator);
   const [saleId, setSaleId] = useState('');
-  const [by, setBy] = useState(operator ?? '');
   const [busy, setBusy] = useState(false);
   const [missing, setMissing] = useState(false);
   const id = `unmatched-${payment.seq}`;
@@ -192,19 +190,18 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
           aria-label={t('unmatched.attributeForm', { seq: payment.seq })}
           onSubmit={(e) => {
             e.preventDefault();
-            if (saleId.trim() === '' || by.trim() === '') {
+            if (saleId.trim() === '') {
               setMissing(true);
               return;
             }
             setMissing(false);
             setBusy(true);
-            void attribute(payment.seq, saleId, by).finally(() => setBusy(false));
+            // In the name of the supervisor signed in on this window: the core knows who.
+            void attribute(payment.seq, saleId).finally(() => setBusy(false));
           }}
         >
           <label htmlFor={`${id}-sale`}>{t('unmatched.saleId')}</label>
           <input id={`${id}-sale`} value={saleId} maxLength={200} autoComplete="off" spellCheck={false} onChange={(e) => setSaleId(e.target.value)} />
-          <label htmlFor={`${id}-by`}>{t('unmatched.by')}</label>
-          <input id={`${id}-by`} value={by} maxLength={80} autoComplete="name" onChange={(e) => setBy(e.target.value)} />
           <button type="submit" disabled={busy}>
             {t('unmatched.attribute')}
           </button>

@@ -11,7 +11,7 @@ function positiveInt(text: string): number | null {
   return /^\d{1,10}$/.test(text.trim()) && Number(text) >= 1 ? Number(text) : null;
 }
 
-/** This terminal's checkout and cashier name, kept by the core; and the terminal's health in detail. */
+/** This terminal's checkout, kept by the core; and the terminal's health in detail. */
 function TerminalSettings() {
   const t = useText();
   const lang = useLang();
@@ -19,14 +19,12 @@ function TerminalSettings() {
   const updateSettings = useStatus((s) => s.updateSettings);
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
-  const [operator, setOperator] = useState('');
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const loaded = status !== null;
   useEffect(() => {
     if (!status) return;
     setStore(String(status.terminal.storeId));
     setCheckout(String(status.terminal.checkoutId));
-    setOperator(status.operator ?? '');
     // Only when the form first has something to show; later pushes must not undo typing.
   }, [loaded]);
 
@@ -39,7 +37,7 @@ function TerminalSettings() {
       return;
     }
     try {
-      await updateSettings({ storeId, checkoutId, operator: operator.trim() === '' ? null : operator.trim() });
+      await updateSettings({ storeId, checkoutId });
       setResult({ ok: true, text: t('settings.saved') });
     } catch (err) {
       setResult({ ok: false, text: errorText(lang, toUiError(err)) });
@@ -56,10 +54,6 @@ function TerminalSettings() {
       <div className="field">
         <label htmlFor="settings-checkout">{t('settings.checkoutId')}</label>
         <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
-      </div>
-      <div className="field">
-        <label htmlFor="settings-operator">{t('settings.operator')}</label>
-        <input id="settings-operator" value={operator} maxLength={80} autoComplete="name" onChange={(e) => setOperator(e.target.value)} />
       </div>
       <button type="submit" className="primary">
         {t('settings.save')}

@@ -40,8 +40,9 @@ interface CheckoutState {
   receive(view: CheckoutView): void;
   load(): Promise<void>;
   /** Sends the amount and reference as typed (trimmed here); true once the sale is made. */
-  charge(input: { amount: string; reference?: string; by?: string }): Promise<boolean>;
-  acknowledge(sale: SaleSummary, item: AttentionMessage, by: string): Promise<boolean>;
+  charge(input: { amount: string; reference?: string }): Promise<boolean>;
+  /** In the name of the operator signed in on this window (the core knows who). */
+  acknowledge(sale: SaleSummary, item: AttentionMessage): Promise<boolean>;
   clearError(): void;
 }
 
@@ -84,7 +85,7 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
       // Not ready or disconnected: the connection listener loads again when it is back.
     }
   },
-  async charge({ amount, reference = '', by }) {
+  async charge({ amount, reference = '' }) {
     const key = get().key;
     if (!key || get().charging) return false;
     const charged: ChargedInput = { amount, reference };
@@ -94,7 +95,6 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
       const view = await getBridge().call('sale.charge', {
         amount: amount.trim(),
         ...(reference.trim() ? { reference: reference.trim() } : {}),
-        ...(by ? { by } : {}),
         ...key,
       });
       get().receive(view);
@@ -115,10 +115,10 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
       set({ charging: false });
     }
   },
-  async acknowledge(sale, item, by) {
+  async acknowledge(sale, item) {
     set((s) => ({ acknowledging: { ...s.acknowledging, [sale.sale_id]: true }, ackError: null }));
     try {
-      await getBridge().call('sale.acknowledge', { saleId: sale.sale_id, reason: item.reason, subject: item.subject, by });
+      await getBridge().call('sale.acknowledge', { saleId: sale.sale_id, reason: item.reason, subject: item.subject });
       await get().load();
       return true;
     } catch (err) {

@@ -22,7 +22,6 @@ export type HistoryView = 'shifts' | 'days';
 export const screenTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 export interface PendingClose {
-  by: string;
   note: string;
   pending: number;
 }
@@ -59,11 +58,12 @@ interface ShiftState {
   newerDays(): void;
   loadUnmatched(): Promise<void>;
   /** A person ties an unmatched payment to a sale; true once the core journaled it. */
-  attribute(seq: number, saleId: string, by: string): Promise<boolean>;
+  attribute(seq: number, saleId: string): Promise<boolean>;
   setOutcome(outcome: OutcomeFilter): void;
   setSearch(search: string): void;
-  openShift(by: string, note: string): Promise<boolean>;
-  closeShift(by: string, note: string, confirmPending?: boolean): Promise<boolean>;
+  /** Opened and closed in the name of the operator signed in on this window. */
+  openShift(note: string): Promise<boolean>;
+  closeShift(note: string, confirmPending?: boolean): Promise<boolean>;
   cancelClose(): void;
   verifyJournal(): Promise<void>;
   exportCsv(): Promise<void>;
@@ -97,10 +97,10 @@ export const useShift = create<ShiftState>()((set, get) => ({
       set({ error: toUiError(err) });
     }
   },
-  async attribute(seq, saleId, by) {
+  async attribute(seq, saleId) {
     set({ attributeError: null });
     try {
-      await getBridge().call('payment.attribute', { seq, saleId: saleId.trim(), by: by.trim() });
+      await getBridge().call('payment.attribute', { seq, saleId: saleId.trim() });
       await Promise.all([get().loadUnmatched(), get().loadReport()]);
       return true;
     } catch (err) {
@@ -179,10 +179,10 @@ export const useShift = create<ShiftState>()((set, get) => ({
   setSearch(search) {
     set({ search });
   },
-  async openShift(by, note) {
+  async openShift(note) {
     set({ busy: true, error: null });
     try {
-      await getBridge().call('shift.open', { by: by.trim(), ...optionalNote(note) });
+      await getBridge().call('shift.open', optionalNote(note));
       set({ selection: { kind: 'current' } });
       await get().loadReport();
       return true;
@@ -193,17 +193,17 @@ export const useShift = create<ShiftState>()((set, get) => ({
       set({ busy: false });
     }
   },
-  async closeShift(by, note, confirmPending = false) {
+  async closeShift(note, confirmPending = false) {
     set({ busy: true, error: null });
     try {
-      await getBridge().call('shift.close', { by: by.trim(), ...optionalNote(note), ...(confirmPending ? { confirmPending: true } : {}) });
+      await getBridge().call('shift.close', { ...optionalNote(note), ...(confirmPending ? { confirmPending: true } : {}) });
       set({ pendingClose: null, selection: { kind: 'current' } });
       await get().loadReport();
       return true;
     } catch (err) {
       if (err instanceof BridgeError && err.code === 'conflict' && err.params?.['reason'] === 'pending_sale') {
         const pending = typeof err.params['pending'] === 'number' ? err.params['pending'] : 1;
-        set({ pendingClose: { by, note, pending } });
+        set({ pendingClose: { note, pending } });
       } else {
         set({ error: toUiError(err) });
       }

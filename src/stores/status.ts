@@ -4,12 +4,12 @@ import { getBridge, toUiError, type ConnectionState } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
 
 export type SettingsView = ResultOf<'settings.get'>;
-export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId' | 'operator'>>;
+export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId'>>;
 
 /**
  * Server truth about the terminal and its settings, mirrored from the core; the renderer
- * decides nothing. The core pushes `core.status` whenever it changes (shift, operator,
- * checkout, health), so the store mostly listens.
+ * decides nothing. The core pushes `core.status` whenever it changes (shift, checkout,
+ * health), so the store mostly listens. Who is signed in is this window's own (stores/auth.ts).
  */
 interface StatusState {
   status: CoreStatus | null;
@@ -64,7 +64,7 @@ export const useStatus = create<StatusState>()((set) => ({
     set((s) => ({
       lang: settings.lang,
       status: s.status
-        ? { ...s.status, lang: settings.lang, operator: settings.operator, terminal: { storeId: settings.storeId, checkoutId: settings.checkoutId } }
+        ? { ...s.status, lang: settings.lang, terminal: { storeId: settings.storeId, checkoutId: settings.checkoutId } }
         : s.status,
     }));
     return settings;
@@ -74,7 +74,6 @@ export const useStatus = create<StatusState>()((set) => ({
 // Selectors: components subscribe to the smallest piece they show.
 export const selectTerminal = (s: StatusState): CoreStatus['terminal'] | null => s.status?.terminal ?? null;
 export const selectShift = (s: StatusState): ShiftView | null => s.status?.shift ?? null;
-export const selectOperator = (s: StatusState): string | null => s.status?.operator ?? null;
 export const selectReady = (s: StatusState): boolean => s.connection === 'open' && s.status?.state === 'ready';
 
 /** Wires the store to the core's push events; returns the unsubscribe function. */

@@ -53,7 +53,7 @@ export interface OperatorView {
   disabled: boolean;
   created_at: number;
   created_by: string;
-  /** While locked by wrong PINs, until when (core clock, epoch ms). */
+  /** While locked by wrong PINs, until when (core clock, epoch ms); null when not locked now. */
   locked_until: number | null;
 }
 
@@ -77,14 +77,14 @@ class Mutex {
   }
 }
 
-const view = (r: OperatorRecord): OperatorView => ({
+const view = (r: OperatorRecord, now: number): OperatorView => ({
   id: r.id,
   name: r.name,
   role: r.role,
   disabled: r.disabled,
   created_at: r.created_at,
   created_by: r.created_by,
-  locked_until: r.locked_until,
+  locked_until: isLocked(r, now) ? r.locked_until : null,
 });
 
 const caller = (r: OperatorRecord): Caller => ({ id: r.id, name: r.name, role: r.role });
@@ -139,7 +139,8 @@ export class Operators {
   }
 
   list(): OperatorView[] {
-    return [...this.#book.values()].map(view).sort((a, b) => Number(a.disabled) - Number(b.disabled) || a.name.localeCompare(b.name));
+    const now = this.#clock.now();
+    return [...this.#book.values()].map((r) => view(r, now)).sort((a, b) => Number(a.disabled) - Number(b.disabled) || a.name.localeCompare(b.name));
   }
 
   async #write(input: EntryInput): Promise<void> {
@@ -228,7 +229,7 @@ export class Operators {
       this.#nameFree(name);
       const id = randomUUID();
       await this.#write({ type: OPERATOR_CREATED, data: { by: by.name, by_id: by.id, operator_id: id, name, role: input.role, pin: await hashPin(input.pin) } });
-      return view(this.#book.get(id) as OperatorRecord);
+      return view(this.#book.get(id) as OperatorRecord, this.#clock.now());
     });
   }
 
@@ -248,7 +249,7 @@ export class Operators {
           ...(input.pin === undefined ? {} : { pin: await hashPin(input.pin) }),
         },
       });
-      return view(this.#book.get(record.id) as OperatorRecord);
+      return view(this.#book.get(record.id) as OperatorRecord, this.#clock.now());
     });
   }
 
@@ -257,7 +258,7 @@ export class Operators {
       const record = this.#active(input.operatorId);
       this.#keepAManager(record);
       await this.#write({ type: OPERATOR_DISABLED, data: { by: by.name, by_id: by.id, operator_id: record.id, name: record.name } });
-      return view(this.#book.get(record.id) as OperatorRecord);
+      return view(this.#book.get(record.id) as OperatorRecord, this.#clock.now());
     });
   }
 

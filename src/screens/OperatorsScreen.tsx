@@ -1,0 +1,239 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ROLES, type OperatorView, type Role } from '../../electron/core/contract.ts';
+import { Icon } from '../components/Icon.tsx';
+import { getBridge, toUiError } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
+import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+
+const PIN_SHAPE = /^\d{4,8}$/;
+
+type Result = { ok: boolean; text: string } | null;
+
+function ResultLine({ result }: { result: Result }) {
+  return (
+    <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
+      {result && (
+        <>
+          <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
+        </>
+      )}
+    </p>
+  );
+}
+
+function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
+  const t = useText();
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {t(`role.${r}`)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/**
+ * A manager's screen: every operator of the till (disabled ones stay listed: nothing is
+ * deleted), **Add operator**, and per operator a change of role or PIN, or disabling them
+ * behind a confirmation that says it cannot be undone.
+ */
+export function OperatorsScreen() {
+  const t = useText();
+  const lang = useLang();
+  const [operators, setOperators] = useState<OperatorView[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const load = async () => {
+    try {
+      setOperators(await getBridge().call('operators.list'));
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorText(lang, toUiError(err)));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  return (
+    <div className="operators">
+      <section className="card" aria-labelledby="operators-heading">
+        <h2 id="operators-heading">{t('operators.heading')}</h2>
+        {loadError && (
+          <p className="error" role="alert">
+            {loadError}
+          </p>
+        )}
+        {operators && (
+          <table className="operators-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('operators.name')}</th>
+                <th scope="col">{t('operators.role')}</th>
+                <th scope="col">{t('operators.state')}</th>
+                <th scope="col">{t('operators.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {operators.map((o) => (
+                <OperatorRow key={o.id} operator={o} onChanged={load} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <AddOperator onAdded={load} />
+    </div>
+  );
+}
+
+function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
+  const t = useText();
+  const lang = useLang();
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('cashier');
+  const [pin, setPin] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<Result>(null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (name.trim() === '') return setResult({ ok: false, text: t('auth.needName') });
+    if (!PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
+    setBusy(true);
+    try {
+      const added = await getBridge().call('operators.add', { name: name.trim(), role, pin });
+      setResult({ ok: true, text: t('operators.added', { name: added.name }) });
+      setName('');
+      setPin('');
+      setRole('cashier');
+      await onAdded();
+    } catch (err) {
+      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="add-operator-heading">
+      <h2 id="add-operator-heading">{t('operators.add')}</h2>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <div className="field">
+          <label htmlFor="add-operator-name">{t('operators.name')}</label>
+          <input id="add-operator-name" value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="add-operator-role">{t('operators.role')}</label>
+          <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
+        </div>
+        <div className="field">
+          <label htmlFor="add-operator-pin">{t('operators.pin')}</label>
+          <input id="add-operator-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
+        </div>
+        <button type="submit" className="primary" disabled={busy}>
+          {t('operators.save')}
+        </button>
+        <ResultLine result={result} />
+      </form>
+    </section>
+  );
+}
+
+function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChanged: () => Promise<void> }) {
+  const t = useText();
+  const lang = useLang();
+  const [editing, setEditing] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const [role, setRole] = useState<Role>(operator.role);
+  const [pin, setPin] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<Result>(null);
+  const keepRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) keepRef.current?.focus();
+  }, [asking]);
+  const id = `operator-${operator.id}`;
+
+  const run = async (call: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    try {
+      await call();
+      setResult({ ok: true, text: done });
+      setEditing(false);
+      setAsking(false);
+      setPin('');
+      await onChanged();
+    } catch (err) {
+      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    if (pin !== '' && !PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
+    const patch = { ...(role !== operator.role ? { role } : {}), ...(pin === '' ? {} : { pin }) };
+    if (Object.keys(patch).length === 0) return setEditing(false);
+    void run(() => getBridge().call('operators.change', { operatorId: operator.id, ...patch }), t('operators.saved', { name: operator.name }));
+  };
+  return (
+    <tr data-operator={operator.name} className={operator.disabled ? 'muted' : undefined}>
+      <th scope="row">
+        {operator.name}
+        <span className="muted"> · {t('operators.addedBy', { by: operator.created_by, at: formatDateTime(lang, operator.created_at) })}</span>
+      </th>
+      <td>{t(`role.${operator.role}`)}</td>
+      <td>{operator.disabled ? t('operators.disabled') : operator.locked_until !== null ? t('operators.lockedUntil', { at: formatTime(lang, operator.locked_until as number) }) : t('operators.active')}</td>
+      <td>
+        {!operator.disabled && !editing && !asking && (
+          <div className="actions">
+            <button type="button" className="secondary" aria-label={t('operators.changeLabel', { name: operator.name })} onClick={() => setEditing(true)}>
+              {t('operators.change')}
+            </button>
+            <button type="button" className="danger" aria-label={t('operators.disableLabel', { name: operator.name })} onClick={() => setAsking(true)}>
+              {t('operators.disable')}
+            </button>
+          </div>
+        )}
+        {editing && (
+          <form onSubmit={save} noValidate aria-label={t('operators.changeLabel', { name: operator.name })}>
+            <div className="field">
+              <label htmlFor={`${id}-role`}>{t('operators.role')}</label>
+              <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
+            </div>
+            <div className="field">
+              <label htmlFor={`${id}-pin`}>{t('operators.newPin')}</label>
+              <input id={`${id}-pin`} type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
+            </div>
+            <div className="actions">
+              <button type="button" className="secondary" onClick={() => setEditing(false)}>
+                {t('operators.cancel')}
+              </button>
+              <button type="submit" className="primary" disabled={busy}>
+                {t('operators.save')}
+              </button>
+            </div>
+          </form>
+        )}
+        {asking && (
+          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+            <h3 id={`${id}-confirm-title`}>
+              <Icon name="alert" /> {t('operators.disableTitle', { name: operator.name })}
+            </h3>
+            <p id={`${id}-confirm-body`}>{t('operators.disableBody', { name: operator.name })}</p>
+            <div className="actions">
+              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
+                {t('operators.disableNo', { name: operator.name })}
+              </button>
+              <button type="button" className="danger" disabled={busy} onClick={() => void run(() => getBridge().call('operators.disable', { operatorId: operator.id }), t('operators.disabled'))}>
+                {t('operators.disableLabel', { name: operator.name })}
+              </button>
+            </div>
+          </div>
+        )}
+        <ResultLine result={result} />
+      </td>
+    </tr>
+  );
+}

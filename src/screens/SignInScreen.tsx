@@ -1,0 +1,130 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Icon } from '../components/Icon.tsx';
+import { errorText } from '../lib/errorText.ts';
+import { formatTime } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { useAuth } from '../stores/auth.ts';
+
+/** The core checks it too (handlers.ts): this only says so beside the field, before sending. */
+const PIN_SHAPE = /^\d{4,8}$/;
+
+/**
+ * What stands in front of every screen: at the first start **Create the first manager**, who
+ * is then signed in; afterwards **Sign in**. Errors are sentences beside the form.
+ */
+export function SignInScreen() {
+  const setup = useAuth((s) => s.auth?.setup ?? false);
+  return setup ? <CreateFirstManager /> : <SignIn />;
+}
+
+function usePinProblem() {
+  const t = useText();
+  return (pin: string) => (PIN_SHAPE.test(pin) ? null : t('auth.pinRule'));
+}
+
+function CreateFirstManager() {
+  const t = useText();
+  const lang = useLang();
+  const busy = useAuth((s) => s.busy);
+  const error = useAuth((s) => s.error);
+  const create = useAuth((s) => s.createFirstManager);
+  const pinProblem = usePinProblem();
+  const [name, setName] = useState('');
+  const [pin, setPin] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => nameRef.current?.focus(), []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const found = name.trim() === '' ? t('auth.needName') : (pinProblem(pin) ?? (pin !== repeat ? t('auth.pinsDiffer') : null));
+    setProblem(found);
+    if (found === null) await create(name, pin);
+  };
+  const shown = problem ?? (error ? errorText(lang, error) : null);
+  return (
+    <section className="card sign-in" aria-labelledby="create-heading">
+      <h2 id="create-heading">{t('auth.createHeading')}</h2>
+      <p className="help">{t('auth.createHelp')}</p>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <div className="field">
+          <label htmlFor="create-name">{t('auth.name')}</label>
+          <input id="create-name" ref={nameRef} value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="create-pin">{t('auth.pin')}</label>
+          <input id="create-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="create-repeat">{t('auth.repeatPin')}</label>
+          <input id="create-repeat" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+        </div>
+        <button type="submit" className="primary" disabled={busy}>
+          {t('auth.create')}
+        </button>
+        <p className="error" role={shown ? 'alert' : undefined}>
+          {shown && (
+            <>
+              <Icon name="cross" /> {shown}
+            </>
+          )}
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function SignIn() {
+  const t = useText();
+  const lang = useLang();
+  const busy = useAuth((s) => s.busy);
+  const error = useAuth((s) => s.error);
+  const idleLockedAfter = useAuth((s) => s.idleLockedAfter);
+  const signIn = useAuth((s) => s.signIn);
+  const pinProblem = usePinProblem();
+  const [name, setName] = useState('');
+  const [pin, setPin] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => nameRef.current?.focus(), []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const found = name.trim() === '' ? t('auth.needName') : pinProblem(pin);
+    setProblem(found);
+    if (found !== null) return;
+    // A PIN is never kept on screen after an attempt, right or wrong.
+    const ok = await signIn(name, pin);
+    setPin('');
+    if (ok) setName('');
+  };
+  const until = error?.code === 'sign_in_refused' && error.params?.reason === 'locked' && typeof error.params.until === 'string' ? error.params.until : null;
+  const shown = problem ?? (until ? t('auth.locked', { at: formatTime(lang, until) }) : error ? errorText(lang, error) : null);
+  return (
+    <section className="card sign-in" aria-labelledby="sign-in-heading">
+      <h2 id="sign-in-heading">{t('auth.signInHeading')}</h2>
+      {idleLockedAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleLockedAfter })}</p>}
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <div className="field">
+          <label htmlFor="sign-in-name">{t('auth.name')}</label>
+          <input id="sign-in-name" ref={nameRef} value={name} maxLength={80} autoComplete="username" onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="sign-in-pin">{t('auth.pin')}</label>
+          <input id="sign-in-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="current-password" value={pin} onChange={(e) => setPin(e.target.value)} />
+        </div>
+        <button type="submit" className="primary" disabled={busy}>
+          {t('auth.signIn')}
+        </button>
+        <p className="error" role={shown ? 'alert' : undefined}>
+          {shown && (
+            <>
+              <Icon name="cross" /> {shown}
+            </>
+          )}
+        </p>
+      </form>
+    </section>
+  );
+}

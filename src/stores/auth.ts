@@ -1,0 +1,75 @@
+import { create } from 'zustand';
+import type { AuthStatus, Role } from '../../electron/core/contract.ts';
+import { getBridge, onSignedOut, toUiError } from '../lib/bridge.ts';
+import type { UiError } from '../lib/errorText.ts';
+
+/**
+ * Who is signed in on this window, as the core says (each window's connection carries its
+ * own sign-in). The core is the guard; this store only decides which screen to show.
+ */
+interface AuthState {
+  /** null until the core has answered. */
+  auth: AuthStatus | null;
+  busy: boolean;
+  error: UiError | null;
+  /** The till signed its operator out after this many idle minutes (shown on Sign in). */
+  idleLockedAfter: number | null;
+  refresh(): Promise<void>;
+  createFirstManager(name: string, pin: string): Promise<boolean>;
+  signIn(name: string, pin: string): Promise<boolean>;
+  signOut(reason?: 'by_hand' | 'idle'): Promise<void>;
+}
+
+export const useAuth = create<AuthState>()((set, get) => {
+  const enter = async (run: () => Promise<AuthStatus>): Promise<boolean> => {
+    set({ busy: true, error: null });
+    try {
+      set({ auth: await run(), idleLockedAfter: null });
+      return true;
+    } catch (err) {
+      set({ error: toUiError(err) });
+      return false;
+    } finally {
+      set({ busy: false });
+    }
+  };
+  return {
+    auth: null,
+    busy: false,
+    error: null,
+    idleLockedAfter: null,
+    async refresh() {
+      try {
+        set({ auth: await getBridge().call('auth.status') });
+      } catch (err) {
+        set({ error: toUiError(err) });
+      }
+    },
+    createFirstManager: (name, pin) => enter(() => getBridge().call('auth.createFirstManager', { name: name.trim(), pin })),
+    signIn: (name, pin) => enter(() => getBridge().call('auth.signIn', { name: name.trim(), pin })),
+    async signOut(reason = 'by_hand') {
+      const minutes = get().auth?.lockMinutes ?? null;
+      try {
+        set({ auth: await getBridge().call('auth.signOut', { reason }), error: null, idleLockedAfter: reason === 'idle' ? minutes : null });
+      } catch (err) {
+        // Whatever the answer, this window shows Sign in: the core refuses its calls anyway.
+        set((s) => ({ auth: s.auth ? { ...s.auth, operator: null } : s.auth, error: toUiError(err) }));
+      }
+    },
+  };
+});
+
+export const selectRole = (s: AuthState): Role | null => s.auth?.operator?.role ?? null;
+
+/** Follows the connection: a new one (a reload, a restarted app) asks the core who is signed in. */
+export function connectAuth(): () => void {
+  const bridge = getBridge();
+  const offConnection = bridge.onConnection((connection) => {
+    if (connection === 'open') void useAuth.getState().refresh();
+  });
+  const offSignedOut = onSignedOut(() => void useAuth.getState().refresh());
+  return () => {
+    offConnection();
+    offSignedOut();
+  };
+}
