@@ -44,9 +44,56 @@ export class Payer {
   }
 }
 
-/** Opens the app as the cashier does and finds the payment service the footer names. */
-export async function openCashier(page: Page, app: RunningApp, request: APIRequestContext): Promise<Payer> {
+/** The till's first manager, created by the first test of each app (and signed in by the next). */
+export const MANAGER = { name: 'Ana', pin: '2468' } as const;
+
+export interface Operator {
+  name: string;
+  pin: string;
+}
+
+/**
+ * Signs in as a person does: on an app with no operator yet, **Create the first manager**
+ * (who is then signed in); otherwise **Sign in**. Waits until the header names them.
+ */
+export async function signIn(page: Page, who: Operator = MANAGER): Promise<void> {
+  // By the fields' ids, so the same step works whatever the language of the app under test.
+  const first = page.locator('#create-name, #sign-in-name');
+  await expect(first).toBeVisible();
+  if ((await first.getAttribute('id')) === 'create-name') {
+    await page.locator('#create-name').fill(who.name);
+    await page.locator('#create-pin').fill(who.pin);
+    await page.locator('#create-repeat').fill(who.pin);
+    await page.locator('#create-repeat').press('Enter');
+  } else {
+    await page.locator('#sign-in-name').fill(who.name);
+    await page.locator('#sign-in-pin').fill(who.pin);
+    await page.locator('#sign-in-pin').press('Enter');
+  }
+  await expect(page.getByTestId('signed-in')).toContainText(who.name);
+}
+
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
+}
+
+/** A manager adds an operator on the Operators screen, as a person does. */
+export async function addOperator(page: Page, who: Operator & { role: 'Cashier' | 'Supervisor' | 'Manager' }): Promise<void> {
+  await page.getByRole('link', { name: 'Operators', exact: true }).click();
+  const form = page.getByRole('region', { name: 'Add operator' });
+  await form.getByLabel('Name', { exact: true }).fill(who.name);
+  await form.getByLabel('Role', { exact: true }).selectOption({ label: who.role });
+  await form.getByLabel('PIN', { exact: true }).fill(who.pin);
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(form).toContainText(`${who.name} was added.`);
+  await expect(page.locator(`tr[data-operator="${who.name}"]`)).toContainText(who.role);
+}
+
+/** Opens the app as the cashier does, signs in (the first manager unless told), and finds the payment service the footer names. */
+export async function openCashier(page: Page, app: RunningApp, request: APIRequestContext, who: Operator = MANAGER): Promise<Payer> {
   await page.goto(app.url);
+  await signIn(page, who);
   const service = page.getByTestId('service-mode');
   await expect(service).toHaveAttribute('data-service-url', /^http:\/\/127\.0\.0\.1:\d+/);
   return new Payer(request, (await service.getAttribute('data-service-url')) as string);

@@ -1,4 +1,4 @@
-import { expect, test } from './fixtures.ts';
+import { expect, signIn, test } from './fixtures.ts';
 
 test('the first screen shows the core status over the browser shell', async ({ page, app }, testInfo) => {
   await page.goto(app.url);
@@ -10,6 +10,10 @@ test('the first screen shows the core status over the browser shell', async ({ p
   expect(page.url()).not.toContain(app.token);
   await testInfo.attach('first-screen', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
   await page.screenshot({ path: testInfo.outputPath('first-screen.png'), fullPage: true });
+  // A till with no operator yet asks for its first manager before anything else.
+  await expect(page.getByRole('heading', { name: 'Create the first manager' })).toBeVisible();
+  await signIn(page);
+  await expect(page.getByRole('link', { name: 'Cashier', exact: true })).toBeVisible();
 });
 
 test('a reload keeps the session and the language can be changed', async ({ page, app }) => {
