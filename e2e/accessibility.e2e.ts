@@ -86,4 +86,14 @@ test('every control on every screen has a name, a 44 px target and a visible foc
 
   await page.getByRole('link', { name: 'Settings' }).click();
   await expectAccessible(page, 'settings');
+
+  await page.getByRole('link', { name: 'Operators' }).click();
+  await expect(page.getByRole('heading', { name: 'Add operator' })).toBeVisible();
+  await expectAccessible(page, 'operators');
+  await expectVisibleFocus(page, 'operators');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
+  await expectAccessible(page, 'sign in');
+  await expectVisibleFocus(page, 'sign in');
 });

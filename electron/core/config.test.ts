@@ -14,6 +14,13 @@ describe('loadConfig', () => {
     });
   });
 
+  it('locks the till after POS_LOCK_MINUTES idle minutes: 10 by default, 0 never, anything else refused', () => {
+    expect(loadConfig({}, []).lockMinutes).toBe(10);
+    expect(loadConfig({ POS_LOCK_MINUTES: '0' }, []).lockMinutes).toBe(0);
+    expect(loadConfig({ POS_LOCK_MINUTES: ' 3 ' }, []).lockMinutes).toBe(3);
+    for (const bad of ['-1', '2.5', 'ten', '1e3', '1441']) expect(() => loadConfig({ POS_LOCK_MINUTES: bad }, [])).toThrow(/POS_LOCK_MINUTES must be a whole number/);
+  });
+
   it('takes flags over environment variables', () => {
     const c = loadConfig({ POS_LANG: 'es', POS_WEB_PORT: '7000' }, ['--lang', 'en', '--web-port', '0']);
     expect(c.lang).toBe('en');

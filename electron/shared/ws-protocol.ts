@@ -11,6 +11,12 @@ export const TOKEN_PROTOCOL_PREFIX = 'pos.token.';
  * The server answers the connection with the session token (`session` message).
  */
 export const LAUNCH_PROTOCOL_PREFIX = 'pos.launch.';
+/**
+ * The key of a connection's sign-in, which the server sends (`resume` message) right after
+ * it connects: offered again by the same page when it reconnects after a drop, it carries
+ * the sign-in over. Kept in the page's memory only, so a reload asks who is at the till.
+ */
+export const RESUME_PROTOCOL_PREFIX = 'pos.resume.';
 
 export interface ClientMessage {
   id: number;
@@ -21,7 +27,8 @@ export interface ClientMessage {
 export type ServerMessage =
   | { type: 'reply'; id: number; envelope: unknown }
   | { type: 'event'; event: string; payload: unknown }
-  | { type: 'session'; token: string };
+  | { type: 'session'; token: string }
+  | { type: 'resume'; key: string };
 
 /** Parses a message from the renderer; null for anything malformed. */
 export function parseClientMessage(text: string): ClientMessage | null {

@@ -9,7 +9,7 @@ import type { Core } from '../core/core.ts';
 import { composeCore } from '../compose.ts';
 import { memoryLogger } from '../core/log.ts';
 import { systemClock } from '../shared/clock.ts';
-import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
+import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, RESUME_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from './server.ts';
 
 /** The browser shell over real HTTP and WebSocket, with the real core on the embedded sandbox. */
@@ -185,5 +185,49 @@ describe('browser shell: each connection signs in on its own', () => {
     expect(await call(reloaded, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
     till.close();
     reloaded.close();
+  });
+});
+
+/** A page's connection, offering a resume key if it has one; resolves with the key the server gives it. */
+function connectPage(resume?: string): Promise<{ ws: WebSocket; key: string }> {
+  const protocols = [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + TOKEN, ...(resume === undefined ? [] : [RESUME_PROTOCOL_PREFIX + resume])];
+  const ws = new WebSocket(shell.origin.replace('http', 'ws') + '/bridge', protocols, { origin: shell.origin });
+  return new Promise((resolve, reject) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const msg = JSON.parse(data.toString()) as { type: string; key?: string };
+      if (msg.type === 'resume' && msg.key) {
+        ws.off('message', onMessage);
+        resolve({ ws, key: msg.key });
+      }
+    };
+    ws.on('message', onMessage);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+describe('browser shell: a dropped connection keeps its sign-in', () => {
+  it('a page that comes back with its resume key is still signed in; any other key starts signed out', async () => {
+    const first = await connectPage();
+    expect(await call(first.ws, 1, 'auth.signIn', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    const closed = new Promise((resolve) => first.ws.once('close', resolve));
+    first.ws.terminate();
+    await closed;
+
+    const back = await connectPage(first.key);
+    expect(back.key).toBe(first.key);
+    expect(await call(back.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+
+    const stranger = await connectPage('made-up-resume-key');
+    expect(stranger.key).not.toBe('made-up-resume-key');
+    expect(await call(stranger.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
+
+    // Signing out on the page ends the sign-in its key carries.
+    await call(back.ws, 2, 'auth.signOut', {});
+    back.ws.close();
+    const again = await connectPage(first.key);
+    expect(await call(again.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
+    again.ws.close();
+    stranger.ws.close();
   });
 });

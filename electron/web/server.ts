@@ -8,9 +8,17 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
-import { newSession } from '../core/operators/operators.ts';
+import { newSession, type Session } from '../core/operators/operators.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, parseClientMessage, type ServerMessage } from '../shared/ws-protocol.ts';
+import {
+  BRIDGE_PATH,
+  BRIDGE_PROTOCOL,
+  LAUNCH_PROTOCOL_PREFIX,
+  RESUME_PROTOCOL_PREFIX,
+  TOKEN_PROTOCOL_PREFIX,
+  parseClientMessage,
+  type ServerMessage,
+} from '../shared/ws-protocol.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
@@ -38,6 +46,8 @@ export interface WebShell {
 }
 
 const LAUNCH_CODE_TTL_MS = 60_000;
+/** How long a dropped connection's sign-in waits for its page to come back. */
+const RESUME_GRACE_MS = 15 * 60_000;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -77,6 +87,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
   const launchCodes = new Map<string, number>();
+  // Sign-ins by resume key: a page that reconnects after a drop finds its own again.
+  const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null }>();
 
   // DNS-rebinding guard: a page on another name that resolves to loopback must not reach us.
   const hostAllowed = (req: IncomingMessage) => allowedHosts.has(String(req.headers.host ?? '').toLowerCase());
@@ -148,6 +160,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const presented = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? '';
     const launch = offered.find((p) => p.startsWith(LAUNCH_PROTOCOL_PREFIX))?.slice(LAUNCH_PROTOCOL_PREFIX.length) ?? '';
+    const resume = offered.find((p) => p.startsWith(RESUME_PROTOCOL_PREFIX))?.slice(RESUME_PROTOCOL_PREFIX.length) ?? '';
     const launchExpires = launch === '' ? undefined : launchCodes.get(launch);
     const launched = launchExpires !== undefined && launchExpires > Date.now();
     if (launched) launchCodes.delete(launch); // once only
@@ -158,17 +171,30 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     wss.handleUpgrade(req, socket, head, (ws) => {
       // A window opened by launch code learns the session token for its reloads.
       if (launched) ws.send(JSON.stringify({ type: 'session', token } satisfies ServerMessage));
-      wss.emit('connection', ws, req);
+      wss.emit('connection', ws, req, resume);
     });
   });
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, resume: string) => {
     const send = (msg: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
-    // Each connection (a tab, the customer display) signs in on its own: its operator is who
-    // every call on it acts as. A reload or a new connection starts signed out.
-    const session = newSession();
+    // Each page (a tab, the customer display) signs in on its own: its operator is who every
+    // call on it acts as. A page reconnecting after a drop offers its resume key and goes on
+    // as it was; a reload, or an unknown or expired key, starts signed out.
+    let key = resume;
+    let held = key === '' ? undefined : sessions.get(key);
+    if (!held) {
+      key = randomBytes(24).toString('base64url');
+      held = { session: newSession(), sockets: 0, expiry: null };
+      sessions.set(key, held);
+    }
+    const entry = held;
+    if (entry.expiry) clearTimeout(entry.expiry);
+    entry.expiry = null;
+    entry.sockets++;
+    const session = entry.session;
+    send({ type: 'resume', key });
     const unsubscribe = PUSH_EVENTS.map((event) => core.events.on(event, (payload) => send({ type: 'event', event, payload })));
     ws.on('message', (data, isBinary) => {
       const msg = isBinary ? null : parseClientMessage(data.toString());
@@ -178,7 +204,12 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       }
       void dispatch(msg.method, msg.args, session).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));
     });
-    ws.on('close', () => unsubscribe.forEach((off) => off()));
+    ws.on('close', () => {
+      unsubscribe.forEach((off) => off());
+      if (--entry.sockets > 0) return;
+      entry.expiry = setTimeout(() => sessions.delete(key), RESUME_GRACE_MS);
+      entry.expiry.unref();
+    });
     ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));
   });
 
@@ -207,6 +238,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     },
     async close() {
       for (const client of wss.clients) client.terminate();
+      for (const held of sessions.values()) if (held.expiry) clearTimeout(held.expiry);
+      sessions.clear();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -11,7 +11,7 @@ import type {
   WireError,
 } from '../../electron/core/contract.ts';
 import type { UiError } from './errorText.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, RESUME_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
 
 /**
  * The renderer's one door to the core. The same built renderer runs in both shells:
@@ -117,6 +117,8 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
   // Attempts in a row that never opened: after a restart with a new token they all fail.
   let failedAttempts = 0;
   const queue: string[] = [];
+  // This page's sign-in on the server: offered again on a reconnect, never stored (a reload asks again).
+  let resumeKey: string | null = null;
 
   const setState = (s: ConnectionState) => {
     state = s;
@@ -138,7 +140,8 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
     }
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const prefix = credential.kind === 'launch' ? LAUNCH_PROTOCOL_PREFIX : TOKEN_PROTOCOL_PREFIX;
-    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, [BRIDGE_PROTOCOL, prefix + credential.value]);
+    const protocols = [BRIDGE_PROTOCOL, prefix + credential.value, ...(resumeKey === null ? [] : [RESUME_PROTOCOL_PREFIX + resumeKey])];
+    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, protocols);
     let opened = false;
     socket = ws;
     setState(failedAttempts >= LOST_AFTER_ATTEMPTS ? 'lost' : 'connecting');
@@ -162,6 +165,8 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
         pending.delete(msg.id);
       } else if (msg.type === 'event') {
         listeners.get(msg.event)?.forEach((l) => l(msg.payload));
+      } else if (msg.type === 'resume') {
+        resumeKey = msg.key;
       } else if (msg.type === 'session') {
         // A launch code works once: reconnects and reloads use the session token from now on.
         credential = { kind: 'token', value: msg.token };
