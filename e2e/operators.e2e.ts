@@ -121,7 +121,32 @@ test('five wrong PINs lock that operator for five minutes; the others still sign
   // The manager still signs in, and sees the lock on the Operators screen.
   await signIn(page);
   await page.getByRole('link', { name: 'Operators', exact: true }).click();
-  await expect(page.locator('tr[data-operator="Caio"]')).toContainText('Locked until');
+  const caio = page.locator('tr[data-operator="Caio"]');
+  await expect(caio).toContainText('Locked until');
+
+  // A new PIN from the manager lifts the lock; the old PIN no longer works.
+  await caio.getByRole('button', { name: 'Change Caio' }).click();
+  await caio.getByLabel('New PIN (empty: keep it)').fill('86420');
+  await caio.getByRole('button', { name: 'Save' }).click();
+  await expect(caio).toContainText('Caio was saved.');
+  await expect(caio).toContainText('Active');
+  await signOut(page);
+  await signIn(page, { name: 'Caio', pin: '86420' });
+  await signOut(page);
+
+  // Disabled, behind a confirmation: still listed, and can no longer sign in.
+  await signIn(page);
+  await page.getByRole('link', { name: 'Operators', exact: true }).click();
+  await caio.getByRole('button', { name: 'Disable Caio' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Disable Caio?' });
+  await expect(confirm).toContainText('This cannot be undone');
+  await confirm.getByRole('button', { name: 'Disable Caio' }).click();
+  await expect(caio).toContainText('Disabled');
+  await signOut(page);
+  await page.getByLabel('Name', { exact: true }).fill('Caio');
+  await page.getByLabel('PIN', { exact: true }).fill('86420');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText(/do not match/);
 });
 
 test('the till locks itself after its idle minutes; the pending sale goes on and is paid meanwhile', async ({ page, freshApp, request }, testInfo) => {
