@@ -52,18 +52,42 @@ export interface LogStats {
   committedEntries: number;
 }
 
+/** Where an entry's line lies: what a segment's index records to read it again on demand. */
+export interface EntryPosition {
+  segment: string;
+  /** Byte offset of the line in its segment, and its length with the newline. */
+  offset: number;
+  length: number;
+}
+
+/**
+ * Where open starts reading: the first entry of segment `segments[index]` has seq `seq`
+ * and chains from `prev`. The segments before it are taken as they are (their sizes are
+ * the committed ones); `verify` still reads them all.
+ */
+export interface ResumePoint {
+  index: number;
+  seq: number;
+  prev: string;
+}
+
 export interface OpenLogOptions {
   dir: string;
   clock: Clock;
   log?: Logger;
   /** Receives every valid entry at open, in order, in batches; awaited before reading on. */
-  replay?: (entries: JournalEntry[]) => Promise<void> | void;
+  replay?: (entries: JournalEntry[], positions: EntryPosition[]) => Promise<void> | void;
   replayBatchSize?: number;
   /**
    * Called once per group commit, in seq order, after the bytes are fsync'd; the appends of
    * that group resolve only after it settles. Calls never overlap.
    */
-  onDurable?: (entries: JournalEntry[]) => Promise<void> | void;
+  onDurable?: (entries: JournalEntry[], positions: EntryPosition[]) => Promise<void> | void;
+  /**
+   * Called with the segment names once the dir is locked, before anything is read: a
+   * checkpoint that vouches for the older segments says where to start; null reads all.
+   */
+  resume?: (segments: readonly string[]) => Promise<ResumePoint | null> | ResumePoint | null;
 }
 
 export interface JournalLog {
@@ -79,8 +103,19 @@ export interface JournalLog {
   /** Set when a write or fsync failed: from then on nothing is appended. */
   readonly failure: Error | null;
   readonly stats: LogStats;
+  /** Entries read and checked at open (after the resume point, if there was one). */
+  readonly openedEntries: number;
+  /**
+   * Verify, one segment at a time: yields after each segment is read, so a caller can show
+   * progress or stop; holds one read chunk, never the history. The last item has `done`.
+   */
+  verifySegments(): AsyncGenerator<VerifyProgress>;
   close(): Promise<void>;
 }
+
+export type VerifyProgress =
+  | { done: false; segment: string; entries: number }
+  | { done: true; result: VerifyResult };
 
 /** Appends are refused: the chain on disk is broken, or a write failed, or the log is closed. */
 export class JournalUnavailableError extends Error {
@@ -90,6 +125,8 @@ export class JournalUnavailableError extends Error {
 const SEGMENT_NAME = /^journal-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const READ_CHUNK = 1 << 20;
+
+class VerifyStopped extends Error {}
 
 export function segmentName(day: string): string {
   return `journal-${day}.jsonl`;
@@ -197,20 +234,27 @@ interface ScanOptions {
   repairTornTail: boolean;
   /** Read at most this many bytes of each segment (verify); segments absent here are skipped. */
   limits?: ReadonlyMap<string, number>;
-  onEntry?: (entry: JournalEntry) => Promise<void> | void;
+  onEntry?: (entry: JournalEntry, position: EntryPosition) => Promise<void> | void;
+  /** Start at this segment instead of the first (open from a checkpoint). */
+  from?: ResumePoint;
+  /** Called after each whole segment is read: verify's progress. */
+  onSegment?: (segment: string, entries: number) => Promise<void> | void;
 }
 
 async function scan(dir: string, segments: readonly string[], options: ScanOptions): Promise<ScanResult> {
-  let expectedSeq = 1;
-  let prev = GENESIS_PREV;
+  let expectedSeq = options.from?.seq ?? 1;
+  let prev = options.from?.prev ?? GENESIS_PREV;
   let count = 0;
   const sizes = new Map<string, number>();
   const present: { name: string; size: number; committed: number | undefined }[] = [];
-  for (const name of segments) {
+  const firstRead = options.from?.index ?? 0;
+  for (const [i, name] of segments.entries()) {
     const limit = options.limits?.get(name);
     if (options.limits && limit === undefined) continue;
     const size = (await stat(join(dir, name))).size;
-    present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });
+    // Vouched for by the checkpoint: its bytes count as committed without being read.
+    if (i < firstRead) sizes.set(name, size);
+    else present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });
   }
   // A torn line can only be the last bytes written: in the last segment that has any.
   let lastWritten = -1;
@@ -247,11 +291,12 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
           broken: { segment: name, line: raw.line, seq: expectedSeq, reason: checked.reason },
         };
       }
-      await options.onEntry?.(checked.entry);
+      const length = Buffer.byteLength(raw.text, 'utf8') + 1;
+      await options.onEntry?.(checked.entry, { segment: name, offset: raw.offset, length });
       expectedSeq++;
       prev = checked.entry.hash;
       count++;
-      validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
+      validBytes = raw.offset + length;
     }
     if (committed !== undefined && size < committed) {
       return {
@@ -260,6 +305,7 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
       };
     }
     sizes.set(name, validBytes);
+    await options.onSegment?.(name, count);
   }
   return { lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, broken: null, count };
 }
@@ -267,6 +313,7 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
 interface Pending {
   entries: JournalEntry[];
   lines: string[];
+  positions: EntryPosition[];
   resolve: (entries: JournalEntry[]) => void;
   reject: (err: unknown) => void;
 }
@@ -314,6 +361,7 @@ class SegmentedLog implements JournalLog {
   readonly tornTail: TornTail | null;
   readonly corruption: BrokenEntry | null;
   readonly stats: LogStats = { commits: 0, committedEntries: 0 };
+  readonly openedEntries: number;
 
   constructor(dir: string, clock: Clock, lock: DirLock, segments: string[], result: ScanResult, onDurable: OpenLogOptions['onDurable']) {
     this.#dir = dir;
@@ -330,6 +378,7 @@ class SegmentedLog implements JournalLog {
     this.#day = last === undefined ? null : SEGMENT_NAME.exec(last)![1]!;
     this.tornTail = result.torn;
     this.corruption = result.broken;
+    this.openedEntries = result.count;
   }
 
   get lastSeq(): number {
@@ -380,7 +429,7 @@ class SegmentedLog implements JournalLog {
       lines.push(entryLine(seq, prev, hash, at, p.type, p.data) + '\n');
     }
     return new Promise<JournalEntry[]>((resolve, reject) => {
-      this.#queue.push({ entries, lines, resolve, reject });
+      this.#queue.push({ entries, lines, positions: [], resolve, reject });
       this.#flushing ??= this.#flushLoop();
     });
   }
@@ -407,7 +456,8 @@ class SegmentedLog implements JournalLog {
           return;
         }
         const entries = group.flatMap((p) => p.entries);
-        const settled = this.#applied.then(() => this.#onDurable?.(entries));
+        const positions = group.flatMap((p) => p.positions);
+        const settled = this.#applied.then(() => this.#onDurable?.(entries, positions));
         this.#applied = settled.then(
           () => undefined,
           () => undefined,
@@ -429,18 +479,22 @@ class SegmentedLog implements JournalLog {
   async #commit(group: Pending[]): Promise<void> {
     // Runs of consecutive entries per segment. A segment never goes back to an earlier day,
     // even if the clock does: the files stay in chain order.
-    const runs: { day: string; lines: string[]; lastSeq: number; lastHash: string }[] = [];
+    const runs: { day: string; lines: string[]; positions: EntryPosition[]; lastSeq: number; lastHash: string }[] = [];
     for (const p of group) {
+      p.positions = [];
       p.entries.forEach((e, i) => {
         const entryDay = utcDay(e.at);
         const previous = runs.at(-1)?.day ?? this.#day;
         const day = previous !== null && previous > entryDay ? previous : entryDay;
         let run = runs.at(-1);
         if (run?.day !== day) {
-          run = { day, lines: [], lastSeq: e.seq, lastHash: e.hash };
+          run = { day, lines: [], positions: [], lastSeq: e.seq, lastHash: e.hash };
           runs.push(run);
         }
         run.lines.push(p.lines[i]!);
+        const position = { segment: segmentName(day), offset: 0, length: Buffer.byteLength(p.lines[i]!, 'utf8') };
+        run.positions.push(position);
+        p.positions.push(position);
         run.lastSeq = e.seq;
         run.lastHash = e.hash;
       });
@@ -460,6 +514,11 @@ class SegmentedLog implements JournalLog {
         this.#day = run.day;
       }
       const buf = Buffer.from(run.lines.join(''), 'utf8');
+      let offset = this.#durable.get(name) ?? 0;
+      for (const position of run.positions) {
+        position.offset = offset;
+        offset += position.length;
+      }
       await writeAll(this.#fh, buf);
       await this.#fh.datasync();
       this.#durable.set(name, (this.#durable.get(name) ?? 0) + buf.length);
@@ -471,9 +530,69 @@ class SegmentedLog implements JournalLog {
   }
 
   async verify(): Promise<VerifyResult> {
+    let last: VerifyProgress | undefined;
+    for await (const progress of this.verifySegments()) last = progress;
+    return (last as Extract<VerifyProgress, { done: true }>).result;
+  }
+
+  async *verifySegments(): AsyncGenerator<VerifyProgress> {
+    // The scan waits at each segment's end until its progress is taken: it runs ahead by
+    // one segment at most, and a caller that stops early stops the reading too.
+    const ready: VerifyProgress[] = [];
+    let wake: (() => void) | null = null;
+    let resume: (() => void) | null = null;
+    let stopped = false;
+    const signal = () => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    const onSegment = async (segment: string, entries: number): Promise<void> => {
+      if (stopped) throw new VerifyStopped();
+      ready.push({ done: false, segment, entries });
+      signal();
+      await new Promise<void>((resolve) => (resume = resolve));
+      if (stopped) throw new VerifyStopped();
+    };
+    let failure: { err: unknown } | null = null;
+    const running = this.#verifyScan(onSegment).then(
+      (result) => {
+        ready.push({ done: true, result });
+        signal();
+      },
+      (err: unknown) => {
+        if (!(err instanceof VerifyStopped)) failure = { err };
+        ready.push({ done: true, result: { ok: true, entries: 0 } });
+        signal();
+      },
+    );
+    try {
+      for (;;) {
+        if (ready.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        const next = ready.shift()!;
+        if (next.done) {
+          if (failure) throw (failure as { err: unknown }).err;
+          yield next;
+          return;
+        }
+        yield next;
+        const r = resume as (() => void) | null;
+        resume = null;
+        r?.();
+      }
+    } finally {
+      stopped = true;
+      const r = resume as (() => void) | null;
+      resume = null;
+      r?.();
+      await running;
+    }
+  }
+
+  async #verifyScan(onSegment: (segment: string, entries: number) => Promise<void>): Promise<VerifyResult> {
     // A broken log writes nothing more: read every file as it is.
     if (this.corruption) {
-      const result = await scan(this.#dir, [...this.#segments], { repairTornTail: false });
+      const result = await scan(this.#dir, [...this.#segments], { repairTornTail: false, onSegment });
       return result.broken ? { ok: false, firstBroken: result.broken } : { ok: true, entries: result.count };
     }
     // A snapshot of what is committed now; appends carry on while the files are read.
@@ -481,7 +600,7 @@ class SegmentedLog implements JournalLog {
     const expectedSeq = this.#durableSeq;
     const expectedHash = this.#durableHash;
     const segments = [...this.#segments];
-    const result = await scan(this.#dir, segments, { repairTornTail: false, limits });
+    const result = await scan(this.#dir, segments, { repairTornTail: false, limits, onSegment });
     if (result.broken) return { ok: false, firstBroken: result.broken };
     if (result.lastSeq !== expectedSeq || result.lastHash !== expectedHash) {
       const segment = segments.at(-1) ?? segmentName(utcDay(this.#clock.now()));
@@ -519,21 +638,27 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
   const lock = await acquireDirLock(dir);
   try {
     const segments = await listSegments(dir);
+    const from = (await options.resume?.(segments)) ?? undefined;
     const batchSize = Math.max(1, options.replayBatchSize ?? 4096);
     let batch: JournalEntry[] = [];
+    let positions: EntryPosition[] = [];
     // One batch is applied while the next is read: the reads' waits overlap the view's work.
     let applying: Promise<void> = Promise.resolve();
     const replay = options.replay;
     const result = await scan(dir, segments, {
       repairTornTail: true,
+      from,
       onEntry: replay
-        ? async (entry) => {
+        ? async (entry, position) => {
             batch.push(entry);
+            positions.push(position);
             if (batch.length >= batchSize) {
               const full = batch;
+              const fullPositions = positions;
               batch = [];
+              positions = [];
               await applying;
-              applying = Promise.resolve(replay(full));
+              applying = Promise.resolve(replay(full, fullPositions));
               // Awaited before the next batch or after the scan; until then, not "unhandled".
               applying.catch(() => undefined);
             }
@@ -541,7 +666,7 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
         : undefined,
     });
     await applying;
-    if (replay && batch.length > 0) await replay(batch);
+    if (replay && batch.length > 0) await replay(batch, positions);
     if (result.torn) {
       options.log?.warn('journal: cut away a torn last line left by an interrupted write', { ...result.torn });
     }
