@@ -66,8 +66,18 @@ export function ownSaleKeys(sale: object): Partial<SaleKeys> {
   return keys;
 }
 
-/** A sale as the sales store keeps it: its keys beside the caller's record. */
-type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S };
+/**
+ * A sale as the sales store keeps it: its keys beside the caller's record, and the last
+ * entry that touched it (which decides when it may leave the working set).
+ */
+export type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S; touched_seq: number; touched_at: number };
+
+/** A webhook-id the working set keeps for a fast dedupe: the first entry that carried it. */
+export interface WebhookRow {
+  webhook_id: string;
+  seq: number;
+  at: number;
+}
 
 /** Entry types the journal itself understands, to index shifts. */
 export const SHIFT_OPENED = 'shift.opened';
@@ -83,9 +93,6 @@ export interface ShiftRecord {
   closed_by?: string;
   closed_seq?: number;
 }
-
-/** An entry as the events store keeps it: `sale_ids` is what `by_sale` indexes. */
-export type StoredEvent = JournalEntry & { sale_ids: string[] };
 
 export interface ReducerFailure {
   seq: number;
@@ -109,14 +116,10 @@ interface JournalSchema<S> extends DBSchema {
       by_displaceable: [number, number, string];
     };
   };
-  events: {
-    key: number;
-    value: StoredEvent;
-    indexes: { by_sale: string; by_type: string; by_at: number };
-  };
   webhookIds: {
     key: string;
-    value: { webhook_id: string; seq: number };
+    value: WebhookRow;
+    indexes: { by_at: number };
   };
   shifts: {
     key: string;
@@ -125,7 +128,7 @@ interface JournalSchema<S> extends DBSchema {
   };
 }
 
-const STORES = ['sales', 'events', 'webhookIds', 'shifts'] as const;
+const STORES = ['sales', 'webhookIds', 'shifts'] as const;
 
 /** Sale ids an entry affects: `data.sale_id`, and `data.sale_ids` for facts about several sales. */
 export function saleIdsOf(entry: JournalEntry): string[] {
@@ -143,7 +146,7 @@ export function webhookIdOf(entry: JournalEntry): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-function shiftIdOf(entry: JournalEntry): string | undefined {
+export function shiftIdOf(entry: JournalEntry): string | undefined {
   if (entry.type !== SHIFT_OPENED && entry.type !== SHIFT_CLOSED) return undefined;
   const id = entry.data.shift_id;
   return typeof id === 'string' && id !== '' ? id : undefined;
@@ -190,14 +193,8 @@ function between(fromMs: number | undefined, toMs: number | undefined): IDBKeyRa
   return KR.bound(fromMs, toMs, false, true);
 }
 
-function withoutIndexField(e: StoredEvent): JournalEntry {
-  return { seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: e.data };
-}
-
-export interface SaleView<S> {
-  /** Applies entries (in seq order) in one transaction; returns reducer failures, if any. */
-  applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]>;
-
+/** The sale queries, answered by the working set here and by the whole journal in store.ts. */
+export interface SaleQueriesOf<S> {
   sale(id: string): Promise<S | undefined>;
   saleByPixId(pixId: string): Promise<S | undefined>;
   saleByServiceId(serviceId: string): Promise<S | undefined>;
@@ -216,23 +213,46 @@ export interface SaleView<S> {
   salesByShift(shiftId: string): Promise<S[]>;
   salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]>;
 
-  eventsForSale(saleId: string): Promise<JournalEntry[]>;
-  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
-  eventsOfType(type: string): Promise<JournalEntry[]>;
-  eventCount(): Promise<number>;
-
   webhookSeq(webhookId: string): Promise<number | undefined>;
 
   shift(id: string): Promise<ShiftRecord | undefined>;
   openShifts(): Promise<ShiftRecord[]>;
   shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
+}
 
+export type RowQuery =
+  | { index: 'by_external_id' | 'by_status' | 'by_shift'; value: string }
+  | { index: 'by_checkout'; storeId: number; checkoutId: number; fromMs?: number; toMs?: number }
+  | { index: 'by_created_at'; fromMs: number; toMs: number };
+
+/**
+ * The in-memory IndexedDB index of the working set: the sales still at work (and those
+ * touched lately), every shift, the recent webhook-ids. What left it is in the segments
+ * (store.ts reads them on demand); its queries answer for the working set only.
+ */
+export interface SaleIndex<S> extends SaleQueriesOf<S> {
+  /**
+   * Applies entries (in seq order) in one transaction; a sale not in the index starts from
+   * `seeds` (its record read back from history), else from nothing. Returns reducer failures.
+   */
+  applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]>;
+  /** The rows an index query finds, with their ids and keys (to merge with history's). */
+  rowsWhere(query: RowQuery): Promise<SaleRow<S>[]>;
+  /** Which of these sale ids the index does not hold. */
+  missing(saleIds: readonly string[]): Promise<string[]>;
+  rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]>;
+  webhookRows(): Promise<WebhookRow[]>;
+  allShifts(): Promise<ShiftRecord[]>;
+  /** Puts rows back as a checkpoint kept them. */
+  restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
+  /** Lets sales and webhook-ids leave the working set (they stay in history). */
+  evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys): Promise<SaleView<S>> {
+export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys): Promise<SaleIndex<S>> {
   ensureIndexedDb();
-  // The view is rebuilt from the log at every start: a fresh, private database each time.
+  // Filled at every start from a checkpoint and the log: a fresh, private database each time.
   const name = `journal-view-${randomUUID()}`;
   const db = await openDB<JournalSchema<S>>(name, 1, {
     upgrade(d) {
@@ -249,20 +269,16 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // answer 'yes' now. No version bump: this database is new at every open (see above).
       sales.createIndex('by_needs_person', ['store_id', 'checkout_id', 'needs_person']);
       sales.createIndex('by_displaceable', ['store_id', 'checkout_id', 'displaceable']);
-      const events = d.createObjectStore('events', { keyPath: 'seq' });
-      events.createIndex('by_sale', 'sale_ids', { multiEntry: true });
-      events.createIndex('by_type', 'type');
-      events.createIndex('by_at', 'at');
-      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' });
+      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' }).createIndex('by_at', 'at');
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
     },
   });
-  return new IdbSaleView(db, name, reduceSale, saleKeys);
+  return new IdbSaleIndex(db, name, reduceSale, saleKeys);
 }
 
-class IdbSaleView<S extends object> implements SaleView<S> {
+class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #db: IDBPDatabase<JournalSchema<S>>;
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
@@ -275,7 +291,7 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     this.#keys = keys;
   }
 
-  async applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]> {
+  async applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]> {
     if (entries.length === 0) return [];
     const saleIds = new Set<string>();
     const hookIds = new Set<string>();
@@ -294,7 +310,6 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     const salesStore = tx.objectStore('sales');
     const hooksStore = tx.objectStore('webhookIds');
     const shiftsStore = tx.objectStore('shifts');
-    const eventsStore = tx.objectStore('events');
     // Read everything the batch touches in parallel, fold in memory, write each record
     // once: a 4096-entry replay batch costs a few hundred requests, not tens of thousands.
     const saleList = [...saleIds];
@@ -305,21 +320,21 @@ class IdbSaleView<S extends object> implements SaleView<S> {
       Promise.all(hookList.map((id) => hooksStore.get(id))),
       Promise.all(shiftList.map((id) => shiftsStore.get(id))),
     ]);
-    const sales = new Map<string, S | undefined>(saleList.map((id, i) => [id, saleRecs[i]?.record]));
+    const sales = new Map<string, S | undefined>(saleList.map((id, i) => [id, saleRecs[i]?.record ?? seeds?.get(id)]));
     const hooks = new Map(hookList.map((id, i) => [id, hookRecs[i]]));
     const shifts = new Map(shiftList.map((id, i) => [id, shiftRecs[i]]));
     const changedSales = new Set<string>();
+    const touched = new Map<string, JournalEntry>();
     const changedHooks = new Set<string>();
     const changedShifts = new Set<string>();
     const failures: ReducerFailure[] = [];
     const writes: Promise<unknown>[] = [];
 
     entries.forEach((entry, i) => {
-      writes.push(eventsStore.put({ ...entry, sale_ids: refs[i]! }));
       const hook = webhookIdOf(entry);
       // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
       if (hook !== undefined && hooks.get(hook) === undefined) {
-        hooks.set(hook, { webhook_id: hook, seq: entry.seq });
+        hooks.set(hook, { webhook_id: hook, seq: entry.seq, at: entry.at });
         changedHooks.add(hook);
       }
       const shiftId = shiftIdOf(entry);
@@ -331,6 +346,7 @@ class IdbSaleView<S extends object> implements SaleView<S> {
         }
       }
       for (const saleId of refs[i]!) {
+        touched.set(saleId, entry);
         let next: S | undefined;
         try {
           next = this.#reduce(sales.get(saleId), entry, saleId);
@@ -350,8 +366,21 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     for (const id of changedHooks) writes.push(hooksStore.put(hooks.get(id)!));
     for (const id of changedShifts) writes.push(shiftsStore.put(shifts.get(id)!));
     const lastSeq = entries.at(-1)!.seq;
+    // A sale an entry named is touched even when its record did not change: it stays in the
+    // working set while that entry's segment is the one being written (store.ts relies on it).
+    const stored = new Map(saleList.map((id, i) => [id, saleRecs[i]]));
+    for (const [id, saleRecord] of sales) {
+      const row = stored.get(id);
+      if (!changedSales.has(id) && saleRecord !== undefined && row !== undefined) {
+        const entry = touched.get(id)!;
+        writes.push(salesStore.put({ ...row, touched_seq: entry.seq, touched_at: entry.at }));
+      } else if (!changedSales.has(id) && saleRecord !== undefined) {
+        changedSales.add(id);
+      }
+    }
     for (const id of changedSales) {
       const record = sales.get(id)!;
+      const entry = touched.get(id)!;
       let keys: Partial<SaleKeys> = {};
       try {
         keys = this.#keys(record);
@@ -360,7 +389,7 @@ class IdbSaleView<S extends object> implements SaleView<S> {
         failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
       }
       try {
-        writes.push(salesStore.put({ ...keys, sale_id: id, record }));
+        writes.push(salesStore.put({ ...keys, sale_id: id, record, touched_seq: entry.seq, touched_at: entry.at }));
       } catch (err) {
         // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
         // out of the view rather than aborting every other write of the batch.
@@ -380,11 +409,23 @@ class IdbSaleView<S extends object> implements SaleView<S> {
   async saleByServiceId(serviceId: string): Promise<S | undefined> {
     return (await this.#db.getAllFromIndex('sales', 'by_service_id', serviceId, 1))[0]?.record;
   }
+  async rowsWhere(q: RowQuery): Promise<SaleRow<S>[]> {
+    switch (q.index) {
+      case 'by_checkout':
+        return this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(q.storeId, q.checkoutId, q.fromMs, q.toMs));
+      case 'by_created_at': {
+        const range = between(q.fromMs, q.toMs);
+        return range ? this.#db.getAllFromIndex('sales', 'by_created_at', range) : [];
+      }
+      default:
+        return this.#db.getAllFromIndex('sales', q.index, q.value);
+    }
+  }
   async salesByExternalId(externalId: string): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_external_id', externalId));
+    return records(await this.rowsWhere({ index: 'by_external_id', value: externalId }));
   }
   async salesByCheckout(storeId: number, checkoutId: number, range: { fromMs?: number; toMs?: number } = {}): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(storeId, checkoutId, range.fromMs, range.toMs)));
+    return records(await this.rowsWhere({ index: 'by_checkout', storeId, checkoutId, ...range }));
   }
   async latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined> {
     return (await this.recentSalesOnCheckout(storeId, checkoutId, 1))[0];
@@ -414,20 +455,6 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     return range ? records(await this.#db.getAllFromIndex('sales', 'by_created_at', range)) : [];
   }
 
-  async eventsForSale(saleId: string): Promise<JournalEntry[]> {
-    return (await this.#db.getAllFromIndex('events', 'by_sale', saleId)).map(withoutIndexField);
-  }
-  async eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]> {
-    const range = between(fromMs, toMs);
-    return range ? (await this.#db.getAllFromIndex('events', 'by_at', range)).map(withoutIndexField) : [];
-  }
-  async eventsOfType(type: string): Promise<JournalEntry[]> {
-    return (await this.#db.getAllFromIndex('events', 'by_type', type)).map(withoutIndexField);
-  }
-  eventCount(): Promise<number> {
-    return this.#db.count('events');
-  }
-
   async webhookSeq(webhookId: string): Promise<number | undefined> {
     return (await this.#db.get('webhookIds', webhookId))?.seq;
   }
@@ -441,6 +468,39 @@ class IdbSaleView<S extends object> implements SaleView<S> {
   async shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]> {
     const range = between(fromMs, toMs);
     return range ? this.#db.getAllFromIndex('shifts', 'by_opened_at', range) : [];
+  }
+
+  async missing(saleIds: readonly string[]): Promise<string[]> {
+    if (saleIds.length === 0) return [];
+    const tx = this.#db.transaction('sales');
+    const keys = await Promise.all(saleIds.map((id) => tx.store.getKey(id)));
+    return saleIds.filter((_, i) => keys[i] === undefined);
+  }
+  async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
+    if (saleIds === undefined) return this.#db.getAll('sales');
+    const tx = this.#db.transaction('sales');
+    const rows = await Promise.all(saleIds.map((id) => tx.store.get(id)));
+    return rows.filter((r): r is SaleRow<S> => r !== undefined);
+  }
+  webhookRows(): Promise<WebhookRow[]> {
+    return this.#db.getAll('webhookIds');
+  }
+  allShifts(): Promise<ShiftRecord[]> {
+    return this.#db.getAll('shifts');
+  }
+  async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
+    const tx = this.#db.transaction(STORES, 'readwrite');
+    await Promise.all([
+      ...sales.map((r) => tx.objectStore('sales').put(r)),
+      ...shifts.map((r) => tx.objectStore('shifts').put(r)),
+      ...webhooks.map((r) => tx.objectStore('webhookIds').put(r)),
+      tx.done,
+    ]);
+  }
+  async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
+    if (saleIds.length === 0 && webhookIds.length === 0) return;
+    const tx = this.#db.transaction(['sales', 'webhookIds'], 'readwrite');
+    await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), ...webhookIds.map((id) => tx.objectStore('webhookIds').delete(id)), tx.done]);
   }
 
   async close(): Promise<void> {
