@@ -97,7 +97,7 @@ export function bloomHash(key: string): BloomHash {
     b ^= b >>> 15;
   }
   b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
-  return [a >>> 0, (b >>> 0) | 1];
+  return [a >>> 0, (b | 1) >>> 0];
 }
 
 export function buildBloom(keys: Iterable<string>, count: number): string {
