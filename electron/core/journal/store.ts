@@ -22,8 +22,8 @@ import { checkLine } from './log.ts';
 import type { EntryPosition, JournalEntry } from './log.ts';
 import { Bloom, bloomHash, bloomKey, own, readEntries, readSegmentIndex, SegmentIndexBuilder, writeSegmentIndex } from './segment-index.ts';
 import type { BloomHash, SaleSnapshot, SegmentIndexFile, SegmentSummary } from './segment-index.ts';
-import { saleIdsOf } from './view.ts';
-import type { ReducerFailure, SaleIndex, SaleKeys, SaleQueriesOf, SaleReducer, SaleRow, ShiftRecord } from './view.ts';
+import { MemoryWorkingSet, saleIdsOf } from './view.ts';
+import type { ReducerFailure, SaleIndex, SaleKeys, SaleQueriesOf, SaleReducer, SaleRow, ShiftRecord, WorkingSetWriter } from './view.ts';
 
 /**
  * Small derived state kept across starts without reading history: folded over every entry
@@ -105,6 +105,9 @@ interface Found<S> {
 export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   readonly #o: StoreOptions<S>;
   readonly #w: SaleIndex<S>;
+  /** Where apply writes: memory while an open rebuilds from the whole log, then #w. */
+  #writer: WorkingSetWriter<S>;
+  #staging: MemoryWorkingSet<S> | null;
   #summaries: SegmentSummary[] = [];
   #blooms: Bloom[] = [];
   #live: SegmentIndexBuilder | null = null;
@@ -127,6 +130,8 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   constructor(options: StoreOptions<S>, index: SaleIndex<S>) {
     this.#o = options;
     this.#w = index;
+    this.#staging = new MemoryWorkingSet(options.reduceSale, options.saleKeys);
+    this.#writer = this.#staging;
     for (const [name, p] of Object.entries(options.projections)) this.#projections.set(name, p.initial);
   }
 
@@ -143,6 +148,9 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     this.#foldedSeq = cp.seq;
     this.#expected = { seq: cp.seq, hash: cp.hash, segment: cp.segment };
     this.opened.checkpointSeq = cp.seq;
+    // A checkpoint leaves little to apply: straight into IndexedDB.
+    this.#staging = null;
+    this.#writer = this.#w;
     await this.#w.restore(cp.sales, cp.shifts, cp.webhooks);
   }
 
@@ -192,11 +200,11 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     // A sale that left the working set comes back as history last kept it.
     const named = [...new Set(fold.flatMap(saleIdsOf))];
     const seeds = new Map<string, S>();
-    for (const id of await this.#w.missing(named)) {
+    for (const id of await this.#writer.missing(named)) {
       const found = await this.#historySale(id);
       if (found) seeds.set(id, found.record);
     }
-    const failures = await this.#w.applyEntries(fold, seeds);
+    const failures = await this.#writer.applyEntries(fold, seeds);
     for (const e of fold) {
       for (const [name, p] of Object.entries(this.#o.projections)) {
         try {
@@ -213,7 +221,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   }
 
   async #seal(live: SegmentIndexBuilder, nowAt: number): Promise<void> {
-    const rows = await this.#w.rows([...live.bySale.keys()]);
+    const rows = await this.#writer.rows([...live.bySale.keys()]);
     const snaps = new Map<string, SaleSnapshot<S>>(rows.map((r) => [r.sale_id, { keys: keysOfRow(r), record: r.record }]));
     const file = live.finish(snaps);
     this.#summaries.push(file.summary);
@@ -230,17 +238,17 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   }
 
   async #evict(sealedSeq: number, nowAt: number): Promise<void> {
-    const openShifts = new Set((await this.#w.openShifts()).map((s) => s.id));
+    const openShifts = new Set((await this.#writer.openShifts()).map((s) => s.id));
     const sales: string[] = [];
-    for (const row of await this.#w.rows()) {
+    for (const row of await this.#writer.rows()) {
       if (row.touched_seq > sealedSeq || row.touched_at > nowAt - this.#o.workingSetMs) continue;
       if (row.needs_person === 'yes' || row.displaceable === 'yes') continue;
       if (typeof row.status === 'string' && this.#o.openStatuses.has(row.status)) continue;
       if (typeof row.shift_id === 'string' && openShifts.has(row.shift_id)) continue;
       sales.push(row.sale_id);
     }
-    const hooks = (await this.#w.webhookRows()).filter((h) => h.seq <= sealedSeq && h.at <= nowAt - this.#o.webhookIdsMs).map((h) => h.webhook_id);
-    await this.#w.evict(sales, hooks);
+    const hooks = (await this.#writer.webhookRows()).filter((h) => h.seq <= sealedSeq && h.at <= nowAt - this.#o.webhookIdsMs).map((h) => h.webhook_id);
+    await this.#writer.evict(sales, hooks);
   }
 
   // ---- checkpoints ----
@@ -253,7 +261,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     const head = { seq: live.lastSeq, hash: live.lastHash, segment: live.name, segments: [...this.#summaries] };
     const projections = Object.fromEntries(this.#projections);
     const reducerFailures = this.#failureCount;
-    const [sales, shifts, webhooks] = await Promise.all([this.#w.rows(), this.#w.allShifts(), this.#w.webhookRows()]);
+    const [sales, shifts, webhooks] = await Promise.all([this.#writer.rows(), this.#writer.allShifts(), this.#writer.webhookRows()]);
     return { version: 1, ...head, sales, shifts, webhooks, projections, reducerFailures };
   }
 
@@ -282,6 +290,12 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   async finishOpen(writable: boolean): Promise<void> {
     this.#opening = false;
     this.#expected = null;
+    const staging = this.#staging;
+    if (staging) {
+      await this.#w.restore(await staging.rows(), await staging.allShifts(), await staging.webhookRows());
+      this.#staging = null;
+      this.#writer = this.#w;
+    }
     if (!writable) return;
     if (this.opened.entriesApplied > 0 || this.opened.checkpointSeq === null) this.#scheduleCheckpoint();
     await this.#checkpointing;

@@ -220,6 +220,175 @@ export interface SaleQueriesOf<S> {
   shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
 }
 
+/** What the journal's apply, seal and checkpoint need of a working set (IndexedDB, or memory while rebuilding). */
+export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
+
+interface Batch {
+  refs: string[][];
+  saleIds: string[];
+  hookIds: string[];
+  shiftIds: string[];
+}
+
+function batchOf(entries: readonly JournalEntry[]): Batch {
+  const saleIds = new Set<string>();
+  const hookIds = new Set<string>();
+  const shiftIds = new Set<string>();
+  const refs = entries.map((e) => {
+    const ids = saleIdsOf(e);
+    for (const id of ids) saleIds.add(id);
+    const hook = webhookIdOf(e);
+    if (hook !== undefined) hookIds.add(hook);
+    const shift = shiftIdOf(e);
+    if (shift !== undefined) shiftIds.add(shift);
+    return ids;
+  });
+  return { refs, saleIds: [...saleIds], hookIds: [...hookIds], shiftIds: [...shiftIds] };
+}
+
+interface BatchState<S> {
+  sales: Map<string, SaleRow<S> | undefined>;
+  hooks: Map<string, WebhookRow | undefined>;
+  shifts: Map<string, ShiftRecord | undefined>;
+}
+
+/**
+ * Folds a batch into the rows it touches (`stored`: what the working set holds of them) and
+ * returns the rows to write. Pure: the IndexedDB index and the rebuild's memory share it.
+ */
+function foldBatch<S>(entries: readonly JournalEntry[], refs: string[][], stored: BatchState<S>, seeds: ReadonlyMap<string, S> | undefined, reduce: SaleReducer<S>, keysOf: (sale: S) => Partial<SaleKeys>): { sales: SaleRow<S>[]; hooks: WebhookRow[]; shifts: ShiftRecord[]; failures: ReducerFailure[] } {
+  const sales = new Map<string, S | undefined>([...stored.sales].map(([id, row]) => [id, row?.record ?? seeds?.get(id)]));
+  const hooks = new Map(stored.hooks);
+  const shifts = new Map(stored.shifts);
+  const changedSales = new Set<string>();
+  const touched = new Map<string, JournalEntry>();
+  const changedHooks = new Set<string>();
+  const changedShifts = new Set<string>();
+  const failures: ReducerFailure[] = [];
+  entries.forEach((entry, i) => {
+    const hook = webhookIdOf(entry);
+    // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
+    if (hook !== undefined && hooks.get(hook) === undefined) {
+      hooks.set(hook, { webhook_id: hook, seq: entry.seq, at: entry.at });
+      changedHooks.add(hook);
+    }
+    const shiftId = shiftIdOf(entry);
+    if (shiftId !== undefined) {
+      const next = foldShift(shifts.get(shiftId), entry, shiftId);
+      if (next) {
+        shifts.set(shiftId, next);
+        changedShifts.add(shiftId);
+      }
+    }
+    for (const saleId of refs[i]!) {
+      touched.set(saleId, entry);
+      let next: S | undefined;
+      try {
+        next = reduce(sales.get(saleId), entry, saleId);
+      } catch (err) {
+        failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
+        continue;
+      }
+      if (next === undefined) continue;
+      if (next === null || typeof next !== 'object') {
+        failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
+        continue;
+      }
+      sales.set(saleId, next);
+      changedSales.add(saleId);
+    }
+  });
+  const out: SaleRow<S>[] = [];
+  const lastSeq = entries.at(-1)!.seq;
+  for (const [id, record] of sales) {
+    if (record === undefined) continue;
+    const entry = touched.get(id)!;
+    const row = stored.sales.get(id);
+    // A sale an entry named is touched even when its record did not change: it stays in the
+    // working set while that entry's segment is the one being written (store.ts relies on it).
+    if (!changedSales.has(id) && row !== undefined) {
+      out.push({ ...row, touched_seq: entry.seq, touched_at: entry.at });
+      continue;
+    }
+    let keys: Partial<SaleKeys> = {};
+    try {
+      keys = keysOf(record);
+    } catch (err) {
+      // Still stored, findable by id; only the other indexes miss it.
+      failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
+    }
+    out.push({ ...keys, sale_id: id, record, touched_seq: entry.seq, touched_at: entry.at });
+  }
+  return {
+    sales: out,
+    hooks: [...changedHooks].map((id) => hooks.get(id)!),
+    shifts: [...changedShifts].map((id) => shifts.get(id)!),
+    failures,
+  };
+}
+
+/**
+ * The working set in plain memory, for the open that rebuilds from the whole log: the
+ * same fold as the IndexedDB index, without its per-record cost; its rows go into
+ * IndexedDB once, at the end (SaleIndex.restore).
+ */
+export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
+  readonly #reduce: SaleReducer<S>;
+  readonly #keys: (sale: S) => Partial<SaleKeys>;
+  readonly #sales = new Map<string, SaleRow<S>>();
+  readonly #hooks = new Map<string, WebhookRow>();
+  readonly #shifts = new Map<string, ShiftRecord>();
+
+  constructor(reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
+    this.#reduce = reduce;
+    this.#keys = keys;
+  }
+
+  async applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]> {
+    if (entries.length === 0) return [];
+    const batch = batchOf(entries);
+    const state: BatchState<S> = {
+      sales: new Map(batch.saleIds.map((id) => [id, this.#sales.get(id)])),
+      hooks: new Map(batch.hookIds.map((id) => [id, this.#hooks.get(id)])),
+      shifts: new Map(batch.shiftIds.map((id) => [id, this.#shifts.get(id)])),
+    };
+    const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
+    for (const h of changes.hooks) this.#hooks.set(h.webhook_id, h);
+    for (const sh of changes.shifts) this.#shifts.set(sh.id, sh);
+    const lastSeq = entries.at(-1)!.seq;
+    for (const row of changes.sales) {
+      try {
+        // What IndexedDB would refuse to store is refused here too, so the rows put into
+        // it at the end all go in.
+        this.#sales.set(row.sale_id, structuredClone(row));
+      } catch (err) {
+        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
+      }
+    }
+    return changes.failures;
+  }
+  async missing(saleIds: readonly string[]): Promise<string[]> {
+    return saleIds.filter((id) => !this.#sales.has(id));
+  }
+  async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
+    if (saleIds === undefined) return [...this.#sales.values()];
+    return saleIds.flatMap((id) => this.#sales.get(id) ?? []);
+  }
+  async webhookRows(): Promise<WebhookRow[]> {
+    return [...this.#hooks.values()];
+  }
+  async allShifts(): Promise<ShiftRecord[]> {
+    return [...this.#shifts.values()];
+  }
+  async openShifts(): Promise<ShiftRecord[]> {
+    return [...this.#shifts.values()].filter((s) => s.state === 'open');
+  }
+  async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
+    for (const id of saleIds) this.#sales.delete(id);
+    for (const id of webhookIds) this.#hooks.delete(id);
+  }
+}
+
 export type RowQuery =
   | { index: 'by_external_id' | 'by_status' | 'by_shift'; value: string }
   | { index: 'by_checkout'; storeId: number; checkoutId: number; fromMs?: number; toMs?: number }
@@ -293,111 +462,39 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 
   async applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]> {
     if (entries.length === 0) return [];
-    const saleIds = new Set<string>();
-    const hookIds = new Set<string>();
-    const shiftIds = new Set<string>();
-    const refs = entries.map((e) => {
-      const ids = saleIdsOf(e);
-      for (const id of ids) saleIds.add(id);
-      const hook = webhookIdOf(e);
-      if (hook !== undefined) hookIds.add(hook);
-      const shift = shiftIdOf(e);
-      if (shift !== undefined) shiftIds.add(shift);
-      return ids;
-    });
-
+    const batch = batchOf(entries);
     const tx = this.#db.transaction(STORES, 'readwrite');
     const salesStore = tx.objectStore('sales');
     const hooksStore = tx.objectStore('webhookIds');
     const shiftsStore = tx.objectStore('shifts');
     // Read everything the batch touches in parallel, fold in memory, write each record
     // once: a 4096-entry replay batch costs a few hundred requests, not tens of thousands.
-    const saleList = [...saleIds];
-    const hookList = [...hookIds];
-    const shiftList = [...shiftIds];
     const [saleRecs, hookRecs, shiftRecs] = await Promise.all([
-      Promise.all(saleList.map((id) => salesStore.get(id))),
-      Promise.all(hookList.map((id) => hooksStore.get(id))),
-      Promise.all(shiftList.map((id) => shiftsStore.get(id))),
+      Promise.all(batch.saleIds.map((id) => salesStore.get(id))),
+      Promise.all(batch.hookIds.map((id) => hooksStore.get(id))),
+      Promise.all(batch.shiftIds.map((id) => shiftsStore.get(id))),
     ]);
-    const sales = new Map<string, S | undefined>(saleList.map((id, i) => [id, saleRecs[i]?.record ?? seeds?.get(id)]));
-    const hooks = new Map(hookList.map((id, i) => [id, hookRecs[i]]));
-    const shifts = new Map(shiftList.map((id, i) => [id, shiftRecs[i]]));
-    const changedSales = new Set<string>();
-    const touched = new Map<string, JournalEntry>();
-    const changedHooks = new Set<string>();
-    const changedShifts = new Set<string>();
-    const failures: ReducerFailure[] = [];
+    const state: BatchState<S> = {
+      sales: new Map(batch.saleIds.map((id, i) => [id, saleRecs[i]])),
+      hooks: new Map(batch.hookIds.map((id, i) => [id, hookRecs[i]])),
+      shifts: new Map(batch.shiftIds.map((id, i) => [id, shiftRecs[i]])),
+    };
+    const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
     const writes: Promise<unknown>[] = [];
-
-    entries.forEach((entry, i) => {
-      const hook = webhookIdOf(entry);
-      // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
-      if (hook !== undefined && hooks.get(hook) === undefined) {
-        hooks.set(hook, { webhook_id: hook, seq: entry.seq, at: entry.at });
-        changedHooks.add(hook);
-      }
-      const shiftId = shiftIdOf(entry);
-      if (shiftId !== undefined) {
-        const next = foldShift(shifts.get(shiftId), entry, shiftId);
-        if (next) {
-          shifts.set(shiftId, next);
-          changedShifts.add(shiftId);
-        }
-      }
-      for (const saleId of refs[i]!) {
-        touched.set(saleId, entry);
-        let next: S | undefined;
-        try {
-          next = this.#reduce(sales.get(saleId), entry, saleId);
-        } catch (err) {
-          failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
-          continue;
-        }
-        if (next === undefined) continue;
-        if (next === null || typeof next !== 'object') {
-          failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
-          continue;
-        }
-        sales.set(saleId, next);
-        changedSales.add(saleId);
-      }
-    });
-    for (const id of changedHooks) writes.push(hooksStore.put(hooks.get(id)!));
-    for (const id of changedShifts) writes.push(shiftsStore.put(shifts.get(id)!));
+    for (const h of changes.hooks) writes.push(hooksStore.put(h));
+    for (const sh of changes.shifts) writes.push(shiftsStore.put(sh));
     const lastSeq = entries.at(-1)!.seq;
-    // A sale an entry named is touched even when its record did not change: it stays in the
-    // working set while that entry's segment is the one being written (store.ts relies on it).
-    const stored = new Map(saleList.map((id, i) => [id, saleRecs[i]]));
-    for (const [id, saleRecord] of sales) {
-      const row = stored.get(id);
-      if (!changedSales.has(id) && saleRecord !== undefined && row !== undefined) {
-        const entry = touched.get(id)!;
-        writes.push(salesStore.put({ ...row, touched_seq: entry.seq, touched_at: entry.at }));
-      } else if (!changedSales.has(id) && saleRecord !== undefined) {
-        changedSales.add(id);
-      }
-    }
-    for (const id of changedSales) {
-      const record = sales.get(id)!;
-      const entry = touched.get(id)!;
-      let keys: Partial<SaleKeys> = {};
+    for (const row of changes.sales) {
       try {
-        keys = this.#keys(record);
-      } catch (err) {
-        // Still stored, findable by id; only the other indexes miss it.
-        failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
-      }
-      try {
-        writes.push(salesStore.put({ ...keys, sale_id: id, record, touched_seq: entry.seq, touched_at: entry.at }));
+        writes.push(salesStore.put(row));
       } catch (err) {
         // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
         // out of the view rather than aborting every other write of the batch.
-        failures.push({ seq: lastSeq, saleId: id, message: `the sale record cannot be stored: ${(err as Error).message}` });
+        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
       }
     }
     await Promise.all([...writes, tx.done]);
-    return failures;
+    return changes.failures;
   }
 
   async sale(id: string): Promise<S | undefined> {
