@@ -128,5 +128,5 @@ export async function resumePointOf<S>(dir: string, file: CheckpointFile<S>, seg
     prev = s.lastHash;
   }
   if (file.seq < seq) return { ok: false, reason: `its seq ${file.seq} lies before its segment` };
-  return { ok: true, point: { index, seq, prev } };
+  return { ok: true, point: { index, seq, prev, sizes: file.segments.map((s) => s.bytes) } };
 }

@@ -6,9 +6,9 @@
  *
  * The mix: a shift a day (the last one left open); per day sales on 8 checkouts, each
  * created and given a QR, then mostly paid by webhook and done, some displaced by the
- * next sale on the checkout, some expired, some paid the wrong amount (a person must look,
- * most are acknowledged later), a few left pending; and late payments for sales of earlier
- * days, by webhook.
+ * next sale on the checkout, some expired, some paid the wrong amount; and late payments
+ * for sales of earlier days, by webhook. What needs a person is acknowledged by the
+ * manager at the day's end (a day cut short leaves some waiting).
  */
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -131,7 +131,7 @@ export function* generateHistory(shape: HistoryShape): Generator<GeneratedInput>
         earlier.push(sale);
       } else if (r < 0.98) {
         out.push({ at: at + 30_000, type: 'charge.paid', data: { sale_id, pix_id, service_id, amount_cents: amount_cents + 1, e2e_id: `E${sale_id}`, webhook_id: `msg_${(hookNo++).toString(36)}` } });
-        if (rnd() < 0.8) toAcknowledge.push(sale_id);
+        toAcknowledge.push(sale_id);
       } else {
         pendingOn.set(checkout, sale);
       }
@@ -139,6 +139,7 @@ export function* generateHistory(shape: HistoryShape): Generator<GeneratedInput>
       if (earlier.length > 0 && rnd() < 0.01) {
         const old = earlier.splice(Math.floor(rnd() * earlier.length), 1)[0]!;
         out.push({ at: at + 1_000, type: 'payment.received', data: { sale_id: old.sale_id, pix_id: old.pix_id, amount_cents: old.amount_cents, webhook_id: `msg_${(hookNo++).toString(36)}` } });
+        toAcknowledge.push(old.sale_id);
       }
     }
     at += step;

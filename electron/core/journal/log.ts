@@ -69,6 +69,8 @@ export interface ResumePoint {
   index: number;
   seq: number;
   prev: string;
+  /** The sizes of the segments before `index`, as the checkpoint checked them (no stat again). */
+  sizes?: readonly number[];
 }
 
 export interface OpenLogOptions {
@@ -292,7 +294,7 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
   for (const [i, name] of segments.entries()) {
     const limit = options.limits?.get(name);
     if (options.limits && limit === undefined) continue;
-    const size = (await stat(join(dir, name))).size;
+    const size = options.from?.sizes?.[i] ?? (await stat(join(dir, name))).size;
     // Vouched for by the checkpoint: its bytes count as committed without being read.
     if (i < firstRead) sizes.set(name, size);
     else present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });

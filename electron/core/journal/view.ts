@@ -449,6 +449,8 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
 
 class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #db: IDBPDatabase<JournalSchema<S>>;
+  /** The sale ids the sales store holds. */
+  readonly #ids = new Set<string>();
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
@@ -487,6 +489,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     for (const row of changes.sales) {
       try {
         writes.push(salesStore.put(row));
+        this.#ids.add(row.sale_id);
       } catch (err) {
         // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
         // out of the view rather than aborting every other write of the batch.
@@ -568,10 +571,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   async missing(saleIds: readonly string[]): Promise<string[]> {
-    if (saleIds.length === 0) return [];
-    const tx = this.#db.transaction('sales');
-    const keys = await Promise.all(saleIds.map((id) => tx.store.getKey(id)));
-    return saleIds.filter((_, i) => keys[i] === undefined);
+    // From memory: every append asks, and a read transaction per append is not free.
+    return saleIds.filter((id) => !this.#ids.has(id));
   }
   async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
     if (saleIds === undefined) return this.#db.getAll('sales');
@@ -587,6 +588,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     const tx = this.#db.transaction(STORES, 'readwrite');
+    for (const r of sales) this.#ids.add(r.sale_id);
     await Promise.all([
       ...sales.map((r) => tx.objectStore('sales').put(r)),
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
@@ -597,6 +599,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
     if (saleIds.length === 0 && webhookIds.length === 0) return;
     const tx = this.#db.transaction(['sales', 'webhookIds'], 'readwrite');
+    for (const id of saleIds) this.#ids.delete(id);
     await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), ...webhookIds.map((id) => tx.objectStore('webhookIds').delete(id)), tx.done]);
   }
 
