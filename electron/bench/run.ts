@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, platform, arch, tmpdir, totalmem } from 'node:os';
+import { cpus, platform, arch, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../shared/clock.ts';
@@ -252,6 +252,8 @@ function machine(): string {
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-'));
+  // Other work on the machine moves every figure: say how busy it was.
+  const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
     console.log(`bench: ${machine()}`);
     // The journal first, while the heap is at its quietest: it reports memory.
@@ -276,7 +278,7 @@ async function main(): Promise<void> {
     const date = new Date(systemClock.now()).toISOString().slice(0, 10);
     const section = `## Terminal core (\`npm run bench\`)
 
-Run on ${date}: ${machine()}.
+Run on ${date}: ${machine()}; 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.
 
 How to read it: medians and ratios from ONE run on a small, shared, noisy 2-core machine, where
 client and server share the cores; expect tens of percent between runs and compare orders of
