@@ -9,9 +9,10 @@
  * (found while reading its segment again at open) another hash at its seq or a log that
  * ends before it.
  */
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GENESIS_PREV } from './canonical.ts';
+import { fsyncDir } from './log.ts';
 import type { ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
 import type { SaleRow, ShiftRecord, WebhookRow } from './view.ts';
@@ -34,17 +35,6 @@ export interface CheckpointFile<S> {
   reducerFailures: number;
 }
 
-export async function fsyncDir(dir: string): Promise<void> {
-  // Windows cannot open a directory for fsync; NTFS journals the name itself.
-  if (process.platform === 'win32') return;
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
 /**
  * Temp file, fsync, rename over the old one, fsync the dir: a crash at any point leaves
  * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
@@ -62,10 +52,6 @@ export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, b
   await beforeRename?.();
   await rename(temp, path);
   await fsyncDir(dir);
-}
-
-export async function removeCheckpoint(dir: string): Promise<void> {
-  await rm(join(dir, CHECKPOINT_FILE), { force: true });
 }
 
 export type CheckpointRead<S> = { ok: true; file: CheckpointFile<S> } | { ok: false; reason: string };

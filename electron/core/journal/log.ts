@@ -215,8 +215,9 @@ export function lineIsIntact(text: string, expectedSeq: number, expectedPrev: st
 interface RawLine {
   text: string;
   line: number;
-  /** Byte offset of the line's first byte in its file. */
+  /** Byte offset of the line's first byte in its file, and its length in bytes (no newline). */
   offset: number;
+  bytes: number;
   terminated: boolean;
 }
 
@@ -242,13 +243,13 @@ async function* readLines(path: string, limit?: number): AsyncGenerator<RawLine>
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
         lineNo++;
-        yield { text: data.toString('utf8', start, nl), line: lineNo, offset: carryOffset + start, terminated: true };
+        yield { text: data.toString('utf8', start, nl), line: lineNo, offset: carryOffset + start, bytes: nl - start, terminated: true };
         start = nl + 1;
       }
       carryOffset += start;
       carry = Buffer.from(data.subarray(start));
     }
-    if (carry.length > 0) yield { text: carry.toString('utf8'), line: lineNo + 1, offset: carryOffset, terminated: false };
+    if (carry.length > 0) yield { text: carry.toString('utf8'), line: lineNo + 1, offset: carryOffset, bytes: carry.length, terminated: false };
   } finally {
     await fh.close();
   }
@@ -328,7 +329,7 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
         return { lastSeq: expectedSeq - 1, lastHash: prev, sizes, torn: null, count, broken: { segment: name, line: raw.line, seq: expectedSeq, reason } };
       }
       if (options.hashOnly && !options.onEntry && lineIsIntact(raw.text, expectedSeq, prev)) {
-        const length = Buffer.byteLength(raw.text, 'utf8') + 1;
+        const length = raw.bytes + 1;
         expectedSeq++;
         // The hash is the 64 characters after the prev: lineIsIntact matched them.
         const at = 7 + String(expectedSeq - 1).length + 9 + 64 + 10;
@@ -344,7 +345,7 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
           broken: { segment: name, line: raw.line, seq: expectedSeq, reason: checked.reason },
         };
       }
-      const length = Buffer.byteLength(raw.text, 'utf8') + 1;
+      const length = raw.bytes + 1;
       await options.onEntry?.(checked.entry, { segment: name, offset: raw.offset, length });
       expectedSeq++;
       prev = checked.entry.hash;
@@ -371,7 +372,7 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   // A new segment's name must be durable too, or a power cut can lose the whole file.
   // Windows cannot open a directory for fsync; NTFS journals the name itself.
   if (process.platform === 'win32') return;

@@ -171,11 +171,6 @@ export class SegmentIndexBuilder {
     if (hook !== undefined && !this.webhooks.has(hook)) this.webhooks.set(hook, entry.seq);
   }
 
-  /** Ordinals of the entries that name a sale / have a type (live segment lookups). */
-  seqsForSale(saleId: string): number[] {
-    return (this.bySale.get(saleId) ?? []).map((i) => this.firstSeq + i);
-  }
-
   /** Seals it: the sales it touched as they stand now (the caller's working set). */
   finish<S>(sales: ReadonlyMap<string, SaleSnapshot<S>>): SegmentIndexFile<S> {
     const keys: string[] = [];

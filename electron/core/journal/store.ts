@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
-import { removeCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { writeCheckpoint } from './checkpoint.ts';
 import type { CheckpointFile } from './checkpoint.ts';
 import { checkLine } from './log.ts';
 import type { EntryPosition, JournalEntry } from './log.ts';
@@ -308,11 +308,6 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     if (writable && this.#sinceCheckpoint > 0) this.#scheduleCheckpoint();
     await this.#checkpointing;
     await this.#w.close();
-  }
-
-  /** Drops a checkpoint that did not match, so the rebuild's own replaces it. */
-  static async forget(dir: string): Promise<void> {
-    await removeCheckpoint(dir);
   }
 
   workingSetStats(): Promise<StoreStats> {
