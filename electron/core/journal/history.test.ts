@@ -223,6 +223,24 @@ describe('a verified checkpoint', () => {
   });
 });
 
+describe('a record JSON would change', () => {
+  it('is never checkpointed: the checkpoint is not written and the next open rebuilds from the log', async () => {
+    const generated = entriesOf(generateHistory(SHAPE));
+    const lastSale = String(generated.findLast((e) => e.type === 'sale.created')!.data.sale_id);
+    const reduceSale: typeof generatedSaleReducer = (current, entry, saleId) => {
+      const next = generatedSaleReducer(current, entry, saleId);
+      return next && saleId === lastSale ? { ...next, ratio: Infinity } : next;
+    };
+    let j = await openAt('j', { reduceSale });
+    expect(await j.storeStats()).toMatchObject({ checkpointsWritten: 0, checkpointFailures: 1 });
+    await close(j);
+    await expect(stat(join(dir, 'j', CHECKPOINT_FILE))).rejects.toThrow(/ENOENT/);
+    j = await openAt('j', { reduceSale });
+    expect(j.status().opened.checkpointSeq).toBeNull();
+    expect(await j.sales.get(lastSale)).toMatchObject({ ratio: Infinity });
+  });
+});
+
 describe('history outside the working set, read on demand', () => {
   it('answers every query as a full replay does, also for late events on old sales', async () => {
     const generated = entriesOf(generateHistory(SHAPE));

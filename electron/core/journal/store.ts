@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
+import { canonicalJson } from './canonical.ts';
 import { writeCheckpoint } from './checkpoint.ts';
 import type { CheckpointFile } from './checkpoint.ts';
 import { checkLine } from './log.ts';
@@ -278,6 +279,10 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
 
   async #write(file: CheckpointFile<S>): Promise<void> {
     try {
+      // The checkpoint is JSON: a record or state JSON would change (NaN, Infinity, a Date,
+      // a Map) is not written at all, and the next open rebuilds from the log instead.
+      for (const row of file.sales) canonicalJson(row.record);
+      canonicalJson(file.projections);
       await writeCheckpoint(this.#o.dir, file, this.#o.beforeCheckpointRename);
       this.stats.checkpointsWritten++;
     } catch (err) {
