@@ -85,7 +85,10 @@ export interface JournalStatus {
   tornTail: TornTail | null;
   corruption: BrokenEntry | null;
   failure: string | null;
-  /** Entries the sale reducer threw on (or returned a bad record for); the first few are kept. */
+  /**
+   * Entries the sale reducer (or a projection) threw on or returned a bad record for,
+   * counted across starts (the checkpoint keeps the count); this session's first few are kept.
+   */
   reducerFailures: number;
   firstReducerFailures: ReducerFailure[];
   commits: LogStats;
