@@ -150,7 +150,7 @@ export async function resumePointOf<S>(
       seq = s.lastSeq + 1;
       prev = s.lastHash;
       k++;
-    } else if (tail !== undefined) {
+    } else if (tail !== undefined && !restarts.has(name)) {
       if (size !== tail) return { ok: false, reason: `old-tail segment ${name} is ${size} bytes, it was ${tail}` };
     } else if (s !== undefined) {
       return { ok: false, reason: `segment ${s.name} it sealed is missing (${name} lies in its place)` };
@@ -160,6 +160,11 @@ export async function resumePointOf<S>(
     sizes.push(size);
   }
   if (k !== file.segments.length) return { ok: false, reason: `vouches for ${file.segments.length} sealed segments, ${k} lie before ${file.segment}` };
+  // Every break it records was checked above (its chain starts before) or is checked by the scan.
+  for (const b of file.acknowledgedBreaks) {
+    const at = segments.indexOf(b.restart.segment);
+    if (at < 0 || at > index) return { ok: false, reason: `records a chain started in ${b.restart.segment}, not before its own segment` };
+  }
   const own = restarts.get(file.segment);
   if (own) {
     // Its own segment starts a chain: the open's scan checks that start against this break.
