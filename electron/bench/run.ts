@@ -3,7 +3,10 @@
  * bounded in count and in time, printed as a table and written to BENCHMARKS.md (between
  * its markers: the cashier-screen section is another benchmark's, and is kept).
  *
- *   1. Journal: 100,000 events appended with fsync (group commit), then replayed and verified.
+ *   1. Journal: 100,000 events appended with fsync (group commit), then reopened and verified.
+ *   1b. Journal history: generated journals of 10k, 100k and 1M entries (1,000 a day: the
+ *      last about three years of a busy store): cold start from the checkpoint, a past
+ *      shift's report read on demand, full verify; each step in a process of its own.
  *   2. Sandbox: create_dynamic_pix over loopback HTTP, throughput and latency.
  *   3. Webhook received → journaled: signed charge.paid deliveries POSTed one at a time to a
  *      core's receiver; the time from sending the POST to its 2xx, which the receiver sends
@@ -17,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, platform, arch, tmpdir, totalmem } from 'node:os';
+import { cpus, platform, arch, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../shared/clock.ts';
@@ -30,10 +33,12 @@ import { benchJournal, type JournalBenchResult } from '../core/journal/bench.ts'
 import type { Logger } from '../core/log.ts';
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import { benchCreateDynamicPix, type BenchResult } from '../sandbox/bench.ts';
+import { benchJournalHistory, medianStart, type HistorySizeResult } from './journal-history.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { markdownTable, percentileMs, renderBenchmarks, type Row } from './report.ts';
 
 const JOURNAL_EVENTS = 100_000;
+const HISTORY_SIZES = [10_000, 100_000, 1_000_000];
 const CREATE_REQUESTS = 20_000;
 const CREATE_SECONDS = 20;
 const WEBHOOK_DELIVERIES = 400;
@@ -196,10 +201,44 @@ export async function benchSalesRate(dataDir: string, checkouts = CHECKOUTS, tot
 
 const n = (v: number) => v.toLocaleString('en-US');
 
-function rows(journal: JournalBenchResult, create: BenchResult, hooks: WebhookLatencyResult, sales: SalesRateResult, day: SalesRateResult): Row[] {
+function historyRows(history: HistorySizeResult[]): Row[] {
+  const big = history.at(-1)!;
+  const start = medianStart(big);
+  const verify = big.verify;
+  const curve = history.map((h) => `${n(h.entries)}: ${n(medianStart(h).openMs)} ms`).join(' · ');
+  const curveDetail = history
+    .map((h) => {
+      const s = medianStart(h);
+      return `${n(h.entries)} entries (${n(s.segments ?? 0)} segments): start ${n(s.openMs)} ms (${h.starts.map((x) => n(x.openMs)).join(' / ')}), RSS ${s.rssMb} MB, ${n(s.opened.entriesRead)} entries read, working set ${n(s.workingSetSales ?? 0)} sales; first open without a checkpoint ${n(h.rebuild.openMs)} ms`;
+    })
+    .join('; ');
+  return [
+    {
+      what: `Journal cold start, ${n(big.entries)} entries (about 3 years)`,
+      figure: `${n(start.openMs)} ms, RSS ${start.rssMb} MB`,
+      detail: `openJournal to ready in a fresh process, from the checkpoint: reads the checkpoint's segment only (${n(start.opened.entriesRead)} entries), working set ${n(start.workingSetSales ?? 0)} sales; median of ${big.starts.length}; history generated in ${n(big.generateMs)} ms, first open with no checkpoint (reads all, writes the indexes) ${n(big.rebuild.openMs)} ms`,
+    },
+    { what: 'Journal start-up by history size', figure: curve, detail: curveDetail },
+    {
+      what: `A past shift's report, ${n(big.entries)}-entry journal`,
+      figure: `${start.shiftReportMs} ms`,
+      detail: `sales.byShift (${n(start.shiftSales ?? 0)} sales) + eventsBetween over the shift (${n(start.shiftEvents ?? 0)} entries) for ${start.shiftId ?? '?'}, mid-history: read on demand through the segment indexes`,
+    },
+    verify
+      ? {
+          what: `Full verify, ${n(big.entries)} entries`,
+          figure: `${n(verify.verifyPerSec ?? 0)} entries/s`,
+          detail: `${n(verify.verifyMs ?? 0)} ms, one segment at a time; RSS ${verify.verifyRssBeforeMb} MB before, peak ${verify.verifyRssPeakMb} MB while it ran`,
+        }
+      : { what: 'Full verify', figure: 'not run', detail: '' },
+  ];
+}
+
+function rows(journal: JournalBenchResult, history: HistorySizeResult[], create: BenchResult, hooks: WebhookLatencyResult, sales: SalesRateResult, day: SalesRateResult): Row[] {
   return [
     { what: 'Journal append, fsync per commit', figure: `${n(journal.appendEventsPerSec)} events/s`, detail: `${n(journal.events)} events, ${journal.concurrency} appends in flight, mean ${journal.meanGroupSize} entries per write+fsync (group commit)` },
-    { what: `Journal replay of ${n(journal.events)} events`, figure: `${n(journal.replayMs)} ms`, detail: `cold open: read, hash-check, rebuild the indexed view; heap held +${journal.replayHeapMb} MB, process RSS ${journal.rssMb} MB; full verify ${n(journal.verifyMs)} ms` },
+    { what: `Journal reopen after ${n(journal.events)} events in one day`, figure: `${n(journal.replayMs)} ms`, detail: `open from the checkpoint: all ${n(journal.events)} entries are in its (one) segment, read and hash-checked again, none folded; heap held +${journal.replayHeapMb} MB, process RSS ${journal.rssMb} MB; full verify ${n(journal.verifyMs)} ms` },
+    ...historyRows(history),
     { what: 'create_dynamic_pix on loopback (sandbox)', figure: `${n(create.rps)} req/s`, detail: `${n(create.requests)} requests, 16 in flight, printed checkouts: p50 ${create.p50Ms} ms, p95 ${create.p95Ms} ms, p99 ${create.p99Ms} ms; first 1,000 p50 ${create.firstThousandP50Ms} ms vs last 1,000 p50 ${create.lastThousandP50Ms} ms` },
     { what: 'Webhook received → journaled', figure: `p50 ${hooks.p50Ms} ms, p95 ${hooks.p95Ms} ms`, detail: `${n(hooks.deliveries)} signed charge.paid deliveries, one at a time, POST sent → 2xx (sent only after the fsync); p99 ${hooks.p99Ms} ms, max ${hooks.maxMs} ms` },
     { what: `Sales per second, one core, ${sales.checkouts} checkouts`, figure: `${sales.salesPerSec} sales/s`, detail: `${n(sales.sales)} sales in ${sales.seconds} s, each charge → pay → paid in the journal (by webhook); per sale p50 ${sales.p50Ms} ms, p95 ${sales.p95Ms} ms; first 100 p50 ${sales.firstHundredP50Ms} ms vs last 100 p50 ${sales.lastHundredP50Ms} ms` },
@@ -214,11 +253,18 @@ function machine(): string {
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-'));
+  // Other work on the machine moves every figure: say how busy it was.
+  const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
     console.log(`bench: ${machine()}`);
     // The journal first, while the heap is at its quietest: it reports memory.
     console.log(`bench: journal, ${n(JOURNAL_EVENTS)} events…`);
     const journal = await benchJournal({ dir: join(work, 'journal'), events: JOURNAL_EVENTS });
+    const history: HistorySizeResult[] = [];
+    for (const size of HISTORY_SIZES) {
+      console.log(`bench: journal history, ${n(size)} entries generated, first open, cold starts${size === HISTORY_SIZES.at(-1) ? ', verify' : ''}…`);
+      history.push(await benchJournalHistory(work, size, { starts: 3, verify: size === HISTORY_SIZES.at(-1) }));
+    }
     console.log(`bench: create_dynamic_pix, up to ${n(CREATE_REQUESTS)} requests or ${CREATE_SECONDS} s…`);
     const create = await benchCreateDynamicPix({ requests: CREATE_REQUESTS, maxSeconds: CREATE_SECONDS, concurrency: 16 });
     console.log(`bench: webhook received → journaled, up to ${WEBHOOK_DELIVERIES} deliveries or ${WEBHOOK_SECONDS} s…`);
@@ -228,12 +274,12 @@ async function main(): Promise<void> {
     console.log(`bench: a busy day on one checkout, up to ${DAY_SALES} sales or ${SALES_SECONDS} s…`);
     const day = await benchSalesRate(join(work, 'day'), 1, DAY_SALES);
 
-    const table = rows(journal, create, hooks, sales, day);
+    const table = rows(journal, history, create, hooks, sales, day);
     console.table(table.map((r) => ({ what: r.what, figure: r.figure })));
     const date = new Date(systemClock.now()).toISOString().slice(0, 10);
     const section = `## Terminal core (\`npm run bench\`)
 
-Run on ${date}: ${machine()}.
+Run on ${date}: ${machine()}; 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.
 
 How to read it: medians and ratios from ONE run on a small, shared, noisy 2-core machine, where
 client and server share the cores; expect tens of percent between runs and compare orders of

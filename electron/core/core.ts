@@ -15,6 +15,7 @@ import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
+import { FOLLOWED_STATUSES } from './terminal/follow-up.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
 import { Shifts } from './terminal/shifts.ts';
 import { Terminal, type CheckoutKey } from './terminal/terminal.ts';
@@ -224,6 +225,8 @@ export class Core {
         saleKeys: saleRowKeys,
         log: this.log,
         operatorActions: [...OPERATOR_ACTIONS, ...OPERATOR_PERSON_ACTIONS],
+        // Sales the follow-up polls stay in the working set: its byStatus never reads history.
+        openStatuses: FOLLOWED_STATUSES,
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
         ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
         // Charging stops and resumes with the journal's writes: the status bar must say so at once.

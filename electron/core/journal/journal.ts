@@ -1,8 +1,10 @@
 /**
  * The sale journal. Electron's main process has no IndexedDB of its own, so the durable
- * record is the hash-chained, fsync'd JSON-lines log (log.ts), and IndexedDB (fake-indexeddb's
- * engine, through idb) holds only the indexed view (view.ts), rebuilt from the log at every
- * open. An append resolves once its bytes are fsync'd and the view has applied it, so
+ * record is the hash-chained, fsync'd JSON-lines log (log.ts). IndexedDB (fake-indexeddb's
+ * engine, through idb) holds only the working set (view.ts); older history is read from
+ * the segments on demand through their indexes (store.ts, segment-index.ts), and a verified
+ * checkpoint (checkpoint.ts) lets an open read only the last segment, not all history.
+ * An append resolves once its bytes are fsync'd and the view has applied it, so
  * anything a caller was told is durable survives a SIGKILL, and what the view answers was
  * always durable first.
  *
@@ -12,13 +14,17 @@
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
+import { readCheckpoint, resumePointOf } from './checkpoint.ts';
 import { CHAIN_STARTED, openLog, writeProblem } from './log.ts';
-import type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, JournalLog, JournalProblem, LogStats, ProbeTimers, TornTail, VerifyResult } from './log.ts';
-import { openView, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
-import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, SaleView, ShiftRecord } from './view.ts';
+import type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, JournalLog, JournalProblem, LogStats, ProbeTimers, TornTail, VerifyProgress, VerifyResult } from './log.ts';
+import { CheckpointMismatch, JournalStore } from './store.ts';
+import type { OpenedFrom, Projections, StoreStats } from './store.ts';
+import { openView, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
+import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
 
-export type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, ProbeTimers, TornTail, VerifyResult } from './log.ts';
+export type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, ProbeTimers, TornTail, VerifyProgress, VerifyResult } from './log.ts';
 export { CHAIN_STARTED } from './log.ts';
+export type { OpenedFrom, Projection, Projections, StoreStats } from './store.ts';
 export type { ReducerFailure, SaleKeys, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
 export { JournalUnavailableError } from './log.ts';
 export { JournalLockedError } from './lock.ts';
@@ -42,6 +48,27 @@ export interface OpenJournalOptions<S extends object> {
   timers?: ProbeTimers;
   /** Told when writing fails, and when it works again. */
   onHealthChange?: () => void;
+  /**
+   * Derived state kept in the checkpoint and folded over every entry: read it with
+   * `journal.projection(name)`. Adding or removing one makes the next open rebuild.
+   */
+  projections?: Projections;
+  /**
+   * Sale statuses that are not final: such a sale never leaves the working set, and
+   * `sales.byStatus` of one of them reads the working set only.
+   */
+  openStatuses?: Iterable<string>;
+  /** How long (entry time) a sale no one touches stays in the working set; 2 days by default. */
+  workingSetMs?: number;
+  /**
+   * How long a webhook-id stays in the working set; older ones are still found in
+   * history. 3 days by default: the service retries for 1h15m (contract 4).
+   */
+  webhookIdsMs?: number;
+  /** Entries between two checkpoints (one is also written at every new segment and at close). */
+  checkpointEvery?: number;
+  /** Test seam: runs between a checkpoint's fsync and its rename (to crash there). */
+  beforeCheckpointRename?: () => Promise<void>;
 }
 
 export interface AppendResult {
@@ -69,10 +96,15 @@ export interface JournalStatus {
   failureProblem: JournalProblem | null;
   /** Breaks a manager acknowledged by starting a new chain: shown for ever. */
   acknowledgedBreaks: AcknowledgedBreak[];
-  /** Entries the sale reducer threw on (or returned a bad record for); the first few are kept. */
+  /**
+   * Entries the sale reducer (or a projection) threw on or returned a bad record for,
+   * counted across starts (the checkpoint keeps the count); this session's first few are kept.
+   */
   reducerFailures: number;
   firstReducerFailures: ReducerFailure[];
   commits: LogStats;
+  /** How the last open started: from which checkpoint, and how many entries it read. */
+  opened: OpenedFrom;
 }
 
 export interface SaleQueries<S> {
@@ -122,6 +154,8 @@ export interface Journal<S extends object = SaleRecord> {
   eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
   eventsOfType(type: string): Promise<JournalEntry[]>;
   webhookSeq(webhookId: string): Promise<number | undefined>;
+  /** A projection's current state (see OpenJournalOptions.projections); throws for an unknown name. */
+  projection<T>(name: string): T;
   verify(): Promise<VerifyResult>;
   /**
    * Over a broken chain (status 'corrupt'), a manager's way out: a new chain whose first
@@ -129,6 +163,10 @@ export interface Journal<S extends object = SaleRecord> {
    * segments stay untouched; appends work again.
    */
   startNewChain(by: string): Promise<JournalEntry>;
+  /** Verify one segment at a time, in constant memory; the last item carries the result. */
+  verifySegments(): AsyncGenerator<VerifyProgress>;
+  /** The working set's size and history's index reads. */
+  storeStats(): Promise<StoreStats>;
   status(): JournalStatus;
   close(): Promise<void>;
 }
@@ -156,7 +194,7 @@ class Mutex {
 
 class JournalImpl<S extends object> implements Journal<S> {
   readonly #log: JournalLog;
-  readonly #view: SaleView<S>;
+  readonly #view: JournalStore<S>;
   readonly #operatorActions: ReadonlySet<string>;
   readonly #failures: { count: number; first: ReducerFailure[] };
   readonly #webhooksInFlight = new Map<string, Promise<'recorded' | 'duplicate'>>();
@@ -165,7 +203,7 @@ class JournalImpl<S extends object> implements Journal<S> {
   readonly sales: SaleQueries<S>;
   readonly shifts: ShiftQueries;
 
-  constructor(log: JournalLog, view: SaleView<S>, operatorActions: ReadonlySet<string>, failures: { count: number; first: ReducerFailure[] }) {
+  constructor(log: JournalLog, view: JournalStore<S>, operatorActions: ReadonlySet<string>, failures: { count: number; first: ReducerFailure[] }) {
     this.#log = log;
     this.#view = view;
     this.#operatorActions = operatorActions;
@@ -288,8 +326,18 @@ class JournalImpl<S extends object> implements Journal<S> {
     return this.#view.webhookSeq(webhookId);
   }
 
+  projection<T>(name: string): T {
+    return this.#view.projection(name) as T;
+  }
+
   verify(): Promise<VerifyResult> {
     return this.#log.verify();
+  }
+  verifySegments(): AsyncGenerator<VerifyProgress> {
+    return this.#log.verifySegments();
+  }
+  storeStats(): Promise<StoreStats> {
+    return this.#view.workingSetStats();
   }
 
   startNewChain(by: string): Promise<JournalEntry> {
@@ -314,55 +362,105 @@ class JournalImpl<S extends object> implements Journal<S> {
       failure: log.failure?.message ?? null,
       failureProblem: log.failure ? writeProblem(log.failure) : null,
       acknowledgedBreaks: [...log.acknowledgedBreaks],
-      reducerFailures: this.#failures.count,
+      reducerFailures: this.#view.failureCount,
       firstReducerFailures: [...this.#failures.first],
       commits: { ...log.stats },
+      opened: { ...this.#view.opened },
     };
   }
 
   async close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#log.close();
-      await this.#view.close();
+      await this.#view.close(this.#log.corruption === null && this.#log.failure === null);
     })();
     return this.#closing;
   }
 }
 
 /**
- * Opens the sale journal: the durable log in `dir`, replayed into a fresh IndexedDB view.
- * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt')
- * until a manager starts a new chain (startNewChain).
+ * Opens the sale journal: the durable log in `dir`, its working set restored from the
+ * checkpoint (if it matches the log) and brought up to date from the entries after it,
+ * else rebuilt from the whole log (and a new checkpoint written).
+ * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt').
  * Throws JournalLockedError if another live process holds the dir.
  */
 export async function openJournal<S extends object>(options: OpenJournalOptions<S>): Promise<Journal<S>> {
-  const view = await openView(options.reduceSale, options.saleKeys);
+  const first = await openFrom(options, true);
+  if ('journal' in first) return first.journal;
+  options.log?.warn('journal: the checkpoint does not match the log; rebuilding from the whole log', { reason: first.ignored });
+  const second = await openFrom(options, false, first.ignored);
+  if ('journal' in second) return second.journal;
+  throw new Error(`journal: open without a checkpoint cannot disagree with one (${second.ignored})`);
+}
+
+async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: Journal<S> } | { ignored: string }> {
+  const saleKeys = options.saleKeys ?? ownSaleKeys;
+  const view = await openView(options.reduceSale, saleKeys);
   const failures = { count: 0, first: [] as ReducerFailure[] };
-  const apply = async (entries: JournalEntry[]): Promise<void> => {
-    const failed = await view.applyEntries(entries);
-    if (failed.length === 0) return;
-    failures.count += failed.length;
-    for (const f of failed) {
-      if (failures.first.length < KEPT_REDUCER_FAILURES) failures.first.push(f);
-      options.log?.error('journal: the sale reducer failed on an entry; the entry is kept, the sale is unchanged', { ...f });
-    }
-  };
+  const projections = options.projections ?? {};
+  // Set once the log is open: until then no checkpoint is written (the store asks health()).
+  let opened: JournalLog | null = null;
+  const store = new JournalStore<S>(
+    {
+      dir: options.dir, reduceSale: options.reduceSale, saleKeys, log: options.log, projections,
+      openStatuses: new Set(options.openStatuses ?? []),
+      workingSetMs: options.workingSetMs ?? 2 * DAY_MS,
+      webhookIdsMs: options.webhookIdsMs ?? 3 * DAY_MS,
+      checkpointEvery: Math.max(1, options.checkpointEvery ?? 5000),
+      beforeCheckpointRename: options.beforeCheckpointRename,
+      fs: options.fs,
+      health: () => ({ writable: opened !== null && opened.corruption === null && opened.failure === null, acknowledgedBreaks: opened?.acknowledgedBreaks ?? [] }),
+      onFailures: (failed) => {
+        failures.count += failed.length;
+        for (const f of failed) {
+          if (failures.first.length < KEPT_REDUCER_FAILURES) failures.first.push(f);
+          options.log?.error('journal: the sale reducer failed on an entry; the entry is kept, the sale is unchanged', { ...f });
+        }
+      },
+    },
+    view,
+  );
+  store.opened.checkpointIgnored = ignored;
+  let mismatch: string | null = null;
   let log: JournalLog;
   try {
     log = await openLog({
-      dir: options.dir,
-      clock: options.clock,
-      log: options.log,
-      replay: apply,
-      onDurable: apply,
+      dir: options.dir, clock: options.clock, log: options.log, replay: store.apply, onDurable: store.apply,
       ...(options.fs ? { fs: options.fs } : {}),
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.onHealthChange ? { onHealthChange: options.onHealthChange } : {}),
+      resume: async (segments) => {
+        if (!useCheckpoint) return null;
+        const read = await readCheckpoint<S>(options.dir, options.fs);
+        if (read === null) return null;
+        const checked = read.ok ? await resumePointOf(options.dir, read.file, segments, Object.keys(projections), options.fs) : read;
+        if (!checked.ok) {
+          mismatch = `the checkpoint ${checked.reason}`;
+          return null;
+        }
+        await store.restore((read as { file: Parameters<typeof store.restore>[0] }).file);
+        return checked.point;
+      },
     });
   } catch (err) {
     await view.close();
+    if (err instanceof CheckpointMismatch) return { ignored: err.message };
     throw err;
   }
-  return new JournalImpl(log, view, new Set(options.operatorActions ?? []), failures);
+  mismatch ??= store.checkpointMismatch();
+  if (mismatch !== null && store.opened.checkpointSeq !== null) {
+    await log.close();
+    await view.close();
+    return { ignored: mismatch };
+  }
+  if (mismatch !== null) {
+    options.log?.warn('journal: the checkpoint was ignored; rebuilt from the whole log', { reason: mismatch });
+    store.opened.checkpointIgnored = mismatch;
+  }
+  opened = log;
+  await store.finishOpen(log.corruption === null && log.failure === null);
+  return { journal: new JournalImpl(log, store, new Set(options.operatorActions ?? []), failures) };
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;

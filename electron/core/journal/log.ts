@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readdir, stat, truncate, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
@@ -86,6 +86,7 @@ export interface JournalFs {
   readdir(path: string): Promise<string[]>;
   truncate(path: string, length: number): Promise<void>;
   unlink(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
 }
 
 export const nodeJournalFs: JournalFs = {
@@ -94,6 +95,7 @@ export const nodeJournalFs: JournalFs = {
   readdir: (path) => readdir(path),
   truncate: (path, length) => truncate(path, length),
   unlink: (path) => unlink(path),
+  rename: (from, to) => rename(from, to),
 };
 
 /** Timers for the write probe; tests fire them by hand instead of waiting. */
@@ -122,22 +124,55 @@ export interface LogStats {
   committedEntries: number;
 }
 
+/** Where an entry's line lies: what a segment's index records to read it again on demand. */
+export interface EntryPosition {
+  segment: string;
+  /** Byte offset of the line in its segment, and its length with the newline. */
+  offset: number;
+  length: number;
+}
+
+/**
+ * Where open starts reading: the first entry of segment `segments[index]` has seq `seq`
+ * and chains from `prev`. The segments before it are taken as they are (their sizes are
+ * the committed ones); `verify` still reads them all.
+ */
+export interface ResumePoint {
+  index: number;
+  seq: number;
+  prev: string;
+  /** The sizes of the segments before `index`, as the checkpoint checked them (no stat again). */
+  sizes?: readonly number[];
+  /**
+   * Set when `segments[index]` starts a new chain: the break its first entry must name
+   * (checked as a full scan checks it); `seq`/`prev` are then the good head's.
+   */
+  pending?: PendingBreak;
+  /** Breaks acknowledged by chains that start before `index`, oldest first. */
+  acknowledged?: readonly AcknowledgedBreak[];
+}
+
 export interface OpenLogOptions {
   dir: string;
   clock: Clock;
   log?: Logger;
   /** Receives every valid entry at open, in order, in batches; awaited before reading on. */
-  replay?: (entries: JournalEntry[]) => Promise<void> | void;
+  replay?: (entries: JournalEntry[], positions: EntryPosition[]) => Promise<void> | void;
   replayBatchSize?: number;
   /**
    * Called once per group commit, in seq order, after the bytes are fsync'd; the appends of
    * that group resolve only after it settles. Calls never overlap.
    */
-  onDurable?: (entries: JournalEntry[]) => Promise<void> | void;
+  onDurable?: (entries: JournalEntry[], positions: EntryPosition[]) => Promise<void> | void;
   fs?: JournalFs;
   timers?: ProbeTimers;
   /** Told when writing fails, and when it works again (a probe or an append wrote). */
   onHealthChange?: () => void;
+  /**
+   * Called with the segment names once the dir is locked, before anything is read: a
+   * checkpoint that vouches for the older segments says where to start; null reads all.
+   */
+  resume?: (segments: readonly string[]) => Promise<ResumePoint | null> | ResumePoint | null;
 }
 
 export interface JournalLog {
@@ -158,6 +193,13 @@ export interface JournalLog {
    */
   readonly failure: Error | null;
   readonly stats: LogStats;
+  /** Entries read and checked at open (after the resume point, if there was one). */
+  readonly openedEntries: number;
+  /**
+   * Verify, one segment at a time: yields after each segment is read, so a caller can show
+   * progress or stop; holds one read chunk, never the history. The last item has `done`.
+   */
+  verifySegments(): AsyncGenerator<VerifyProgress>;
   /**
    * Over a broken chain: starts a new chain whose first entry (CHAIN_STARTED, carrying
    * `data`, which names who in `by`) records the broken entry and the last good head. The
@@ -166,6 +208,10 @@ export interface JournalLog {
   startNewChain(data: Readonly<Record<string, unknown>>): Promise<JournalEntry>;
   close(): Promise<void>;
 }
+
+export type VerifyProgress =
+  | { done: false; segment: string; entries: number }
+  | { done: true; result: VerifyResult };
 
 export type JournalProblem = 'journal_broken' | 'journal_disk_full' | 'journal_io_error' | 'journal_write_failed' | 'journal_closed';
 
@@ -193,6 +239,8 @@ export function writeProblem(err: Error | null): JournalProblem {
 const SEGMENT_NAME = /^journal-(?:c(\d{4})-)?(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const READ_CHUNK = 1 << 20;
+
+class VerifyStopped extends Error {}
 
 export function segmentName(day: string, chain = 1): string {
   return chain === 1 ? `journal-${day}.jsonl` : `journal-c${String(chain).padStart(4, '0')}-${day}.jsonl`;
@@ -243,11 +291,51 @@ export function checkLine(text: string, expectedSeq: number, expectedPrev: strin
   return { ok: true, entry: { seq, prev, hash, at, type, data: data as JsonObject } };
 }
 
+/**
+ * Verify's fast path: true when `text` is exactly the line the writer writes (entryLine) for
+ * the expected seq and prev, and its hash is the hash of those fields with the data AS
+ * WRITTEN. The writer only ever writes canonical data, so a line that passes is one it
+ * wrote; anything else (false) goes through checkLine, which names what is wrong. It
+ * spares verify the parse and re-serialization of every entry's data.
+ */
+export function lineIsIntact(text: string, expectedSeq: number, expectedPrev: string): boolean {
+  const seqText = String(expectedSeq);
+  let i = 0;
+  const expect = (s: string) => {
+    if (!text.startsWith(s, i)) return false;
+    i += s.length;
+    return true;
+  };
+  if (!expect('{"seq":') || !expect(seqText) || !expect(',"prev":"') || !expect(expectedPrev) || !expect('","hash":"')) return false;
+  const recorded = text.slice(i, i + 64);
+  i += 64;
+  if (!expect('","at":')) return false;
+  const typeAt = text.indexOf(',"type":"', i);
+  if (typeAt < 0) return false;
+  const atText = text.slice(i, typeAt);
+  const at = Number(atText);
+  if (!Number.isFinite(at) || JSON.stringify(at) !== atText) return false;
+  i = typeAt + ',"type":'.length;
+  const dataAt = text.indexOf('","data":{', i);
+  if (dataAt < 0 || !text.endsWith('}')) return false;
+  const typeText = text.slice(i, dataAt + 1);
+  let type: unknown;
+  try {
+    type = JSON.parse(typeText);
+  } catch {
+    return false;
+  }
+  if (typeof type !== 'string' || type === '' || JSON.stringify(type) !== typeText) return false;
+  const data = text.slice(dataAt + '","data":'.length, -1);
+  return entryHash(expectedSeq, expectedPrev, at, type, data) === recorded;
+}
+
 interface RawLine {
   text: string;
   line: number;
-  /** Byte offset of the line's first byte in its file. */
+  /** Byte offset of the line's first byte in its file, and its length in bytes (no newline). */
   offset: number;
+  bytes: number;
   terminated: boolean;
 }
 
@@ -273,13 +361,13 @@ async function* readLines(path: string, limit?: number, fs: JournalFs = nodeJour
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
         lineNo++;
-        yield { text: data.toString('utf8', start, nl), line: lineNo, offset: carryOffset + start, terminated: true };
+        yield { text: data.toString('utf8', start, nl), line: lineNo, offset: carryOffset + start, bytes: nl - start, terminated: true };
         start = nl + 1;
       }
       carryOffset += start;
       carry = Buffer.from(data.subarray(start));
     }
-    if (carry.length > 0) yield { text: carry.toString('utf8'), line: lineNo + 1, offset: carryOffset, terminated: false };
+    if (carry.length > 0) yield { text: carry.toString('utf8'), line: lineNo + 1, offset: carryOffset, bytes: carry.length, terminated: false };
   } finally {
     await fh.close();
   }
@@ -307,12 +395,18 @@ interface ScanOptions {
   repairTornTail: boolean;
   /** Read at most this many bytes of each segment (verify); segments absent here are skipped. */
   limits?: ReadonlyMap<string, number>;
-  onEntry?: (entry: JournalEntry) => Promise<void> | void;
+  onEntry?: (entry: JournalEntry, position: EntryPosition) => Promise<void> | void;
   fs?: JournalFs;
+  /** Start at this segment instead of the first (open from a checkpoint). */
+  from?: ResumePoint;
+  /** Lines need not be parsed (verify): those the writer wrote pass lineIsIntact. */
+  hashOnly?: boolean;
+  /** Called after each whole segment is read: verify's progress. */
+  onSegment?: (segment: string, entries: number) => Promise<void> | void;
 }
 
 /** A chain broke here; the next chain's first entry must acknowledge exactly this. */
-interface PendingBreak {
+export interface PendingBreak {
   broken: BrokenEntry;
   goodHead: { seq: number; hash: string };
   untrusted: { segments: string[]; lines: number };
@@ -327,7 +421,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * from the last good head and names exactly the break the scan found. Anything else is a
  * break of its own, never silently accepted.
  */
-function checkChainStart(text: string, pending: PendingBreak | null, segment: string): { ok: true; entry: JournalEntry; by: string } | { ok: false; reason: string } {
+export function checkChainStart(text: string, pending: PendingBreak | null, segment: string): { ok: true; entry: JournalEntry; by: string } | { ok: false; reason: string } {
   if (pending === null) return { ok: false, reason: 'a new chain starts here, but the chain before it is not broken' };
   let seq: unknown;
   try {
@@ -352,17 +446,21 @@ function checkChainStart(text: string, pending: PendingBreak | null, segment: st
 
 async function scan(dir: string, segments: readonly string[], options: ScanOptions): Promise<ScanResult> {
   const fs = options.fs ?? nodeJournalFs;
-  let expectedSeq = 1;
-  let prev = GENESIS_PREV;
+  let expectedSeq = options.from?.seq ?? 1;
+  let prev = options.from?.prev ?? GENESIS_PREV;
   let count = 0;
   const sizes = new Map<string, number>();
-  const acknowledged: AcknowledgedBreak[] = [];
+  // Breaks acknowledged before the resume point: the checkpoint re-checked their chains' starts.
+  const acknowledged: AcknowledgedBreak[] = [...(options.from?.acknowledged ?? [])];
   const present: { name: string; size: number; committed: number | undefined }[] = [];
-  for (const name of segments) {
+  const firstRead = options.from?.index ?? 0;
+  for (const [i, name] of segments.entries()) {
     const limit = options.limits?.get(name);
     if (options.limits && limit === undefined) continue;
-    const size = (await fs.stat(join(dir, name))).size;
-    present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });
+    const size = options.from?.sizes?.[i] ?? (await fs.stat(join(dir, name))).size;
+    // Vouched for by the checkpoint: its bytes count as committed without being read.
+    if (i < firstRead) sizes.set(name, size);
+    else present.push({ name, size: limit === undefined ? size : Math.min(size, limit), committed: limit });
   }
   // A torn line can only be the last bytes written: in the last segment that has any.
   let lastWritten = -1;
@@ -373,9 +471,11 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
 
   // A broken chain is read on to its end (its lines are counted, never trusted), because the
   // next chain may acknowledge the break; one that does not leaves the break unexplained.
-  let pending: PendingBreak | null = null;
-  let chain = 0;
-  let chainStarted = false;
+  // From a checkpoint, the scan goes on in the chain of its segment; if that segment starts
+  // a chain, its first entry is checked against the break the checkpoint says it acknowledges.
+  let pending: PendingBreak | null = options.from?.pending ?? null;
+  let chain = options.from ? segmentChain(segments[options.from.index] ?? '') : 0;
+  let chainStarted = options.from !== undefined && options.from.pending === undefined;
   for (let i = 0; i < present.length; i++) {
     const { name, size, committed } = present[i]!;
     const segmentChainNo = segmentChain(name);
@@ -441,6 +541,15 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
         checked = start;
       } else {
         chainStarted = true;
+        if (options.hashOnly && !options.onEntry && lineIsIntact(raw.text, expectedSeq, prev)) {
+          expectedSeq++;
+          // The hash is the 64 characters after the prev: lineIsIntact matched them.
+          const at = 7 + String(expectedSeq - 1).length + 9 + 64 + 10;
+          prev = raw.text.slice(at, at + 64);
+          count++;
+          validBytes = raw.offset + raw.bytes + 1;
+          continue;
+        }
         checked = checkLine(raw.text, expectedSeq, prev);
       }
       if (!checked.ok) {
@@ -452,16 +561,18 @@ async function scan(dir: string, segments: readonly string[], options: ScanOptio
         validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
         continue;
       }
-      await options.onEntry?.(checked.entry);
+      const length = raw.bytes + 1;
+      await options.onEntry?.(checked.entry, { segment: name, offset: raw.offset, length });
       expectedSeq = checked.entry.seq + 1;
       prev = checked.entry.hash;
       count++;
-      validBytes = raw.offset + Buffer.byteLength(raw.text, 'utf8') + 1;
+      validBytes = raw.offset + length;
     }
     if (committed !== undefined && size < committed) {
       return result(pending?.broken ?? { segment: name, line: lines + 1, seq: expectedSeq, reason: `segment is ${size} bytes, but ${committed} were committed to it` });
     }
     sizes.set(name, validBytes);
+    await options.onSegment?.(name, count);
   }
   return result(pending?.broken ?? null);
 }
@@ -513,11 +624,12 @@ async function readBrokenTail(
 interface Pending {
   entries: JournalEntry[];
   lines: string[];
+  positions: EntryPosition[];
   resolve: (entries: JournalEntry[]) => void;
   reject: (err: unknown) => void;
 }
 
-async function fsyncDir(dir: string, fs: JournalFs = nodeJournalFs): Promise<void> {
+export async function fsyncDir(dir: string, fs: JournalFs = nodeJournalFs): Promise<void> {
   // A new segment's name must be durable too, or a power cut can lose the whole file.
   // Windows cannot open a directory for fsync; NTFS journals the name itself.
   if (process.platform === 'win32') return;
@@ -527,6 +639,54 @@ async function fsyncDir(dir: string, fs: JournalFs = nodeJournalFs): Promise<voi
   } finally {
     await fh.close();
   }
+}
+
+/** The first whole line of a segment, or null: a chain start, read again to check it. */
+export async function firstLineOf(path: string, fs: JournalFs = nodeJournalFs): Promise<string | null> {
+  for await (const raw of readLines(path, undefined, fs)) return raw.terminated ? raw.text : null;
+  return null;
+}
+
+/** A whole small file (a checkpoint, a segment's index) through the seam, or null if absent. */
+export async function readWholeFile(path: string, fs: JournalFs = nodeJournalFs): Promise<Buffer | null> {
+  let fh: JournalFile;
+  try {
+    fh = await fs.open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const size = (await fh.stat()).size;
+    const buf = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const { bytesRead } = await fh.read(buf, done, size - done, done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return buf.subarray(0, done);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Temp file, write, fsync, rename over `path` (then, if asked, fsync the dir): a crash
+ * leaves the old file or the new one, whole. Through the seam, so a failing disk fails it.
+ */
+export async function writeFileAtomic(path: string, data: string, fs: JournalFs = nodeJournalFs, options: { beforeRename?: () => Promise<void>; syncDir?: string } = {}): Promise<void> {
+  const temp = `${path}.tmp`;
+  const fh = await fs.open(temp, 'w', 0o600);
+  try {
+    await writeAll(fh, Buffer.from(data, 'utf8'));
+    await fh.datasync();
+  } finally {
+    await fh.close();
+  }
+  await options.beforeRename?.();
+  await fs.rename(temp, path);
+  if (options.syncDir !== undefined) await fsyncDir(options.syncDir, fs);
 }
 
 async function writeAll(fh: JournalFile, buf: Buffer): Promise<void> {
@@ -577,6 +737,7 @@ class SegmentedLog implements JournalLog {
   readonly #acknowledged: AcknowledgedBreak[];
   readonly tornTail: TornTail | null;
   readonly stats: LogStats = { commits: 0, committedEntries: 0 };
+  readonly openedEntries: number;
 
   constructor(dir: string, clock: Clock, lock: DirLock, segments: string[], result: ScanResult, options: OpenLogOptions) {
     this.#dir = dir;
@@ -599,6 +760,7 @@ class SegmentedLog implements JournalLog {
     this.tornTail = result.torn;
     this.#corruption = result.broken;
     this.#acknowledged = result.acknowledged;
+    this.openedEntries = result.count;
   }
 
   get corruption(): BrokenEntry | null {
@@ -675,7 +837,7 @@ class SegmentedLog implements JournalLog {
       lines.push(entryLine(seq, prev, hash, at, p.type, p.data) + '\n');
     }
     return new Promise<JournalEntry[]>((resolve, reject) => {
-      this.#queue.push({ entries, lines, resolve, reject });
+      this.#queue.push({ entries, lines, positions: [], resolve, reject });
       this.#flushing ??= this.#flushLoop();
     });
   }
@@ -710,7 +872,8 @@ class SegmentedLog implements JournalLog {
           return;
         }
         const entries = group.flatMap((p) => p.entries);
-        const settled = this.#applied.then(() => this.#onDurable?.(entries));
+        const positions = group.flatMap((p) => p.positions);
+        const settled = this.#applied.then(() => this.#onDurable?.(entries, positions));
         this.#applied = settled.then(
           () => undefined,
           () => undefined,
@@ -857,18 +1020,22 @@ class SegmentedLog implements JournalLog {
   async #commitRuns(group: Pending[], touched: Set<string>): Promise<void> {
     // Runs of consecutive entries per segment. A segment never goes back to an earlier day,
     // even if the clock does: the files stay in chain order.
-    const runs: { day: string; lines: string[]; lastSeq: number; lastHash: string }[] = [];
+    const runs: { day: string; lines: string[]; positions: EntryPosition[]; lastSeq: number; lastHash: string }[] = [];
     for (const p of group) {
+      p.positions = [];
       p.entries.forEach((e, i) => {
         const entryDay = utcDay(e.at);
         const previous = runs.at(-1)?.day ?? this.#day;
         const day = previous !== null && previous > entryDay ? previous : entryDay;
         let run = runs.at(-1);
         if (run?.day !== day) {
-          run = { day, lines: [], lastSeq: e.seq, lastHash: e.hash };
+          run = { day, lines: [], positions: [], lastSeq: e.seq, lastHash: e.hash };
           runs.push(run);
         }
         run.lines.push(p.lines[i]!);
+        const position = { segment: segmentName(day, this.#chain), offset: 0, length: Buffer.byteLength(p.lines[i]!, 'utf8') };
+        run.positions.push(position);
+        p.positions.push(position);
         run.lastSeq = e.seq;
         run.lastHash = e.hash;
       });
@@ -890,6 +1057,11 @@ class SegmentedLog implements JournalLog {
       }
       const buf = Buffer.from(run.lines.join(''), 'utf8');
       touched.add(name);
+      let offset = this.#durable.get(name) ?? 0;
+      for (const position of run.positions) {
+        position.offset = offset;
+        offset += position.length;
+      }
       await writeAll(this.#fh, buf);
       await this.#fh.datasync();
       this.#durable.set(name, (this.#durable.get(name) ?? 0) + buf.length);
@@ -901,10 +1073,68 @@ class SegmentedLog implements JournalLog {
   }
 
   async verify(): Promise<VerifyResult> {
+    let last: VerifyProgress | undefined;
+    for await (const progress of this.verifySegments()) last = progress;
+    return (last as Extract<VerifyProgress, { done: true }>).result;
+  }
+
+  async *verifySegments(): AsyncGenerator<VerifyProgress> {
+    // The scan waits at each segment's end until its progress is taken: it runs ahead by
+    // one segment at most, and a caller that stops early stops the reading too.
+    const ready: VerifyProgress[] = [];
+    let wake: (() => void) | null = null;
+    let resume: (() => void) | null = null;
+    let stopped = false;
+    const signal = () => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    const onSegment = async (segment: string, entries: number): Promise<void> => {
+      if (stopped) throw new VerifyStopped();
+      ready.push({ done: false, segment, entries });
+      signal();
+      await new Promise<void>((resolve) => (resume = resolve));
+      if (stopped) throw new VerifyStopped();
+    };
+    let failure: { err: unknown } | null = null;
+    const running = this.#verifyScan(onSegment).then(
+      (result) => {
+        ready.push({ done: true, result });
+        signal();
+      },
+      (err: unknown) => {
+        if (!(err instanceof VerifyStopped)) failure = { err };
+        ready.push({ done: true, result: { ok: true, entries: 0 } });
+        signal();
+      },
+    );
+    try {
+      for (;;) {
+        if (ready.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        const next = ready.shift()!;
+        if (next.done) {
+          if (failure) throw (failure as { err: unknown }).err;
+          yield next;
+          return;
+        }
+        yield next;
+        const r = resume as (() => void) | null;
+        resume = null;
+        r?.();
+      }
+    } finally {
+      stopped = true;
+      (resume as (() => void) | null)?.();
+      await running;
+    }
+  }
+
+  async #verifyScan(onSegment: (segment: string, entries: number) => Promise<void>): Promise<VerifyResult> {
     // A broken log writes nothing more: read every file as it is.
     const acknowledgedBreaks = (result: ScanResult) => (result.acknowledged.length > 0 ? { acknowledgedBreaks: result.acknowledged } : {});
     if (this.#corruption) {
-      const result = await scan(this.#dir, await listSegments(this.#dir, this.#fs), { repairTornTail: false, fs: this.#fs });
+      const result = await scan(this.#dir, await listSegments(this.#dir, this.#fs), { repairTornTail: false, hashOnly: true, onSegment, fs: this.#fs });
       return result.broken ? { ok: false, firstBroken: result.broken, ...acknowledgedBreaks(result) } : { ok: true, entries: result.count, ...acknowledgedBreaks(result) };
     }
     // A snapshot of what is committed now; appends carry on while the files are read.
@@ -912,7 +1142,7 @@ class SegmentedLog implements JournalLog {
     const expectedSeq = this.#durableSeq;
     const expectedHash = this.#durableHash;
     const segments = [...this.#segments];
-    const result = await scan(this.#dir, segments, { repairTornTail: false, limits, fs: this.#fs });
+    const result = await scan(this.#dir, segments, { repairTornTail: false, hashOnly: true, limits, onSegment, fs: this.#fs });
     if (result.broken) return { ok: false, firstBroken: result.broken, ...acknowledgedBreaks(result) };
     if (result.lastSeq !== expectedSeq || result.lastHash !== expectedHash) {
       const segment = segments.at(-1) ?? segmentName(utcDay(this.#clock.now()));
@@ -957,22 +1187,28 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
   const lock = await acquireDirLock(dir);
   try {
     const segments = await listSegments(dir, options.fs);
+    const from = (await options.resume?.(segments)) ?? undefined;
     const batchSize = Math.max(1, options.replayBatchSize ?? 4096);
     let batch: JournalEntry[] = [];
+    let positions: EntryPosition[] = [];
     // One batch is applied while the next is read: the reads' waits overlap the view's work.
     let applying: Promise<void> = Promise.resolve();
     const replay = options.replay;
     const result = await scan(dir, segments, {
       repairTornTail: true,
       fs: options.fs,
+      from,
       onEntry: replay
-        ? async (entry) => {
+        ? async (entry, position) => {
             batch.push(entry);
+            positions.push(position);
             if (batch.length >= batchSize) {
               const full = batch;
+              const fullPositions = positions;
               batch = [];
+              positions = [];
               await applying;
-              applying = Promise.resolve(replay(full));
+              applying = Promise.resolve(replay(full, fullPositions));
               // Awaited before the next batch or after the scan; until then, not "unhandled".
               applying.catch(() => undefined);
             }
@@ -980,7 +1216,7 @@ export async function openLog(options: OpenLogOptions): Promise<JournalLog> {
         : undefined,
     });
     await applying;
-    if (replay && batch.length > 0) await replay(batch);
+    if (replay && batch.length > 0) await replay(batch, positions);
     if (result.torn) {
       options.log?.warn('journal: cut away a torn last line left by an interrupted write', { ...result.torn });
     }

@@ -66,8 +66,18 @@ export function ownSaleKeys(sale: object): Partial<SaleKeys> {
   return keys;
 }
 
-/** A sale as the sales store keeps it: its keys beside the caller's record. */
-type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S };
+/**
+ * A sale as the sales store keeps it: its keys beside the caller's record, and the last
+ * entry that touched it (which decides when it may leave the working set).
+ */
+export type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S; touched_seq: number; touched_at: number };
+
+/** A webhook-id the working set keeps for a fast dedupe: the first entry that carried it. */
+export interface WebhookRow {
+  webhook_id: string;
+  seq: number;
+  at: number;
+}
 
 /** Entry types the journal itself understands, to index shifts. */
 export const SHIFT_OPENED = 'shift.opened';
@@ -83,9 +93,6 @@ export interface ShiftRecord {
   closed_by?: string;
   closed_seq?: number;
 }
-
-/** An entry as the events store keeps it: `sale_ids` is what `by_sale` indexes. */
-export type StoredEvent = JournalEntry & { sale_ids: string[] };
 
 export interface ReducerFailure {
   seq: number;
@@ -109,14 +116,10 @@ interface JournalSchema<S> extends DBSchema {
       by_displaceable: [number, number, string];
     };
   };
-  events: {
-    key: number;
-    value: StoredEvent;
-    indexes: { by_sale: string; by_type: string; by_at: number };
-  };
   webhookIds: {
     key: string;
-    value: { webhook_id: string; seq: number };
+    value: WebhookRow;
+    indexes: { by_at: number };
   };
   shifts: {
     key: string;
@@ -125,7 +128,7 @@ interface JournalSchema<S> extends DBSchema {
   };
 }
 
-const STORES = ['sales', 'events', 'webhookIds', 'shifts'] as const;
+const STORES = ['sales', 'webhookIds', 'shifts'] as const;
 
 /** Sale ids an entry affects: `data.sale_id`, and `data.sale_ids` for facts about several sales. */
 export function saleIdsOf(entry: JournalEntry): string[] {
@@ -143,7 +146,7 @@ export function webhookIdOf(entry: JournalEntry): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-function shiftIdOf(entry: JournalEntry): string | undefined {
+export function shiftIdOf(entry: JournalEntry): string | undefined {
   if (entry.type !== SHIFT_OPENED && entry.type !== SHIFT_CLOSED) return undefined;
   const id = entry.data.shift_id;
   return typeof id === 'string' && id !== '' ? id : undefined;
@@ -190,14 +193,8 @@ function between(fromMs: number | undefined, toMs: number | undefined): IDBKeyRa
   return KR.bound(fromMs, toMs, false, true);
 }
 
-function withoutIndexField(e: StoredEvent): JournalEntry {
-  return { seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: e.data };
-}
-
-export interface SaleView<S> {
-  /** Applies entries (in seq order) in one transaction; returns reducer failures, if any. */
-  applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]>;
-
+/** The sale queries, answered by the working set here and by the whole journal in store.ts. */
+export interface SaleQueriesOf<S> {
   sale(id: string): Promise<S | undefined>;
   saleByPixId(pixId: string): Promise<S | undefined>;
   saleByServiceId(serviceId: string): Promise<S | undefined>;
@@ -216,23 +213,215 @@ export interface SaleView<S> {
   salesByShift(shiftId: string): Promise<S[]>;
   salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]>;
 
-  eventsForSale(saleId: string): Promise<JournalEntry[]>;
-  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
-  eventsOfType(type: string): Promise<JournalEntry[]>;
-  eventCount(): Promise<number>;
-
   webhookSeq(webhookId: string): Promise<number | undefined>;
 
   shift(id: string): Promise<ShiftRecord | undefined>;
   openShifts(): Promise<ShiftRecord[]>;
   shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
+}
 
+/** What the journal's apply, seal and checkpoint need of a working set (IndexedDB, or memory while rebuilding). */
+export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
+
+interface Batch {
+  refs: string[][];
+  saleIds: string[];
+  hookIds: string[];
+  shiftIds: string[];
+}
+
+function batchOf(entries: readonly JournalEntry[]): Batch {
+  const saleIds = new Set<string>();
+  const hookIds = new Set<string>();
+  const shiftIds = new Set<string>();
+  const refs = entries.map((e) => {
+    const ids = saleIdsOf(e);
+    for (const id of ids) saleIds.add(id);
+    const hook = webhookIdOf(e);
+    if (hook !== undefined) hookIds.add(hook);
+    const shift = shiftIdOf(e);
+    if (shift !== undefined) shiftIds.add(shift);
+    return ids;
+  });
+  return { refs, saleIds: [...saleIds], hookIds: [...hookIds], shiftIds: [...shiftIds] };
+}
+
+interface BatchState<S> {
+  sales: Map<string, SaleRow<S> | undefined>;
+  hooks: Map<string, WebhookRow | undefined>;
+  shifts: Map<string, ShiftRecord | undefined>;
+}
+
+/**
+ * Folds a batch into the rows it touches (`stored`: what the working set holds of them) and
+ * returns the rows to write. Pure: the IndexedDB index and the rebuild's memory share it.
+ */
+function foldBatch<S>(entries: readonly JournalEntry[], refs: string[][], stored: BatchState<S>, seeds: ReadonlyMap<string, S> | undefined, reduce: SaleReducer<S>, keysOf: (sale: S) => Partial<SaleKeys>): { sales: SaleRow<S>[]; hooks: WebhookRow[]; shifts: ShiftRecord[]; failures: ReducerFailure[] } {
+  const sales = new Map<string, S | undefined>([...stored.sales].map(([id, row]) => [id, row?.record ?? seeds?.get(id)]));
+  const hooks = new Map(stored.hooks);
+  const shifts = new Map(stored.shifts);
+  const changedSales = new Set<string>();
+  const touched = new Map<string, JournalEntry>();
+  const changedHooks = new Set<string>();
+  const changedShifts = new Set<string>();
+  const failures: ReducerFailure[] = [];
+  entries.forEach((entry, i) => {
+    const hook = webhookIdOf(entry);
+    // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
+    if (hook !== undefined && hooks.get(hook) === undefined) {
+      hooks.set(hook, { webhook_id: hook, seq: entry.seq, at: entry.at });
+      changedHooks.add(hook);
+    }
+    const shiftId = shiftIdOf(entry);
+    if (shiftId !== undefined) {
+      const next = foldShift(shifts.get(shiftId), entry, shiftId);
+      if (next) {
+        shifts.set(shiftId, next);
+        changedShifts.add(shiftId);
+      }
+    }
+    for (const saleId of refs[i]!) {
+      touched.set(saleId, entry);
+      let next: S | undefined;
+      try {
+        next = reduce(sales.get(saleId), entry, saleId);
+      } catch (err) {
+        failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
+        continue;
+      }
+      if (next === undefined) continue;
+      if (next === null || typeof next !== 'object') {
+        failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
+        continue;
+      }
+      sales.set(saleId, next);
+      changedSales.add(saleId);
+    }
+  });
+  const out: SaleRow<S>[] = [];
+  const lastSeq = entries.at(-1)!.seq;
+  for (const [id, record] of sales) {
+    if (record === undefined) continue;
+    const entry = touched.get(id)!;
+    const row = stored.sales.get(id);
+    // A sale an entry named is touched even when its record did not change: it stays in the
+    // working set while that entry's segment is the one being written (store.ts relies on it).
+    if (!changedSales.has(id) && row !== undefined) {
+      out.push({ ...row, touched_seq: entry.seq, touched_at: entry.at });
+      continue;
+    }
+    let keys: Partial<SaleKeys> = {};
+    try {
+      keys = keysOf(record);
+    } catch (err) {
+      // Still stored, findable by id; only the other indexes miss it.
+      failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
+    }
+    out.push({ ...keys, sale_id: id, record, touched_seq: entry.seq, touched_at: entry.at });
+  }
+  return {
+    sales: out,
+    hooks: [...changedHooks].map((id) => hooks.get(id)!),
+    shifts: [...changedShifts].map((id) => shifts.get(id)!),
+    failures,
+  };
+}
+
+/**
+ * The working set in plain memory, for the open that rebuilds from the whole log: the
+ * same fold as the IndexedDB index, without its per-record cost; its rows go into
+ * IndexedDB once, at the end (SaleIndex.restore).
+ */
+export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
+  readonly #reduce: SaleReducer<S>;
+  readonly #keys: (sale: S) => Partial<SaleKeys>;
+  readonly #sales = new Map<string, SaleRow<S>>();
+  readonly #hooks = new Map<string, WebhookRow>();
+  readonly #shifts = new Map<string, ShiftRecord>();
+
+  constructor(reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
+    this.#reduce = reduce;
+    this.#keys = keys;
+  }
+
+  async applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]> {
+    if (entries.length === 0) return [];
+    const batch = batchOf(entries);
+    const state: BatchState<S> = {
+      sales: new Map(batch.saleIds.map((id) => [id, this.#sales.get(id)])),
+      hooks: new Map(batch.hookIds.map((id) => [id, this.#hooks.get(id)])),
+      shifts: new Map(batch.shiftIds.map((id) => [id, this.#shifts.get(id)])),
+    };
+    const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
+    for (const h of changes.hooks) this.#hooks.set(h.webhook_id, h);
+    for (const sh of changes.shifts) this.#shifts.set(sh.id, sh);
+    const lastSeq = entries.at(-1)!.seq;
+    for (const row of changes.sales) {
+      try {
+        // What IndexedDB would refuse to store is refused here too, so the rows put into
+        // it at the end all go in.
+        this.#sales.set(row.sale_id, structuredClone(row));
+      } catch (err) {
+        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
+      }
+    }
+    return changes.failures;
+  }
+  async missing(saleIds: readonly string[]): Promise<string[]> {
+    return saleIds.filter((id) => !this.#sales.has(id));
+  }
+  async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
+    if (saleIds === undefined) return [...this.#sales.values()];
+    return saleIds.flatMap((id) => this.#sales.get(id) ?? []);
+  }
+  async webhookRows(): Promise<WebhookRow[]> {
+    return [...this.#hooks.values()];
+  }
+  async allShifts(): Promise<ShiftRecord[]> {
+    return [...this.#shifts.values()];
+  }
+  async openShifts(): Promise<ShiftRecord[]> {
+    return [...this.#shifts.values()].filter((s) => s.state === 'open');
+  }
+  async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
+    for (const id of saleIds) this.#sales.delete(id);
+    for (const id of webhookIds) this.#hooks.delete(id);
+  }
+}
+
+export type RowQuery =
+  | { index: 'by_external_id' | 'by_status' | 'by_shift'; value: string }
+  | { index: 'by_checkout'; storeId: number; checkoutId: number; fromMs?: number; toMs?: number }
+  | { index: 'by_created_at'; fromMs: number; toMs: number };
+
+/**
+ * The in-memory IndexedDB index of the working set: the sales still at work (and those
+ * touched lately), every shift, the recent webhook-ids. What left it is in the segments
+ * (store.ts reads them on demand); its queries answer for the working set only.
+ */
+export interface SaleIndex<S> extends SaleQueriesOf<S> {
+  /**
+   * Applies entries (in seq order) in one transaction; a sale not in the index starts from
+   * `seeds` (its record read back from history), else from nothing. Returns reducer failures.
+   */
+  applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]>;
+  /** The rows an index query finds, with their ids and keys (to merge with history's). */
+  rowsWhere(query: RowQuery): Promise<SaleRow<S>[]>;
+  /** Which of these sale ids the index does not hold. */
+  missing(saleIds: readonly string[]): Promise<string[]>;
+  rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]>;
+  webhookRows(): Promise<WebhookRow[]>;
+  allShifts(): Promise<ShiftRecord[]>;
+  /** Puts rows back as a checkpoint kept them. */
+  restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
+  /** Lets sales and webhook-ids leave the working set (they stay in history). */
+  evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys): Promise<SaleView<S>> {
+export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys): Promise<SaleIndex<S>> {
   ensureIndexedDb();
-  // The view is rebuilt from the log at every start: a fresh, private database each time.
+  // Filled at every start from a checkpoint and the log: a fresh, private database each time.
   const name = `journal-view-${randomUUID()}`;
   const db = await openDB<JournalSchema<S>>(name, 1, {
     upgrade(d) {
@@ -249,21 +438,19 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // answer 'yes' now. No version bump: this database is new at every open (see above).
       sales.createIndex('by_needs_person', ['store_id', 'checkout_id', 'needs_person']);
       sales.createIndex('by_displaceable', ['store_id', 'checkout_id', 'displaceable']);
-      const events = d.createObjectStore('events', { keyPath: 'seq' });
-      events.createIndex('by_sale', 'sale_ids', { multiEntry: true });
-      events.createIndex('by_type', 'type');
-      events.createIndex('by_at', 'at');
-      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' });
+      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' }).createIndex('by_at', 'at');
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
     },
   });
-  return new IdbSaleView(db, name, reduceSale, saleKeys);
+  return new IdbSaleIndex(db, name, reduceSale, saleKeys);
 }
 
-class IdbSaleView<S extends object> implements SaleView<S> {
+class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #db: IDBPDatabase<JournalSchema<S>>;
+  /** The sale ids the sales store holds. */
+  readonly #ids = new Set<string>();
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
@@ -275,100 +462,42 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     this.#keys = keys;
   }
 
-  async applyEntries(entries: readonly JournalEntry[]): Promise<ReducerFailure[]> {
+  async applyEntries(entries: readonly JournalEntry[], seeds?: ReadonlyMap<string, S>): Promise<ReducerFailure[]> {
     if (entries.length === 0) return [];
-    const saleIds = new Set<string>();
-    const hookIds = new Set<string>();
-    const shiftIds = new Set<string>();
-    const refs = entries.map((e) => {
-      const ids = saleIdsOf(e);
-      for (const id of ids) saleIds.add(id);
-      const hook = webhookIdOf(e);
-      if (hook !== undefined) hookIds.add(hook);
-      const shift = shiftIdOf(e);
-      if (shift !== undefined) shiftIds.add(shift);
-      return ids;
-    });
-
+    const batch = batchOf(entries);
     const tx = this.#db.transaction(STORES, 'readwrite');
     const salesStore = tx.objectStore('sales');
     const hooksStore = tx.objectStore('webhookIds');
     const shiftsStore = tx.objectStore('shifts');
-    const eventsStore = tx.objectStore('events');
     // Read everything the batch touches in parallel, fold in memory, write each record
     // once: a 4096-entry replay batch costs a few hundred requests, not tens of thousands.
-    const saleList = [...saleIds];
-    const hookList = [...hookIds];
-    const shiftList = [...shiftIds];
     const [saleRecs, hookRecs, shiftRecs] = await Promise.all([
-      Promise.all(saleList.map((id) => salesStore.get(id))),
-      Promise.all(hookList.map((id) => hooksStore.get(id))),
-      Promise.all(shiftList.map((id) => shiftsStore.get(id))),
+      Promise.all(batch.saleIds.map((id) => salesStore.get(id))),
+      Promise.all(batch.hookIds.map((id) => hooksStore.get(id))),
+      Promise.all(batch.shiftIds.map((id) => shiftsStore.get(id))),
     ]);
-    const sales = new Map<string, S | undefined>(saleList.map((id, i) => [id, saleRecs[i]?.record]));
-    const hooks = new Map(hookList.map((id, i) => [id, hookRecs[i]]));
-    const shifts = new Map(shiftList.map((id, i) => [id, shiftRecs[i]]));
-    const changedSales = new Set<string>();
-    const changedHooks = new Set<string>();
-    const changedShifts = new Set<string>();
-    const failures: ReducerFailure[] = [];
+    const state: BatchState<S> = {
+      sales: new Map(batch.saleIds.map((id, i) => [id, saleRecs[i]])),
+      hooks: new Map(batch.hookIds.map((id, i) => [id, hookRecs[i]])),
+      shifts: new Map(batch.shiftIds.map((id, i) => [id, shiftRecs[i]])),
+    };
+    const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
     const writes: Promise<unknown>[] = [];
-
-    entries.forEach((entry, i) => {
-      writes.push(eventsStore.put({ ...entry, sale_ids: refs[i]! }));
-      const hook = webhookIdOf(entry);
-      // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
-      if (hook !== undefined && hooks.get(hook) === undefined) {
-        hooks.set(hook, { webhook_id: hook, seq: entry.seq });
-        changedHooks.add(hook);
-      }
-      const shiftId = shiftIdOf(entry);
-      if (shiftId !== undefined) {
-        const next = foldShift(shifts.get(shiftId), entry, shiftId);
-        if (next) {
-          shifts.set(shiftId, next);
-          changedShifts.add(shiftId);
-        }
-      }
-      for (const saleId of refs[i]!) {
-        let next: S | undefined;
-        try {
-          next = this.#reduce(sales.get(saleId), entry, saleId);
-        } catch (err) {
-          failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
-          continue;
-        }
-        if (next === undefined) continue;
-        if (next === null || typeof next !== 'object') {
-          failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
-          continue;
-        }
-        sales.set(saleId, next);
-        changedSales.add(saleId);
-      }
-    });
-    for (const id of changedHooks) writes.push(hooksStore.put(hooks.get(id)!));
-    for (const id of changedShifts) writes.push(shiftsStore.put(shifts.get(id)!));
+    for (const h of changes.hooks) writes.push(hooksStore.put(h));
+    for (const sh of changes.shifts) writes.push(shiftsStore.put(sh));
     const lastSeq = entries.at(-1)!.seq;
-    for (const id of changedSales) {
-      const record = sales.get(id)!;
-      let keys: Partial<SaleKeys> = {};
+    for (const row of changes.sales) {
       try {
-        keys = this.#keys(record);
-      } catch (err) {
-        // Still stored, findable by id; only the other indexes miss it.
-        failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
-      }
-      try {
-        writes.push(salesStore.put({ ...keys, sale_id: id, record }));
+        writes.push(salesStore.put(row));
+        this.#ids.add(row.sale_id);
       } catch (err) {
         // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
         // out of the view rather than aborting every other write of the batch.
-        failures.push({ seq: lastSeq, saleId: id, message: `the sale record cannot be stored: ${(err as Error).message}` });
+        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
       }
     }
     await Promise.all([...writes, tx.done]);
-    return failures;
+    return changes.failures;
   }
 
   async sale(id: string): Promise<S | undefined> {
@@ -380,11 +509,23 @@ class IdbSaleView<S extends object> implements SaleView<S> {
   async saleByServiceId(serviceId: string): Promise<S | undefined> {
     return (await this.#db.getAllFromIndex('sales', 'by_service_id', serviceId, 1))[0]?.record;
   }
+  async rowsWhere(q: RowQuery): Promise<SaleRow<S>[]> {
+    switch (q.index) {
+      case 'by_checkout':
+        return this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(q.storeId, q.checkoutId, q.fromMs, q.toMs));
+      case 'by_created_at': {
+        const range = between(q.fromMs, q.toMs);
+        return range ? this.#db.getAllFromIndex('sales', 'by_created_at', range) : [];
+      }
+      default:
+        return this.#db.getAllFromIndex('sales', q.index, q.value);
+    }
+  }
   async salesByExternalId(externalId: string): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_external_id', externalId));
+    return records(await this.rowsWhere({ index: 'by_external_id', value: externalId }));
   }
   async salesByCheckout(storeId: number, checkoutId: number, range: { fromMs?: number; toMs?: number } = {}): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_checkout', checkoutRange(storeId, checkoutId, range.fromMs, range.toMs)));
+    return records(await this.rowsWhere({ index: 'by_checkout', storeId, checkoutId, ...range }));
   }
   async latestSaleOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined> {
     return (await this.recentSalesOnCheckout(storeId, checkoutId, 1))[0];
@@ -414,20 +555,6 @@ class IdbSaleView<S extends object> implements SaleView<S> {
     return range ? records(await this.#db.getAllFromIndex('sales', 'by_created_at', range)) : [];
   }
 
-  async eventsForSale(saleId: string): Promise<JournalEntry[]> {
-    return (await this.#db.getAllFromIndex('events', 'by_sale', saleId)).map(withoutIndexField);
-  }
-  async eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]> {
-    const range = between(fromMs, toMs);
-    return range ? (await this.#db.getAllFromIndex('events', 'by_at', range)).map(withoutIndexField) : [];
-  }
-  async eventsOfType(type: string): Promise<JournalEntry[]> {
-    return (await this.#db.getAllFromIndex('events', 'by_type', type)).map(withoutIndexField);
-  }
-  eventCount(): Promise<number> {
-    return this.#db.count('events');
-  }
-
   async webhookSeq(webhookId: string): Promise<number | undefined> {
     return (await this.#db.get('webhookIds', webhookId))?.seq;
   }
@@ -441,6 +568,39 @@ class IdbSaleView<S extends object> implements SaleView<S> {
   async shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]> {
     const range = between(fromMs, toMs);
     return range ? this.#db.getAllFromIndex('shifts', 'by_opened_at', range) : [];
+  }
+
+  async missing(saleIds: readonly string[]): Promise<string[]> {
+    // From memory: every append asks, and a read transaction per append is not free.
+    return saleIds.filter((id) => !this.#ids.has(id));
+  }
+  async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
+    if (saleIds === undefined) return this.#db.getAll('sales');
+    const tx = this.#db.transaction('sales');
+    const rows = await Promise.all(saleIds.map((id) => tx.store.get(id)));
+    return rows.filter((r): r is SaleRow<S> => r !== undefined);
+  }
+  webhookRows(): Promise<WebhookRow[]> {
+    return this.#db.getAll('webhookIds');
+  }
+  allShifts(): Promise<ShiftRecord[]> {
+    return this.#db.getAll('shifts');
+  }
+  async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
+    const tx = this.#db.transaction(STORES, 'readwrite');
+    for (const r of sales) this.#ids.add(r.sale_id);
+    await Promise.all([
+      ...sales.map((r) => tx.objectStore('sales').put(r)),
+      ...shifts.map((r) => tx.objectStore('shifts').put(r)),
+      ...webhooks.map((r) => tx.objectStore('webhookIds').put(r)),
+      tx.done,
+    ]);
+  }
+  async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
+    if (saleIds.length === 0 && webhookIds.length === 0) return;
+    const tx = this.#db.transaction(['sales', 'webhookIds'], 'readwrite');
+    for (const id of saleIds) this.#ids.delete(id);
+    await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), ...webhookIds.map((id) => tx.objectStore('webhookIds').delete(id)), tx.done]);
   }
 
   async close(): Promise<void> {

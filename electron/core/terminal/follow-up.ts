@@ -25,6 +25,12 @@ export interface PollPolicy {
   perCheckoutPerTick: number;
 }
 
+/**
+ * The statuses the follow-up polls: the journal keeps every such sale in its working set
+ * (core.ts passes these as openStatuses), so byStatus of them never reads history.
+ */
+export const FOLLOWED_STATUSES: readonly string[] = ['requested', 'pending', 'uncertain'];
+
 export const DEFAULT_POLL: PollPolicy = {
   tickMs: 1_000,
   firstPollMs: 3_000,
@@ -93,7 +99,7 @@ export class FollowUpLoop {
     const { journal, clock, locks } = this.#ctx;
     const open = new Map<string, CheckoutKey>();
     const openIds = new Set<string>();
-    for (const status of ['requested', 'pending', 'uncertain']) {
+    for (const status of FOLLOWED_STATUSES) {
       for (const row of await journal.sales.byStatus(status)) {
         const k = checkoutOf(row.sale);
         open.set(keyOf(k), k);

@@ -1,0 +1,187 @@
+/**
+ * The checkpoint: the working set's state at one entry of the log (its seq and hash), the
+ * summaries of the sealed segments before it, and the projections' states. It lets an
+ * open read only the segment it was taken in (and what came after) instead of all history.
+ *
+ * It is a cache, never the truth: written atomically (temp, fsync, rename, fsync dir), and
+ * IGNORED — the journal is rebuilt from the log — when it does not match the log: a bad
+ * format or version, other projections, a sealed segment missing or of another size, or
+ * (found while reading its segment again at open) another hash at its seq or a log that
+ * ends before it.
+ *
+ * Across a new chain (a manager's Start a new chain over a break) it records the breaks
+ * acknowledged up to its head and the old tail's files: those files are vouched for by size
+ * only (never trusted, never replayed), and each chain start before the resume point is
+ * checked again against the break it names. It is never written while the chain is broken
+ * or writing fails (store.ts), and every file operation goes through the log's JournalFs.
+ */
+import { join } from 'node:path';
+import { GENESIS_PREV } from './canonical.ts';
+import { checkChainStart, firstLineOf, nodeJournalFs, readWholeFile, writeFileAtomic } from './log.ts';
+import type { AcknowledgedBreak, JournalFs, PendingBreak, ResumePoint } from './log.ts';
+import type { SegmentSummary } from './segment-index.ts';
+import type { SaleRow, ShiftRecord, WebhookRow } from './view.ts';
+
+export const CHECKPOINT_FILE = 'checkpoint.json';
+// 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).
+export const CHECKPOINT_VERSION = 2;
+
+export interface CheckpointFile<S> {
+  version: number;
+  /** The last entry folded into this state, and the segment it is in. */
+  seq: number;
+  hash: string;
+  segment: string;
+  /** Every segment before `segment` that holds trusted entries, sealed, in order. */
+  segments: SegmentSummary[];
+  /** Breaks acknowledged by chains started at or before `seq`, oldest first. */
+  acknowledgedBreaks: AcknowledgedBreak[];
+  /**
+   * The old tails' files (from each acknowledged break on) with their sizes: kept for
+   * forensics, never written again, so a size that changed means the checkpoint is void.
+   */
+  tails: { name: string; bytes: number }[];
+  sales: SaleRow<S>[];
+  shifts: ShiftRecord[];
+  webhooks: WebhookRow[];
+  projections: Record<string, unknown>;
+  reducerFailures: number;
+}
+
+/**
+ * Temp file, fsync, rename over the old one, fsync the dir: a crash at any point leaves
+ * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
+ */
+export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
+  await writeFileAtomic(join(dir, CHECKPOINT_FILE), JSON.stringify(file), fs, { beforeRename, syncDir: dir });
+}
+
+/** The sizes of the old tails' files the acknowledged breaks name, as they are now. */
+export async function tailsOf(dir: string, breaks: readonly AcknowledgedBreak[], fs: JournalFs = nodeJournalFs): Promise<{ name: string; bytes: number }[]> {
+  const names = [...new Set(breaks.flatMap((b) => b.untrusted.segments))].sort();
+  const out: { name: string; bytes: number }[] = [];
+  for (const name of names) out.push({ name, bytes: (await fs.stat(join(dir, name))).size });
+  return out;
+}
+
+export type CheckpointRead<S> = { ok: true; file: CheckpointFile<S> } | { ok: false; reason: string };
+
+export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
+  let text: string;
+  try {
+    const buf = await readWholeFile(join(dir, CHECKPOINT_FILE), fs);
+    if (buf === null) return null;
+    text = buf.toString('utf8');
+  } catch (err) {
+    return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'is not valid JSON' };
+  }
+  const f = raw as Partial<CheckpointFile<S>> | null;
+  if (f === null || typeof f !== 'object') return { ok: false, reason: 'is not an object' };
+  if (f.version !== CHECKPOINT_VERSION) return { ok: false, reason: `has version ${String(f.version)}, not ${CHECKPOINT_VERSION}` };
+  if (!Number.isSafeInteger(f.seq) || (f.seq as number) < 1 || typeof f.hash !== 'string' || typeof f.segment !== 'string') return { ok: false, reason: 'has no valid head' };
+  for (const field of ['segments', 'acknowledgedBreaks', 'tails', 'sales', 'shifts', 'webhooks'] as const) {
+    if (!Array.isArray(f[field])) return { ok: false, reason: `has no ${field} list` };
+  }
+  if (f.projections === null || typeof f.projections !== 'object' || Array.isArray(f.projections)) return { ok: false, reason: 'has no projections' };
+  if (typeof f.reducerFailures !== 'number') return { ok: false, reason: 'has no reducer failure count' };
+  return { ok: true, file: f as CheckpointFile<S> };
+}
+
+function pendingOf(b: AcknowledgedBreak): PendingBreak {
+  return { broken: { ...b.broken }, goodHead: { ...b.goodHead }, untrusted: { segments: [...b.untrusted.segments], lines: b.untrusted.lines } };
+}
+
+/**
+ * Whether the segments the checkpoint vouches for are on disk as it saw them, and where open
+ * must start reading: at the first byte of the checkpoint's own segment. Seqs jump at each
+ * new chain, so each segment's range comes from its summary, never from arithmetic; the
+ * trusted path may leave a chain only at a good head a recorded break names, and enter the
+ * next one only at the chain start that acknowledges it (read again and checked here).
+ */
+export async function resumePointOf<S>(
+  dir: string,
+  file: CheckpointFile<S>,
+  segments: readonly string[],
+  projectionNames: readonly string[],
+  fs: JournalFs = nodeJournalFs,
+): Promise<{ ok: true; point: ResumePoint } | { ok: false; reason: string }> {
+  const kept = Object.keys(file.projections).sort();
+  const wanted = [...projectionNames].sort();
+  if (kept.join('\n') !== wanted.join('\n')) return { ok: false, reason: `keeps projections [${kept.join(', ')}], the journal has [${wanted.join(', ')}]` };
+  const index = segments.indexOf(file.segment);
+  if (index < 0) return { ok: false, reason: `its segment ${file.segment} is missing` };
+  const tails = new Map(file.tails.map((t) => [t.name, t.bytes]));
+  const restarts = new Map(file.acknowledgedBreaks.map((b) => [b.restart.segment, b]));
+  for (const b of file.acknowledgedBreaks) {
+    if (b.restart.seq > file.seq) return { ok: false, reason: `records a chain started after its head (seq ${b.restart.seq})` };
+  }
+  let seq = 1;
+  let prev = GENESIS_PREV;
+  let k = 0;
+  const sizes: number[] = [];
+  for (let i = 0; i < index; i++) {
+    const name = segments[i]!;
+    let size: number;
+    try {
+      size = (await fs.stat(join(dir, name))).size;
+    } catch {
+      return { ok: false, reason: `segment ${name} is missing` };
+    }
+    const tail = tails.get(name);
+    const s = file.segments[k];
+    if (s?.name === name) {
+      if (!(s.lastSeq >= s.firstSeq)) return { ok: false, reason: `segment ${s.name} has no entries` };
+      const restart = restarts.get(name);
+      if (restart) {
+        const ok = await chainStartHolds(dir, name, restart, seq, prev, s, fs);
+        if (ok !== null) return { ok: false, reason: ok };
+      } else if (s.firstSeq !== seq || s.prevHash !== prev) {
+        return { ok: false, reason: `segment ${s.name} does not continue the chain` };
+      }
+      // A segment broken part-way keeps its trusted entries and the old tail after them.
+      const expected = tail ?? s.bytes;
+      if (size !== expected || s.bytes > expected) return { ok: false, reason: `segment ${s.name} is ${size} bytes, it sealed ${expected}` };
+      seq = s.lastSeq + 1;
+      prev = s.lastHash;
+      k++;
+    } else if (tail !== undefined && !restarts.has(name)) {
+      if (size !== tail) return { ok: false, reason: `old-tail segment ${name} is ${size} bytes, it was ${tail}` };
+    } else if (s !== undefined) {
+      return { ok: false, reason: `segment ${s.name} it sealed is missing (${name} lies in its place)` };
+    } else {
+      return { ok: false, reason: `segment ${name} is neither one it sealed nor part of an acknowledged break` };
+    }
+    sizes.push(size);
+  }
+  if (k !== file.segments.length) return { ok: false, reason: `vouches for ${file.segments.length} sealed segments, ${k} lie before ${file.segment}` };
+  // Every break it records was checked above (its chain starts before) or is checked by the scan.
+  for (const b of file.acknowledgedBreaks) {
+    const at = segments.indexOf(b.restart.segment);
+    if (at < 0 || at > index) return { ok: false, reason: `records a chain started in ${b.restart.segment}, not before its own segment` };
+  }
+  const own = restarts.get(file.segment);
+  if (own) {
+    // Its own segment starts a chain: the open's scan checks that start against this break.
+    if (own.goodHead.seq !== seq - 1 || own.goodHead.hash !== prev) return { ok: false, reason: `the break it records does not follow the trusted path (good head ${own.goodHead.seq})` };
+    const earlier = file.acknowledgedBreaks.filter((b) => b !== own);
+    return { ok: true, point: { index, seq, prev, sizes, pending: pendingOf(own), acknowledged: earlier } };
+  }
+  if (file.seq < seq) return { ok: false, reason: `its seq ${file.seq} lies before its segment` };
+  return { ok: true, point: { index, seq, prev, sizes, acknowledged: file.acknowledgedBreaks } };
+}
+
+/** The sealed segment `name` starts a chain: it must acknowledge `b`, from the trusted path's head. */
+async function chainStartHolds(dir: string, name: string, b: AcknowledgedBreak, seq: number, prev: string, s: SegmentSummary, fs: JournalFs): Promise<string | null> {
+  if (b.goodHead.seq !== seq - 1 || b.goodHead.hash !== prev) return `the break before ${name} does not follow the trusted path (good head ${b.goodHead.seq})`;
+  if (s.firstSeq !== b.restart.seq || s.prevHash !== b.goodHead.hash) return `segment ${name} does not start the chain the break records`;
+  const line = await firstLineOf(join(dir, name), fs);
+  const start = line === null ? null : checkChainStart(line, pendingOf(b), name);
+  if (!start?.ok || start.entry.hash !== b.restart.hash) return `segment ${name} does not start with the entry that acknowledges the break at seq ${b.broken.seq}`;
+  return null;
+}
