@@ -352,6 +352,19 @@ export class Core {
   }
 
   /**
+   * Who an operator action without a typed name is journaled under: the one place to read the
+   * person at the till (the session's signed-in operator once there is one).
+   */
+  actingOperator(): string {
+    return this.#operator ?? this.#shift?.opened_by ?? 'cashier';
+  }
+
+  /** Withdraws a pending sale in the name of who is at the till (see Charging.withdraw). */
+  async withdraw(saleId: string) {
+    return this.terminal.withdraw({ saleId, by: this.actingOperator() });
+  }
+
+  /**
    * Saves secrets for the next start (encrypted at rest). Values are never echoed back or
    * logged; the answer says only which were saved.
    */

@@ -64,12 +64,18 @@ export function createHandlers(core: Core) {
     'sale.acknowledge': handler(
       v.object({
         saleId: id(),
-        reason: v.literal('amount_mismatch', 'paid_late', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
+        reason: v.literal('amount_mismatch', 'paid_late', 'paid_withdrawn', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
         subject: v.string({ min: 0, max: 300 }),
         by: person,
       }),
       (a) => core.terminal.acknowledge(a),
     ),
+
+    /**
+     * Withdraws the checkout's pending sale: no QR of it is shown any more. The service has no
+     * cancel, so it stays payable until it expires or is displaced; a payment then needs a person.
+     */
+    'sale.withdraw': handler(v.object({ saleId: id() }), ({ saleId }) => core.withdraw(saleId)),
 
     'sale.detail': handler(v.object({ saleId: id() }), async ({ saleId }) => {
       const detail = await core.terminal.saleDetail(saleId);

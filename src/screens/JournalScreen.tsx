@@ -13,7 +13,7 @@ import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { selectOperator, useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },

@@ -93,7 +93,7 @@ export class FollowUpLoop {
     const { journal, clock, locks } = this.#ctx;
     const open = new Map<string, CheckoutKey>();
     const openIds = new Set<string>();
-    for (const status of ['requested', 'pending', 'uncertain']) {
+    for (const status of ['requested', 'pending', 'withdrawn', 'uncertain']) {
       for (const row of await journal.sales.byStatus(status)) {
         const k = checkoutOf(row.sale);
         open.set(keyOf(k), k);
