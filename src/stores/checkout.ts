@@ -36,12 +36,17 @@ interface CheckoutState {
   /** Sale ids whose acknowledgement is being sent. */
   acknowledging: Record<string, true>;
   ackError: { saleId: string; error: UiError } | null;
+  /** The sale whose withdrawal is being sent, and why the last one was refused. */
+  withdrawing: string | null;
+  withdrawError: UiError | null;
   setKey(key: CheckoutKey | null): void;
   receive(view: CheckoutView): void;
   load(): Promise<void>;
   /** Sends the amount and reference as typed (trimmed here); true once the sale is made. */
   charge(input: { amount: string; reference?: string; by?: string }): Promise<boolean>;
   acknowledge(sale: SaleSummary, item: AttentionMessage, by: string): Promise<boolean>;
+  /** Withdraws a pending sale (the core journals it in the name of who is at the till). */
+  withdraw(saleId: string): Promise<boolean>;
   clearError(): void;
 }
 
@@ -59,6 +64,8 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
   landed: null,
   acknowledging: {},
   ackError: null,
+  withdrawing: null,
+  withdrawError: null,
   setKey(key) {
     const current = get().key;
     if (current && key && current.storeId === key.storeId && current.checkoutId === key.checkoutId) return;
@@ -129,6 +136,20 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
         const { [sale.sale_id]: _done, ...rest } = s.acknowledging;
         return { acknowledging: rest };
       });
+    }
+  },
+  async withdraw(saleId) {
+    if (get().withdrawing) return false;
+    set({ withdrawing: saleId, withdrawError: null });
+    try {
+      get().receive(await getBridge().call('sale.withdraw', { saleId }));
+      return true;
+    } catch (err) {
+      set({ withdrawError: toUiError(err) });
+      void get().load();
+      return false;
+    } finally {
+      set({ withdrawing: null });
     }
   },
   clearError() {
