@@ -139,3 +139,65 @@ test('amounts of R$ 10.000,00 and more are confirmed once; a pasted amount goes 
   await expect(page.locator('#reference-help')).toContainText('The reference has 129 characters; at most 128 are allowed.');
   await expect(chargeButton(page)).toHaveAttribute('aria-disabled', 'true');
 });
+
+/**
+ * Another till (or a script) takes the checkout with the manager's token: the service
+ * displaces our pending sale, and the app's poll finds it gone (an alert that needs a person
+ * but takes no money, so the checkout may still show a QR).
+ */
+async function displacedByAnotherTill(page: Page, baseUrl: string, request: import('@playwright/test').APIRequestContext): Promise<void> {
+  const res = await request.post(`${baseUrl}/v2/create_dynamic_pix`, {
+    headers: { authorization: 'Bearer sandbox-manager-token' },
+    data: { amount: '3.00', store_id: 1, checkout_id: 1 },
+  });
+  expect(res.status()).toBe(201);
+}
+
+const SIZES = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+  { width: 1366, height: 768 },
+  { width: 800, height: 1280 },
+];
+
+test('the counter at every size: with three alerts the current sale and Charge stay in view; a phone has no horizontal scroll', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  for (const [i, amount] of ['4.00', '5.00', '6.00'].entries()) {
+    await charge(page, amount, `R$${amount}`);
+    await displacedByAnotherTill(page, payer.baseUrl, request);
+    await payer.advanceClock(10);
+    await expect(page.getByRole('region', { name: /^Needs a person/ }).getByRole('alert')).toHaveCount(i + 1, { timeout: 20_000 });
+  }
+  // The current sale, with the longest reference the service takes: it wraps.
+  await amountField(page).fill('7.00');
+  await page.getByLabel('Reference').fill('R'.repeat(128));
+  await amountField(page).press('Enter');
+  await expect(qrImage(page)).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Needs a person (3)' })).toBeVisible();
+
+  const inView = async (name: string, target: import('@playwright/test').Locator, size: { width: number; height: number }) => {
+    const box = await target.boundingBox();
+    expect(box, `${name} at ${size.width}×${size.height}`).not.toBeNull();
+    if (!box) return;
+    expect(box.y, `${name} top at ${size.width}×${size.height}`).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height, `${name} bottom at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.height);
+    expect(box.x + box.width, `${name} right at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.width);
+  };
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const sale = currentSale(page);
+    await inView('the amount', sale.getByTestId('sale-amount'), size);
+    await inView('the QR', qrImage(page), size);
+    await inView('the state', sale.getByText('Waiting for payment'), size);
+    await inView('the countdown', sale.getByRole('timer'), size);
+    await inView('Charge', chargeButton(page), size);
+    await snap(page, testInfo, `counter-${size.width}x${size.height}-three-alerts`);
+  }
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await snap(page, testInfo, 'counter-390-phone');
+});
