@@ -145,7 +145,7 @@ test('amounts of R$ 10.000,00 and more are confirmed once; a pasted amount goes 
  * displaces our pending sale, and the app's poll finds it gone (an alert that needs a person
  * but takes no money, so the checkout may still show a QR).
  */
-async function displacedByAnotherTill(page: Page, baseUrl: string, request: import('@playwright/test').APIRequestContext): Promise<void> {
+async function displacedByAnotherTill(baseUrl: string, request: import('@playwright/test').APIRequestContext): Promise<void> {
   const res = await request.post(`${baseUrl}/v2/create_dynamic_pix`, {
     headers: { authorization: 'Bearer sandbox-manager-token' },
     data: { amount: '3.00', store_id: 1, checkout_id: 1 },
@@ -165,7 +165,7 @@ test('the counter at every size: with three alerts the current sale and Charge s
   const payer = await openCashier(page, freshApp, request);
   for (const [i, amount] of ['4.00', '5.00', '6.00'].entries()) {
     await charge(page, amount, `R$${amount}`);
-    await displacedByAnotherTill(page, payer.baseUrl, request);
+    await displacedByAnotherTill(payer.baseUrl, request);
     await payer.advanceClock(10);
     await expect(page.getByRole('region', { name: /^Needs a person/ }).getByRole('alert')).toHaveCount(i + 1, { timeout: 20_000 });
   }

@@ -320,6 +320,17 @@ export type AttentionReason =
   | 'displaced_unknown'
   | 'conflict';
 
+/** Every attention reason, for the tests that each has its words in every language. */
+export const ATTENTION_REASONS = [
+  'amount_mismatch',
+  'paid_late',
+  'paid_withdrawn',
+  'paid_after_expiry',
+  'extra_payment',
+  'displaced_unknown',
+  'conflict',
+] as const satisfies readonly AttentionReason[];
+
 /** Something a person must see and acknowledge. `subject` tells two items of one reason apart. */
 export interface Attention {
   readonly reason: AttentionReason;
@@ -343,6 +354,22 @@ export type SaleIssueCode =
   | 'payment_amounts_disagree'
   | 'payment_ids_differ'
   | 'done_amount_differs';
+
+/** Every contradiction code, for the tests that each has a sentence in every language. */
+export const SALE_ISSUE_CODES = [
+  'conflicting_request',
+  'conflicting_create',
+  'created_and_refused',
+  'paid_but_refused',
+  'created_amount_differs',
+  'created_location_differs',
+  'payment_amounts_disagree',
+  'payment_ids_differ',
+  'done_amount_differs',
+] as const satisfies readonly SaleIssueCode[];
+
+// A code missing from the lists above is a type error.
+export const _allListed: [Exclude<AttentionReason, (typeof ATTENTION_REASONS)[number]> | Exclude<SaleIssueCode, (typeof SALE_ISSUE_CODES)[number]>] extends [never] ? true : false = true;
 
 /** Facts that contradict each other: kept and shown to a person, never resolved silently. */
 export interface SaleIssue {

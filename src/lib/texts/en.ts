@@ -433,6 +433,9 @@ export const en = {
   'attention.conflict.issue': 'The service reported facts that contradict the journal: {issue}. Ask a supervisor, then acknowledge.',
   'issue.unknown': 'the service reported facts this version cannot name',
   'unmatched.reason.other': 'no sale could be matched to it',
+  'unmatched.sale': 'Sale',
+  'unmatched.pickSale': 'Choose the sale (amount · time · reference)',
+  'unmatched.helpPick': 'These payments matched no sale by pix_id or service_id. If you know which sale one belongs to, choose it from the list, then Attribute.',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -430,4 +430,7 @@ export const es: Dictionary = {
   'attention.conflict.issue': 'El servicio informó hechos que contradicen el diario: {issue}. Llame a un supervisor y luego confirme.',
   'issue.unknown': 'el servicio informó hechos que esta versión no sabe nombrar',
   'unmatched.reason.other': 'ninguna venta le corresponde',
+  'unmatched.sale': 'Venta',
+  'unmatched.pickSale': 'Elija la venta (importe · hora · referencia)',
+  'unmatched.helpPick': 'Estos pagos no corresponden a ninguna venta por pix_id ni service_id. Si sabe de qué venta es uno, elíjala en la lista y luego Atribuir.',
 };

@@ -430,4 +430,7 @@ export const ptBR: Dictionary = {
   'attention.conflict.issue': 'O serviço informou fatos que contradizem o diário: {issue}. Chame um supervisor e depois confirme ciência.',
   'issue.unknown': 'o serviço informou fatos que esta versão não sabe nomear',
   'unmatched.reason.other': 'nenhuma venda corresponde a ele',
+  'unmatched.sale': 'Venda',
+  'unmatched.pickSale': 'Escolha a venda (valor · hora · referência)',
+  'unmatched.helpPick': 'Estes pagamentos não correspondem a nenhuma venda por pix_id ou service_id. Se você sabe de qual venda é um deles, escolha-a na lista e depois Atribuir.',
 };
