@@ -12,8 +12,9 @@ import { useShift } from '../stores/shift.ts';
 export function SalePicker({ id, value, onChange }: { id: string; value: string; onChange: (saleId: string) => void }) {
   const t = useText();
   const lang = useLang();
-  const sales = useShift((s) => s.report?.sales ?? []);
-  const choices = sales.filter((s: SaleSummary) => s.status !== 'failed');
+  // The report itself is selected (a stable object): a fresh [] per read would re-render for ever.
+  const report = useShift((s) => s.report);
+  const choices = (report?.sales ?? []).filter((s: SaleSummary) => s.status !== 'failed');
   return (
     <>
       <label htmlFor={id}>{t('unmatched.sale')}</label>
