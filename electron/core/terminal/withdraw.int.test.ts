@@ -6,7 +6,9 @@ import { systemClock } from '../../shared/clock.ts';
 import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import { composeCore } from '../../compose.ts';
+import { createDispatcher } from '../bridge/handler.ts';
 import { CoreError } from '../errors.ts';
+import { createHandlers } from '../handlers.ts';
 import { memoryLogger } from '../log.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 
@@ -113,4 +115,24 @@ describe('withdrawing a sale', () => {
     expect(late?.description.attention[0]?.params).toMatchObject({ newer_paid: true, newer_open: false });
     await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
   }, 60_000);
+});
+
+describe('over the bridge', () => {
+  it('sale.withdraw takes the sale only: who withdrew is the person at the till, never a typed name', async () => {
+    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    const saleId = (await core.charge({ ...checkout, amountCents: 300 })).newest?.sale_id ?? '';
+    expect(await dispatch('sale.withdraw', { saleId, by: 'Somebody else' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    expect(await dispatch('sale.withdraw', { saleId })).toMatchObject({ ok: true, result: { screen: { kind: 'settled', status: 'withdrawn' } } });
+    expect((await saleOf(saleId))?.withdrawn?.by).toBe('Ana');
+  });
+
+  it('a reference over 128 characters is refused with a sentence, never cut, and nothing is charged', async () => {
+    const dispatch = createDispatcher(createHandlers(core), () => undefined);
+    const before = (await view()).newest?.sale_id;
+    const refused = await dispatch('sale.charge', { amount: '5,00', reference: 'R'.repeat(129) });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_argument', message: 'reference must be a reference of 1 to 128 characters.', params: { field: 'reference' } } });
+    expect((await view()).newest?.sale_id).toBe(before);
+    const taken = await dispatch('sale.charge', { amount: '5,00', reference: 'R'.repeat(128) });
+    expect(taken).toMatchObject({ ok: true, result: { newest: { external_id: 'R'.repeat(128) } } });
+  });
 });
