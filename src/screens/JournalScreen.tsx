@@ -23,6 +23,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'mismatches', label: 'report.mismatches' },
   { key: 'late_payments', label: 'report.late' },
   { key: 'displaced', label: 'report.displaced' },
+  { key: 'withdrawn', label: 'report.withdrawn' },
   { key: 'expired', label: 'report.expired' },
   { key: 'pending', label: 'report.pending' },
   { key: 'unmatched_count', label: 'report.unmatched' },

@@ -436,6 +436,7 @@ export const en = {
   'unmatched.sale': 'Sale',
   'unmatched.pickSale': 'Choose the sale (amount · time · reference)',
   'unmatched.helpPick': 'These payments matched no sale by pix_id or service_id. If you know which sale one belongs to, choose it from the list, then Attribute.',
+  'report.withdrawn': 'Withdrawn',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -433,4 +433,5 @@ export const es: Dictionary = {
   'unmatched.sale': 'Venta',
   'unmatched.pickSale': 'Elija la venta (importe · hora · referencia)',
   'unmatched.helpPick': 'Estos pagos no corresponden a ninguna venta por pix_id ni service_id. Si sabe de qué venta es uno, elíjala en la lista y luego Atribuir.',
+  'report.withdrawn': 'Retiradas',
 };

@@ -433,4 +433,5 @@ export const ptBR: Dictionary = {
   'unmatched.sale': 'Venda',
   'unmatched.pickSale': 'Escolha a venda (valor · hora · referência)',
   'unmatched.helpPick': 'Estes pagamentos não correspondem a nenhuma venda por pix_id ou service_id. Se você sabe de qual venda é um deles, escolha-a na lista e depois Atribuir.',
+  'report.withdrawn': 'Retiradas',
 };
