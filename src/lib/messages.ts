@@ -68,7 +68,9 @@ export function attentionMessageKey(item: Pick<AttentionMessage, 'key' | 'params
       return `attention.amount_mismatch.${direction(item.params)}`;
     case 'attention.paid_late':
       if (item.params['newer_paid'] === true) return 'attention.paid_late.newer_paid';
-      return item.params['newer_open'] === true ? 'attention.paid_late.newer_open' : 'attention.paid_late.closed';
+      if (item.params['newer_open'] === true) return 'attention.paid_late.newer_open';
+      // "Was not paid" only when the app knows the newer sale; otherwise it says "if".
+      return item.params['newer_known'] === false ? 'attention.paid_late.newer_unknown' : 'attention.paid_late.closed';
     case 'attention.conflict':
       return 'attention.conflict.issue';
     default:

@@ -68,7 +68,7 @@ describe('describeSale', () => {
         reason: 'paid_late',
         subject: '',
         key: 'attention.paid_late',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, newer_sale_id: 'b', newer_open: true, newer_paid: false },
+        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, newer_sale_id: 'b', newer_open: true, newer_paid: false, newer_known: true },
       },
     ]);
   });
@@ -98,6 +98,14 @@ describe('describeSale', () => {
     );
     expect(d.key).toBe('sale.paid_late');
     expect(d.attention[0]?.params).toMatchObject({ newer_open: false, newer_paid: false });
+  });
+
+  it('late payment whose newer sale is not known here: says "if", never "was not paid"', () => {
+    const facts = new SaleFacts();
+    for (const e of [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('a', '10.00')]) facts.write([e]);
+    const d = describeSale(facts.sale('a'), [facts.sale('a')]);
+    expect(d.key).toBe('sale.paid_late.newer_unknown');
+    expect(d.attention[0]?.params).toMatchObject({ newer_known: false, newer_open: false, newer_paid: false });
   });
 
   it('a withdrawn sale says who withdrew it; paid afterwards, it is a payment on a withdrawn sale for a person', () => {

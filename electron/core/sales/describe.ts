@@ -19,6 +19,7 @@ export type SaleMessageKey =
   | 'sale.paid_late'
   | 'sale.paid_late.newer_open'
   | 'sale.paid_late.newer_paid'
+  | 'sale.paid_late.newer_unknown'
   | 'sale.paid_withdrawn'
   | 'sale.refunded'
   | 'sale.uncertain'
@@ -69,6 +70,8 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   const newerOpen = newerOnCheckout.some((s) => OPEN.includes(s.status));
   // Known, not supposed: the app says the customer paid twice instead of "if".
   const newerPaid = newerOnCheckout.some((s) => PAID.includes(s.status));
+  // Whether the newer sales are known here at all: "was not paid" is said only when it is known.
+  const newerKnown = newerOnCheckout.length > 0;
   const paid = sale.paid;
   const received = paid?.received_cents ?? null;
   let key: SaleMessageKey;
@@ -125,7 +128,15 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
       // open, collecting it too would charge the customer twice.
       const displaced = activeDisplacements(sale).length > 0;
-      key = !displaced ? 'sale.paid_withdrawn' : newerPaid ? 'sale.paid_late.newer_paid' : newerOpen ? 'sale.paid_late.newer_open' : 'sale.paid_late';
+      key = !displaced
+        ? 'sale.paid_withdrawn'
+        : newerPaid
+          ? 'sale.paid_late.newer_paid'
+          : newerOpen
+            ? 'sale.paid_late.newer_open'
+            : newerKnown
+              ? 'sale.paid_late'
+              : 'sale.paid_late.newer_unknown';
       params = {
         expected_cents: sale.amount_cents,
         received_cents: received,
@@ -155,7 +166,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       break;
   }
 
-  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen, newerPaid));
+  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen, newerPaid, newerKnown));
   return {
     key,
     params,
@@ -166,7 +177,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   };
 }
 
-function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPaid: boolean): AttentionMessage {
+function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPaid: boolean, newerKnown: boolean): AttentionMessage {
   const paid = sale.paid;
   switch (a.reason) {
     case 'amount_mismatch':
@@ -186,6 +197,7 @@ function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPai
           newer_sale_id: sale.displaced_by ?? null,
           newer_open: newerOpen,
           newer_paid: newerPaid,
+          newer_known: newerKnown,
         },
       };
     case 'paid_withdrawn':

@@ -32,7 +32,7 @@ describe.each(LANGS)('%s', (lang) => {
       expect(translate(lang, attentionWordKey({ reason })), reason).not.toMatch(internal);
       expect(codeText(lang, 'reason', reason), reason).not.toBe(reason);
       const key = `attention.${reason}` as const;
-      const variants: Record<string, string | boolean>[] = [{}, { newer_open: true }, { newer_paid: true }, { direction: 'over' }, { direction: 'under' }];
+      const variants: Record<string, string | boolean>[] = [{}, { newer_open: true }, { newer_paid: true }, { newer_known: false }, { direction: 'over' }, { direction: 'under' }];
       for (const params of variants) {
         const text = translate(lang, attentionMessageKey({ key, params }), {});
         expect(text, `${reason} ${JSON.stringify(params)}`).not.toBe(attentionMessageKey({ key, params }));

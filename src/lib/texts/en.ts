@@ -125,7 +125,7 @@ export const en = {
   'msg.sale.amount_mismatch.invalid': 'Expected {expected_cents}; the amount received could not be read ({amount_brl}).',
   'msg.sale.expired': 'Nobody paid {amount_cents} within 5 minutes. Charge again if the customer still wants to pay.',
   'msg.sale.displaced': 'The sale of {amount_cents} was replaced by a newer sale; its QR is no longer valid.',
-  'msg.sale.paid_late': 'The customer paid {received_cents} on this displaced sale of {expected_cents}: do not collect twice. If the newer sale was paid too, refund one of them.',
+  'msg.sale.paid_late': 'The customer paid {received_cents} on this displaced sale of {expected_cents}; the newer sale was not paid: do not collect twice.',
   'msg.sale.paid_late.newer_open': 'The customer paid {received_cents} on the displaced sale of {expected_cents}; a newer sale is still open — do not collect twice.',
   'msg.sale.refunded': '{received_cents} was received, then refunded to the customer: this sale brought no money.',
   'msg.sale.uncertain': 'The service has not confirmed the sale of {amount_cents}; the app keeps checking.',
@@ -136,9 +136,9 @@ export const en = {
   'attention.amount_mismatch.under': 'The customer paid {received_cents} instead of {expected_cents}. Collect the difference another way, then acknowledge.',
   'attention.amount_mismatch.invalid': 'The amount paid for {expected_cents} could not be read. Check the payment with a supervisor, then acknowledge.',
   'attention.paid_late.newer_open': 'The customer paid {received_cents} on the displaced sale of {expected_cents}; the newer sale is still open — do not collect twice. Do not take payment on the newer sale; settle any difference with the customer, then acknowledge.',
-  'attention.paid_late.closed': 'The customer paid {received_cents} on the displaced sale of {expected_cents} after a newer sale was charged — do not collect twice. If the newer sale was paid too, refund one of them; then acknowledge.',
+  'attention.paid_late.closed': 'The customer paid {received_cents} on the displaced sale of {expected_cents} after a newer sale was charged; the newer sale was not paid — do not collect twice. Settle any difference with the customer, then acknowledge.',
   'attention.paid_after_expiry': 'Paid {received_cents} after the sale had expired. The sale counts as paid; check that the customer did not pay twice, then acknowledge.',
-  'attention.extra_payment': 'A second payment of {received_cents} arrived for this sale. Refund it to the customer, then acknowledge.',
+  'attention.extra_payment': 'A second payment of {received_cents} arrived for this sale. Give it back to the customer (the app cannot refund yet), then acknowledge.',
   'attention.displaced_unknown': 'This sale of {amount_cents} was replaced by a sale this terminal did not create. Check who else uses this checkout, then acknowledge.',
   'attention.conflict': 'The service reported facts that contradict the journal ({code}). Ask a supervisor, then acknowledge.',
   'ack.by': 'Your name',
@@ -437,6 +437,8 @@ export const en = {
   'unmatched.pickSale': 'Choose the sale (amount · time · reference)',
   'unmatched.helpPick': 'These payments matched no sale by pix_id or service_id. If you know which sale one belongs to, choose it from the list, then Attribute.',
   'report.withdrawn': 'Withdrawn',
+  'msg.sale.paid_late.newer_unknown': 'The customer paid {received_cents} on this displaced sale of {expected_cents}: do not collect twice. If the newer sale was paid too, the customer has paid twice.',
+  'attention.paid_late.newer_unknown': 'The customer paid {received_cents} on the displaced sale of {expected_cents} after a newer sale was charged — do not collect twice. If the newer sale was paid too, give one payment back to the customer; then acknowledge.',
 } as const;
 
 export type TextKey = keyof typeof en;
