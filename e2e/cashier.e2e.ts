@@ -141,13 +141,16 @@ test('a late payment on a displaced sale tells the cashier not to collect twice'
   await expect(alert).toBeVisible();
   await expect(alert).toContainText('The customer paid R$10.00 on the displaced sale of R$10.00; the newer sale is still open — do not collect twice.');
   await expect(recentSale(page, displaced)).toContainText('Late payment');
-  // The newer sale is untouched: still waiting, its QR still the only one.
-  await expect(currentSale(page).locator(`[data-sale-id="${newer}"]`)).toHaveAttribute('data-screen', 'qr');
-  await expect(qr(page)).toHaveCount(1);
+  // The newer sale still waits, but its QR is held back until a person deals with the late
+  // payment (issue 8): the customer is never invited to pay a second time.
+  await expect(currentSale(page).locator(`[data-sale-id="${newer}"]`)).toHaveAttribute('data-screen', 'held');
+  await expect(qr(page)).toHaveCount(0);
   await snap(page, testInfo, '01-late-payment-alert');
 
   await alert.getByRole('button', { name: 'Acknowledge' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Late payment' })).toHaveCount(0);
+  await expect(currentSale(page).locator(`[data-sale-id="${newer}"]`)).toHaveAttribute('data-screen', 'qr');
+  await expect(qr(page)).toHaveCount(1);
   await expect(recentSale(page, displaced)).toContainText('Late payment');
   await snap(page, testInfo, '02-late-payment-acknowledged');
 });
@@ -168,7 +171,7 @@ test('a late payment after two corrections still says the newer sale is open', a
   const alert = page.getByRole('alert').filter({ hasText: 'Late payment' });
   await expect(alert).toContainText('The customer paid R$10.00 on the displaced sale of R$10.00; the newer sale is still open — do not collect twice.');
   await expect(recentSale(page, first)).toContainText('Late payment');
-  await expect(currentSale(page).locator(`[data-sale-id="${newest}"]`)).toHaveAttribute('data-screen', 'qr');
+  await expect(currentSale(page).locator(`[data-sale-id="${newest}"]`)).toHaveAttribute('data-screen', 'held');
   await snap(page, testInfo, '01-late-payment-after-two-corrections');
 });
 

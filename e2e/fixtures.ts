@@ -130,3 +130,20 @@ export const test = base.extend<{ freshApp: RunningApp }, { app: RunningApp }>({
 });
 
 export { expect };
+
+/** Opens the customer display the way the cashier does: its link, in a window of its own. */
+export async function openCustomerDisplay(page: Page): Promise<Page> {
+  const [display] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: /Customer display/ }).click()]);
+  await display.waitForLoadState();
+  return display;
+}
+
+/**
+ * Acknowledges an attention item as a person does: its Acknowledge button, with a name
+ * typed first where the form still asks for one.
+ */
+export async function acknowledgeAlert(alert: import('@playwright/test').Locator, name = 'Rui'): Promise<void> {
+  const field = alert.getByLabel('Your name');
+  if ((await field.count()) > 0 && (await field.inputValue()) === '') await field.fill(name);
+  await alert.getByRole('button', { name: 'Acknowledge' }).click();
+}

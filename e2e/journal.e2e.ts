@@ -201,7 +201,7 @@ test('the shift journal shows the whole shift with correct totals, exports CSV a
   await expect(page.getByRole('heading', { name: 'End-of-shift report' })).toBeHidden();
 });
 
-test('a supervisor ties a payment without a sale to a sale, by its id and in their name', async ({ page, freshApp, request }, testInfo) => {
+test('a supervisor ties a payment without a sale to a sale, picked from a list, in their name', async ({ page, freshApp, request }, testInfo) => {
   const payer = await openCashier(page, freshApp, request);
   await charge(page, '8,00', 'G-1');
   await waitForQr(page, 'R$8.00');
@@ -222,9 +222,11 @@ test('a supervisor ties a payment without a sale to a sale, by its id and in the
   await expect(payment).toContainText('R$8.00');
   await snap(page, testInfo, '07-unmatched-payments');
 
-  // The sale's id, as the shift's sales list shows it.
-  const saleId = await salesRows(page).filter({ hasText: 'G-1' }).getAttribute('data-sale-id');
-  await payment.getByLabel('Sale id').fill(saleId ?? '');
+  // The sale is chosen from a list as a person knows it (amount, time, reference), never a typed id.
+  await expect(payment.getByLabel('Sale id')).toHaveCount(0);
+  const picker = payment.getByLabel('Sale', { exact: true });
+  await expect(picker.locator('option').filter({ hasText: 'R$8.00' }).filter({ hasText: 'G-1' })).toHaveCount(1);
+  await picker.selectOption({ label: (await picker.locator('option').filter({ hasText: 'G-1' }).textContent()) ?? '' });
   await payment.getByRole('button', { name: 'Attribute' }).click();
   await expect(rows).toHaveCount(1);
   await expect(rows).toContainText('Charge completed');

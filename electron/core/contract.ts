@@ -34,6 +34,7 @@ export const METHODS = [
   'checkout.view',
   'sale.charge',
   'sale.acknowledge',
+  'sale.withdraw',
   'sale.detail',
   'journal.verify',
   'journal.startNewChain',

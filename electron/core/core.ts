@@ -256,7 +256,7 @@ export class Core {
 
       await endpoint.attach?.({ webhookUrl: this.#receiver?.url ?? null, log: this.log });
       const baseUrl = endpoint.url;
-      this.#client = createServiceClient({ baseUrl, token: endpoint.token, clock: this.clock, log: this.log });
+      this.#client = createServiceClient({ baseUrl, token: endpoint.token, clock: this.clock, log: this.log, onAnswer: (reached, error) => this.#serviceAnswered(reached, error) });
 
       this.#terminal = new Terminal({
         journal: this.#journal,
@@ -446,6 +446,20 @@ export class Core {
     this.#service = next;
     if (changed) this.#emitStatus();
     return next;
+  }
+
+  /**
+   * Every call tells whether the service answered, not only the periodic check: the status
+   * bar never shows the service reachable while its last calls failed, and shows it back as
+   * soon as one succeeds.
+   */
+  #serviceAnswered(reached: boolean, error: ServiceError | null): void {
+    // An HTTP refusal (a 4xx about one call) says the service is there; the check judges the token.
+    if (reached && error !== null) return;
+    const same = error === null ? this.#service.reachable === true && this.#service.problem === null : this.#service.reachable === false;
+    if (same) return;
+    this.#service = { ...this.#service, reachable: reached, problem: error ? error.toWire() : null, checkedAt: new Date(this.clock.now()).toISOString() };
+    this.#emitStatus();
   }
 
   /**

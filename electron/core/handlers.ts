@@ -106,11 +106,17 @@ export function createHandlers(core: Core) {
       'acknowledge a sale',
       v.object({
         saleId: id(),
-        reason: v.literal('amount_mismatch', 'paid_late', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
+        reason: v.literal('amount_mismatch', 'paid_late', 'paid_withdrawn', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
         subject: v.string({ min: 0, max: 300 }),
       }),
       (a, by) => core.terminal.acknowledge({ ...a, by: by.name }),
     ),
+
+    /**
+     * Withdraws the checkout's pending sale: no QR of it is shown any more. The service has no
+     * cancel, so it stays payable until it expires or is displaced; a payment then needs a person.
+     */
+    'sale.withdraw': handler('cashier', 'withdraw a sale', v.object({ saleId: id() }), ({ saleId }, by) => core.terminal.withdraw({ saleId, by: by.name })),
 
     'sale.detail': handler('cashier', 'see a sale', v.object({ saleId: id() }), async ({ saleId }) => {
       const detail = await core.terminal.saleDetail(saleId);

@@ -29,6 +29,7 @@ const api = {
   'checkout.view': invoker('checkout.view'),
   'sale.charge': invoker('sale.charge'),
   'sale.acknowledge': invoker('sale.acknowledge'),
+  'sale.withdraw': invoker('sale.withdraw'),
   'sale.detail': invoker('sale.detail'),
   'journal.verify': invoker('journal.verify'),
   'journal.startNewChain': invoker('journal.startNewChain'),

@@ -49,11 +49,14 @@ export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
   return (
     <section className="card attention" aria-labelledby="attention-heading">
       <h2 id="attention-heading">
-        <Icon name="alert" /> {t('attention.heading')}
+        <Icon name="alert" /> {items.length > 1 ? t('attention.count', { count: items.length }) : t('attention.heading')}
       </h2>
-      {items.map(({ sale, item }) => (
-        <AttentionItem key={`${sale.sale_id}:${item.reason}:${item.subject}`} sale={sale} item={item} />
-      ))}
+      {/* A counted list of bounded height: however many wait, the current sale stays in view. */}
+      <div className="attention-items" data-count={items.length}>
+        {items.map(({ sale, item }) => (
+          <AttentionItem key={`${sale.sale_id}:${item.reason}:${item.subject}`} sale={sale} item={item} />
+        ))}
+      </div>
     </section>
   );
 }

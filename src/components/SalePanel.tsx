@@ -12,7 +12,7 @@ import { StatusWord } from './StatusWord.tsx';
  * The current sale, exactly as the core's screen view says: the only QR that may be shown
  * (reference 4.5 rule 6: the newest sale's), or why there is none, or how the sale ended.
  */
-export function SalePanel({ view, receivedAt, onStale }: { view: CheckoutView | null; receivedAt: number; onStale: () => void }) {
+export function SalePanel({ view, receivedAt, onStale, offline = false }: { view: CheckoutView | null; receivedAt: number; onStale: () => void; offline?: boolean }) {
   const t = useText();
   const lang = useLang();
   if (!view) {
@@ -48,7 +48,8 @@ export function SalePanel({ view, receivedAt, onStale }: { view: CheckoutView | 
       );
     case 'qr':
       return (
-        <div className="sale-panel sale-qr" data-screen="qr" data-sale-id={screen.sale_id}>
+        // Offline, the QR and countdown are greyed: nobody can tell whether a payment arrived.
+        <div className={`sale-panel sale-qr${offline ? ' sale-offline' : ''}`} data-screen="qr" data-sale-id={screen.sale_id} aria-disabled={offline || undefined}>
           <p className="sale-amount" data-testid="sale-amount">
             {formatMoney(lang, screen.amount_cents)}
           </p>
@@ -64,6 +65,20 @@ export function SalePanel({ view, receivedAt, onStale }: { view: CheckoutView | 
               {t('cashier.reference')}: {sale.external_id}
             </p>
           )}
+        </div>
+      );
+    case 'held':
+      // A payment on this checkout waits for a person: no QR here or on the customer display.
+      return (
+        <div className={`sale-panel sale-warning sale-held${offline ? ' sale-offline' : ''}`} data-screen="held" data-sale-id={screen.sale_id}>
+          <p className="sale-amount" data-testid="sale-amount">
+            {formatMoney(lang, screen.amount_cents)}
+          </p>
+          <p className="sale-title">
+            <Icon name="alert" /> {t('screen.held.title')}
+          </p>
+          <p className="held-detail">{t('screen.held.detail')}</p>
+          <Countdown expiresAt={screen.expires_at} coreNow={view.now} receivedAt={receivedAt} onOver={onStale} />
         </div>
       );
     case 'uncertain':

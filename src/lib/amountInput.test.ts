@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountProblem, decimalSeparator, MAX_AMOUNT_CHARS, pressKey, previewCents, sanitizeTyped, type KeypadKey } from './amountInput.ts';
+import { amountProblem, decimalSeparator, MAX_AMOUNT_CHARS, needsLargeAmountConfirmation, pressKey, previewCents, referenceLength, sanitizeTyped, type KeypadKey } from './amountInput.ts';
 
 const press = (keys: readonly KeypadKey[], sep: ',' | '.' = ',', start = '') => keys.reduce((text, key) => pressKey(text, key, sep), start);
 
@@ -97,5 +97,39 @@ describe('decimalSeparator', () => {
     expect(decimalSeparator('pt-BR')).toBe(',');
     expect(decimalSeparator('es')).toBe(',');
     expect(decimalSeparator('en')).toBe('.');
+  });
+});
+
+describe('needsLargeAmountConfirmation: R$ 10.000,00 or more is confirmed once (issue 8)', () => {
+  it.each([
+    // text, confirmed text, asks?
+    ['9999,99', null, false],
+    ['10000', null, true],
+    ['10000,00', null, true],
+    ['10.000,00', null, false], // refused as a thousands separator: never read, never confirmed
+    ['R$ 12000', null, true],
+    ['12000', '12000', false],
+    ['12000', '1200', true], // another text asks again
+    ['12000,5', '12000', true],
+    ['1000000,00', null, true],
+    ['1000000,01', null, false], // over the ceiling: refused, not confirmed
+    ['-10000', null, false],
+    ['1e4', null, false],
+    ['', null, false],
+  ] as const)('%s (confirmed %s) → %s', (text, confirmed, asks) => {
+    expect(needsLargeAmountConfirmation(text, confirmed)).toBe(asks);
+  });
+});
+
+describe('referenceLength: refused over 128 characters, never cut', () => {
+  it.each([
+    ['', 0, false],
+    ['order-1042', 10, false],
+    ['x'.repeat(128), 128, false],
+    ['x'.repeat(129), 129, true],
+    ['  ' + 'x'.repeat(128) + '  ', 128, false], // the core gets it trimmed
+    ['y'.repeat(200), 200, true],
+  ] as const)('%#: %s', (text, count, tooLong) => {
+    expect(referenceLength(text)).toEqual({ count, tooLong });
   });
 });

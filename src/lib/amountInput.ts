@@ -97,3 +97,25 @@ export const AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, TextKey>> 
   zero: 'cashier.amountProblem.zero',
   too_large: 'cashier.amountProblem.too_large',
 };
+
+/** From R$ 10.000,00 on, a sale is asked to be confirmed once before it is charged (issue 8). */
+export const CONFIRM_FROM_CENTS = 1_000_000;
+
+/**
+ * Whether pressing Charge on `text` must first ask the cashier to confirm it: an amount of
+ * R$ 10.000,00 or more that was not confirmed for this very text (`confirmedText`: the text
+ * the cashier already confirmed, if any). Any change to the text asks again.
+ */
+export function needsLargeAmountConfirmation(text: string, confirmedText: string | null): boolean {
+  const cents = previewCents(text);
+  return cents !== null && cents >= CONFIRM_FROM_CENTS && confirmedText !== text;
+}
+
+/** The service's limit on `external_id` (contract 2): the core refuses longer ones too. */
+export const MAX_REFERENCE_CHARS = 128;
+
+/** How many characters too long the reference is: refused with a sentence, never cut. */
+export function referenceLength(text: string): { count: number; tooLong: boolean } {
+  const count = text.trim().length;
+  return { count, tooLong: count > MAX_REFERENCE_CHARS };
+}

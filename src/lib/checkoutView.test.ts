@@ -29,7 +29,7 @@ function sale(id: string, status: SaleSummary['status'], amount = 1000, seq = 1)
 }
 
 function view(now: number, screen: CheckoutView['screen'], recent: SaleSummary[] = [], at = { store: 1, checkout: 1 }): CheckoutView {
-  return { store_id: at.store, checkout_id: at.checkout, now, screen, newest: recent[0] ?? null, recent, attention: [] };
+  return { store_id: at.store, checkout_id: at.checkout, now, screen, newest: recent[0] ?? null, recent, attention: [], hold: null };
 }
 
 const key = { storeId: 1, checkoutId: 1 };

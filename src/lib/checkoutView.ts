@@ -45,11 +45,14 @@ export function acceptView(current: CheckoutView | null, incoming: CheckoutView,
   return incoming.now >= current.now;
 }
 
-/** The sale a new charge would displace: the newest one while it is still open at the service. */
+/**
+ * The sale a new charge would displace: the newest one while it is still open at the service.
+ * A withdrawn sale is too, but the cashier already chose to let it go: no notice for it.
+ */
 export function saleToReplace(view: CheckoutView | null): SaleSummary | null {
   if (!view) return null;
   const screen = view.screen;
-  if (screen.kind === 'qr' || screen.kind === 'creating' || screen.kind === 'uncertain') {
+  if (screen.kind === 'qr' || screen.kind === 'held' || screen.kind === 'creating' || screen.kind === 'uncertain') {
     return view.recent.find((s) => s.sale_id === screen.sale_id) ?? (view.newest?.sale_id === screen.sale_id ? view.newest : null);
   }
   return null;
@@ -62,10 +65,17 @@ export function screenSale(view: CheckoutView | null): SaleSummary | null {
   return view.recent.find((s) => s.sale_id === id) ?? (view.newest?.sale_id === id ? view.newest : null);
 }
 
+/** The pending sale the cashier may withdraw: the one whose QR is shown, or held back. */
+export function withdrawableSale(view: CheckoutView | null): SaleSummary | null {
+  if (!view || (view.screen.kind !== 'qr' && view.screen.kind !== 'held')) return null;
+  const sale = screenSale(view);
+  return sale?.status === 'pending' ? sale : null;
+}
+
 /** Whether the screen is live (a countdown, a create in flight) and the view should be refreshed. */
 export function isLive(view: CheckoutView | null): boolean {
   const kind = view?.screen.kind;
-  return kind === 'qr' || kind === 'creating' || kind === 'uncertain';
+  return kind === 'qr' || kind === 'held' || kind === 'creating' || kind === 'uncertain';
 }
 
 /**
@@ -76,7 +86,7 @@ export function isLive(view: CheckoutView | null): boolean {
  */
 export function resyncEveryMs(view: CheckoutView | null): number | null {
   const kind = view?.screen.kind;
-  if (kind === 'qr') return QR_RESYNC_MS;
+  if (kind === 'qr' || kind === 'held') return QR_RESYNC_MS;
   if (kind === 'creating' || kind === 'uncertain') return LIVE_RESYNC_MS;
   return null;
 }

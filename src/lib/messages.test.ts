@@ -78,7 +78,9 @@ describe('attention messages', () => {
         expect(saleSentence(lang, { key, params: { received_cents: 1000, expected_cents: 1000 } }), `${lang} ${key}`).toContain(twice[lang]);
       }
     }
-    expect(attentionSentence('en', { key: 'attention.paid_late', params: { received_cents: 1000, expected_cents: 1000, newer_open: false } })).toContain('refund one of them');
+    expect(attentionSentence('en', { key: 'attention.paid_late', params: { received_cents: 1000, expected_cents: 1000, newer_open: false } })).toContain('the newer sale was not paid');
+    expect(attentionSentence('en', { key: 'attention.paid_late', params: { received_cents: 1000, expected_cents: 1000, newer_open: false, newer_known: false } })).toContain('If the newer sale was paid too');
+    expect(attentionSentence('en', { key: 'attention.paid_late', params: { received_cents: 1000, expected_cents: 1000, newer_paid: true } })).toContain('the customer has paid twice');
   });
   it('passes every other key through', () => {
     expect(attentionMessageKey({ key: 'attention.extra_payment', params: {} })).toBe('attention.extra_payment');

@@ -19,6 +19,7 @@ export const STATUS_ICON: Record<SaleStatus, IconName> = {
   amount_mismatch: 'not-equal',
   expired: 'hourglass',
   displaced: 'replace',
+  withdrawn: 'cross',
   paid_late: 'alert',
   refunded: 'dot',
   uncertain: 'question',
@@ -66,10 +67,30 @@ export function attentionMessageKey(item: Pick<AttentionMessage, 'key' | 'params
     case 'attention.amount_mismatch':
       return `attention.amount_mismatch.${direction(item.params)}`;
     case 'attention.paid_late':
-      return item.params['newer_open'] === true ? 'attention.paid_late.newer_open' : 'attention.paid_late.closed';
+      if (item.params['newer_paid'] === true) return 'attention.paid_late.newer_paid';
+      if (item.params['newer_open'] === true) return 'attention.paid_late.newer_open';
+      // "Was not paid" only when the app knows the newer sale; otherwise it says "if".
+      return item.params['newer_known'] === false ? 'attention.paid_late.newer_unknown' : 'attention.paid_late.closed';
+    case 'attention.conflict':
+      return 'attention.conflict.issue';
     default:
       return item.key;
   }
+}
+
+/**
+ * A contradiction's code (SaleIssueCode) in words: the screen never shows `payment_ids_differ`.
+ * A code this version does not know gets the general sentence, never the code itself.
+ */
+export function issueText(lang: Lang, code: unknown): string {
+  const key = typeof code === 'string' ? codeKey(`issue.${code}`) : null;
+  return translate(lang, key ?? 'issue.unknown');
+}
+
+/** Why a payment matched no sale (UnmatchedReason), in words. */
+export function unmatchedReasonText(lang: Lang, reason: string): string {
+  const key = codeKey(`unmatched.reason.${reason}`);
+  return translate(lang, key ?? 'unmatched.reason.other');
 }
 
 export function saleSentence(lang: Lang, description: Pick<SaleDescription, 'key' | 'params'>): string {
@@ -95,7 +116,9 @@ export function screenSentence(lang: Lang, sale: SaleSummary, status: SaleStatus
 }
 
 export function attentionSentence(lang: Lang, item: Pick<AttentionMessage, 'key' | 'params'>): string {
-  return translate(lang, attentionMessageKey(item), formatParams(lang, item.params));
+  const params = formatParams(lang, item.params);
+  if (item.key !== 'attention.conflict') return translate(lang, attentionMessageKey(item), params);
+  return translate(lang, attentionMessageKey(item), { ...params, issue: issueText(lang, item.params['code']) });
 }
 
 /** The word an attention item is headed with: it names the outcome the person deals with. */
@@ -105,6 +128,8 @@ export function attentionWordKey(item: Pick<AttentionMessage, 'reason'>): TextKe
       return 'outcome.amount_mismatch';
     case 'paid_late':
       return 'outcome.paid_late';
+    case 'paid_withdrawn':
+      return 'outcome.withdrawn';
     case 'paid_after_expiry':
       return 'outcome.expired';
     case 'displaced_unknown':

@@ -4,9 +4,20 @@ import { AttentionList } from '../components/AttentionList.tsx';
 import { Keypad } from '../components/Keypad.tsx';
 import { RecentSales } from '../components/RecentSales.tsx';
 import { SalePanel } from '../components/SalePanel.tsx';
-import { AMOUNT_PROBLEM_TEXT, amountProblem, decimalSeparator, pressKey, previewCents, sanitizeTyped, type KeypadKey } from '../lib/amountInput.ts';
+import { WithdrawSale } from '../components/WithdrawSale.tsx';
+import {
+  AMOUNT_PROBLEM_TEXT,
+  amountProblem,
+  decimalSeparator,
+  needsLargeAmountConfirmation,
+  pressKey,
+  previewCents,
+  referenceLength,
+  sanitizeTyped,
+  type KeypadKey,
+} from '../lib/amountInput.ts';
 import { displayAddress } from '../lib/bridge.ts';
-import { saleToReplace } from '../lib/checkoutView.ts';
+import { saleToReplace, withdrawableSale } from '../lib/checkoutView.ts';
 import { chargeErrorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -46,9 +57,17 @@ export function CashierScreen() {
   const ready = useStatus(selectReady);
   const shift = useStatus(selectShift);
   const hasStatus = useStatus((s) => s.status !== null);
+  const connection = useStatus((s) => s.connection);
+  // Once the core was heard, losing it is a dead link: nothing on screen can be trusted.
+  const offline = connection !== 'open' && view !== null;
+  const withdrawable = withdrawableSale(view);
 
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
+  /** The amount text the cashier confirmed once (R$ 10.000,00 or more). */
+  const [confirmedLarge, setConfirmedLarge] = useState<string | null>(null);
+  const [askLarge, setAskLarge] = useState(false);
+  const referenceCheck = referenceLength(reference);
   const amountRef = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const separator = decimalSeparator(lang);
@@ -94,6 +113,14 @@ export function CashierScreen() {
     e.preventDefault();
     // An empty amount is a second Enter or a double click after a charge: nothing to send.
     if (charging || !ready || amount.trim() === '') return;
+    if (referenceCheck.tooLong) return;
+    if (needsLargeAmountConfirmation(amount, confirmedLarge)) {
+      // Asked once: the next Charge on this very text charges it.
+      setConfirmedLarge(amount);
+      setAskLarge(true);
+      return;
+    }
+    setAskLarge(false);
     await charge({ amount, reference });
     amountRef.current?.focus();
   };
@@ -124,6 +151,8 @@ export function CashierScreen() {
             aria-invalid={chargeError?.code === 'invalid_argument' || problem !== null || undefined}
             onChange={(e) => {
               setAmount(sanitizeTyped(e.target.value));
+              setAskLarge(false);
+              setConfirmedLarge(null);
               if (chargeError) clearError();
             }}
           />
@@ -141,6 +170,11 @@ export function CashierScreen() {
               '\u00a0'
             )}
           </p>
+          {askLarge && cents !== null && (
+            <p className="notice large-confirm" role="alert" data-testid="large-confirm">
+              <Icon name="alert" /> {t('cashier.confirmLarge', { amount: formatMoney(lang, cents) })}
+            </p>
+          )}
           <Keypad separator={separator} onKey={onKey} />
           <label className="field-label" htmlFor="reference">
             {t('cashier.reference')}
@@ -148,13 +182,20 @@ export function CashierScreen() {
           <input
             id="reference"
             value={reference}
-            maxLength={128}
             autoComplete="off"
             aria-describedby="reference-help"
+            aria-invalid={referenceCheck.tooLong || undefined}
             onChange={(e) => setReference(e.target.value)}
           />
-          <p id="reference-help" className="help">
-            {t('cashier.referenceHelp')}
+          {/* Never cut (a maxLength would silently drop the end of a pasted reference): refused in words. */}
+          <p id="reference-help" className={referenceCheck.tooLong ? 'help preview-refused' : 'help'} aria-live="polite">
+            {referenceCheck.tooLong ? (
+              <>
+                <Icon name="alert" /> {t('cashier.referenceTooLong', { count: referenceCheck.count })}
+              </>
+            ) : (
+              t('cashier.referenceHelp')
+            )}
           </p>
           {/* Always in the page, so the notice is announced when it appears. Not role=status:
               the status bar is the page's one status. */}
@@ -176,7 +217,7 @@ export function CashierScreen() {
             </p>
           )}
           <div className="charge-actions">
-            <button type="submit" className="primary charge-button" aria-disabled={charging || !ready} aria-describedby="replace-notice">
+            <button type="submit" className="primary charge-button" aria-disabled={charging || !ready || referenceCheck.tooLong} aria-describedby="replace-notice">
               {t('cashier.charge')}
             </button>
             <button type="button" className="secondary" onClick={clear}>
@@ -188,8 +229,6 @@ export function CashierScreen() {
       </section>
 
       <div className="cashier-side">
-        {/* What needs a person comes first, next to the sale it concerns: never below the fold. */}
-        <AttentionList sales={view?.attention ?? []} />
         <section className="card sale-card" aria-labelledby="sale-heading">
           <div className="card-head">
             <h2 id="sale-heading">{t('sale.heading')}</h2>
@@ -201,10 +240,18 @@ export function CashierScreen() {
             )}
           </div>
           {/* Outcomes are announced when they change; the countdown inside is a timer, not read out. */}
+          {offline && (
+            <p className="offline-banner" role="alert" data-testid="offline">
+              <Icon name="cross" /> <strong>{t('offline.title')}</strong> {t('offline.detail')}
+            </p>
+          )}
           <div aria-live="polite" aria-atomic="false">
-            <SalePanel view={view} receivedAt={receivedAt} onStale={load} />
+            <SalePanel view={view} receivedAt={receivedAt} onStale={load} offline={offline} />
           </div>
+          {withdrawable && <WithdrawSale sale={withdrawable} newer={view?.screen.kind === 'held'} disabled={offline} />}
         </section>
+        {/* What needs a person sits beside the sale, as a counted list: never pushes the QR off screen. */}
+        <AttentionList sales={view?.attention ?? []} />
       </div>
       <RecentSales sales={view?.recent ?? []} />
     </div>

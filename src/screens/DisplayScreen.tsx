@@ -38,6 +38,17 @@ export function DisplayScreen() {
   let body;
   if (connection === 'unauthorized') {
     body = <p className="display-message">{t('connection.unauthorized')}</p>;
+  } else if (view?.hold || screen.kind === 'held' || (connection !== 'open' && view !== null && (screen.kind === 'qr' || screen.kind === 'creating'))) {
+    // The core's view says no QR may be shown (a payment waits for a person), or this window
+    // cannot hear the core: the customer is asked to wait, never invited to pay again.
+    body = (
+      <>
+        <p className="display-welcome" data-testid="display-please-wait">
+          {t('display.pleaseWait')}
+        </p>
+        <p className="display-message">{t('display.pleaseWaitDetail')}</p>
+      </>
+    );
   } else if (screen.kind === 'qr') {
     body = (
       <>
@@ -66,7 +77,7 @@ export function DisplayScreen() {
         <Icon name="hourglass" /> {t('display.expired')}
       </p>
     );
-  } else if (screen.kind === 'idle' || (screen.kind === 'settled' && screen.status === 'displaced')) {
+  } else if (screen.kind === 'idle' || (screen.kind === 'settled' && (screen.status === 'displaced' || screen.status === 'withdrawn'))) {
     body = (
       <>
         <p className="display-welcome">{t('display.welcome')}</p>

@@ -2,18 +2,19 @@ import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { JournalRepair } from '../components/JournalRepair.tsx';
+import { SalePicker } from '../components/SalePicker.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
 import { getBridge } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatCount, formatDateTime, formatMoney, formatTime, type TextKey } from '../lib/i18n.ts';
-import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey } from '../lib/messages.ts';
+import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey, unmatchedReasonText } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
@@ -22,6 +23,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'mismatches', label: 'report.mismatches' },
   { key: 'late_payments', label: 'report.late' },
   { key: 'displaced', label: 'report.displaced' },
+  { key: 'withdrawn', label: 'report.withdrawn' },
   { key: 'expired', label: 'report.expired' },
   { key: 'pending', label: 'report.pending' },
   { key: 'unmatched_count', label: 'report.unmatched' },
@@ -29,12 +31,6 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'refunded', label: 'report.refunded' },
   { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
 ];
-
-const UNMATCHED_REASONS: Readonly<Record<string, TextKey>> = {
-  no_ids: 'unmatched.reason.no_ids',
-  unknown_ids: 'unmatched.reason.unknown_ids',
-  ids_conflict: 'unmatched.reason.ids_conflict',
-};
 
 function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   const t = useText();
@@ -170,7 +166,6 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
   const [busy, setBusy] = useState(false);
   const [missing, setMissing] = useState(false);
   const id = `unmatched-${payment.seq}`;
-  const reason = UNMATCHED_REASONS[payment.reason];
   return (
     <tr data-seq={payment.seq}>
       <td className="nowrap">{formatTime(lang, payment.at)}</td>
@@ -183,7 +178,7 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
         <code>{payment.service_id ?? '—'}</code>
       </td>
       <td>{payment.external_id ?? '—'}</td>
-      <td>{reason ? t(reason) : payment.reason}</td>
+      <td>{unmatchedReasonText(lang, payment.reason)}</td>
       <td>
         <form
           className="ack-form no-print"
@@ -200,8 +195,7 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
             void attribute(payment.seq, saleId).finally(() => setBusy(false));
           }}
         >
-          <label htmlFor={`${id}-sale`}>{t('unmatched.saleId')}</label>
-          <input id={`${id}-sale`} value={saleId} maxLength={200} autoComplete="off" spellCheck={false} onChange={(e) => setSaleId(e.target.value)} />
+          <SalePicker id={`${id}-sale`} value={saleId} onChange={setSaleId} />
           <button type="submit" disabled={busy}>
             {t('unmatched.attribute')}
           </button>
@@ -220,7 +214,7 @@ function UnmatchedPayments() {
   return (
     <section className="card report-card" aria-labelledby="unmatched-heading">
       <h2 id="unmatched-heading">{t('unmatched.heading')}</h2>
-      <p className="help no-print">{t('unmatched.help')}</p>
+      <p className="help no-print">{t('unmatched.helpPick')}</p>
       <div className="table-wrap">
         <table className="report-table" aria-labelledby="unmatched-heading">
           <thead>

@@ -9,7 +9,7 @@ function sale(id: string, status: SaleSummary['status'], seq = 1): SaleSummary {
 }
 
 function view(now: number, sales: SaleSummary[], checkout = 1, screen: ScreenView = { kind: 'idle' }): CheckoutView {
-  return { store_id: 1, checkout_id: checkout, now, screen, newest: sales[0] ?? null, recent: sales, attention: [] };
+  return { store_id: 1, checkout_id: checkout, now, screen, newest: sales[0] ?? null, recent: sales, attention: [], hold: null };
 }
 
 const qr = (id: string): ScreenView => ({ kind: 'qr', sale_id: id, emv: 'x', amount_cents: 1000, expires_at: 9e15, printed: true });

@@ -36,6 +36,9 @@ interface CheckoutState {
   /** Sale ids whose acknowledgement is being sent. */
   acknowledging: Record<string, true>;
   ackError: { saleId: string; error: UiError } | null;
+  /** The sale whose withdrawal is being sent, and why the last one was refused. */
+  withdrawing: string | null;
+  withdrawError: UiError | null;
   setKey(key: CheckoutKey | null): void;
   receive(view: CheckoutView): void;
   load(): Promise<void>;
@@ -43,6 +46,8 @@ interface CheckoutState {
   charge(input: { amount: string; reference?: string }): Promise<boolean>;
   /** In the name of the operator signed in on this window (the core knows who). */
   acknowledge(sale: SaleSummary, item: AttentionMessage): Promise<boolean>;
+  /** Withdraws a pending sale, in the name of the operator signed in on this window. */
+  withdraw(saleId: string): Promise<boolean>;
   clearError(): void;
 }
 
@@ -60,6 +65,8 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
   landed: null,
   acknowledging: {},
   ackError: null,
+  withdrawing: null,
+  withdrawError: null,
   setKey(key) {
     const current = get().key;
     if (current && key && current.storeId === key.storeId && current.checkoutId === key.checkoutId) return;
@@ -129,6 +136,20 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
         const { [sale.sale_id]: _done, ...rest } = s.acknowledging;
         return { acknowledging: rest };
       });
+    }
+  },
+  async withdraw(saleId) {
+    if (get().withdrawing) return false;
+    set({ withdrawing: saleId, withdrawError: null });
+    try {
+      get().receive(await getBridge().call('sale.withdraw', { saleId }));
+      return true;
+    } catch (err) {
+      set({ withdrawError: toUiError(err) });
+      void get().load();
+      return false;
+    } finally {
+      set({ withdrawing: null });
     }
   },
   clearError() {

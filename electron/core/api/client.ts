@@ -110,6 +110,11 @@ export interface ServiceClientOptions {
   connections?: number;
   timeouts?: Partial<Timeouts>;
   retry?: Partial<RetryOptions>;
+  /**
+   * Told after every call whether the service answered (`error` null: it succeeded), so the
+   * status never shows the service reachable while its last calls failed.
+   */
+  onAnswer?: (reached: boolean, error: ServiceError | null) => void;
 }
 
 export interface CallOptions {
@@ -374,6 +379,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         const result = await attempt({ name, route, input, path, body, key, signal, deadlineMs });
         if (result.ok) {
           if (attempts > 1) log.info('payment service call succeeded after retrying', { route: name, attempts });
+          options.onAnswer?.(true, null);
           return result.value as RouteResult<K>;
         }
         const f = result.failure;
@@ -394,6 +400,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         }
         throw fail(name, f.desc, f.kind, f.httpStatus, f.retryAfterMs, attempts, unknownSeen, f.cause);
       }
+    } catch (err) {
+      if (err instanceof ServiceError) options.onAnswer?.(err.httpStatus !== null, err);
+      throw err;
     } finally {
       clearTimeout(timer);
     }

@@ -25,6 +25,7 @@ const TABLE: Record<Method, Access> = {
   'core.checkService': 'cashier',
   'sale.charge': 'cashier',
   'sale.acknowledge': 'cashier',
+  'sale.withdraw': 'cashier',
   'sale.detail': 'cashier',
   'settings.get': 'cashier',
   'shift.current': 'cashier',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
-import { checkoutScreen, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus } from './checkout.ts';
+import { checkoutScreen, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, planWithdraw } from './checkout.ts';
 import type { CreateOutcome, SaleIntent } from './checkout.ts';
 import { SALE_LIFETIME_MS } from './lifecycle.ts';
 import type { PaymentReceived } from './lifecycle.ts';
@@ -286,5 +286,41 @@ describe('checkoutScreen', () => {
     checkout.charge('a');
     checkout.answer('a', { ...createdOutcome('a', T0), qr_type: 'dynamic', pqr_emv: null } as CreateOutcome, T0);
     expect(checkoutScreen(checkout.sales, 1, 3, T0 + 1)).toMatchObject({ kind: 'qr', emv: 'EMV-L-a' });
+  });
+});
+
+describe('planWithdraw: the service has no cancel, so a withdrawn sale stays payable', () => {
+  const withdrawnCheckout = () => {
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    const plan = planWithdraw(checkout.sales, 'a', 'ana', T0 + 10_000);
+    if (!plan.ok) throw new Error(plan.reason);
+    checkout.write(plan.events);
+    return checkout;
+  };
+
+  it('withdraws a pending sale only; its QR is shown no more', () => {
+    const checkout = withdrawnCheckout();
+    expect(checkout.sale('a').status).toBe('withdrawn');
+    expect(checkoutScreen(checkout.sales, 1, 3, T0 + 20_000)).toEqual({ kind: 'settled', sale_id: 'a', status: 'withdrawn' });
+    expect(planWithdraw(checkout.sales, 'a', 'ana', T0 + 20_000)).toEqual({ ok: false, reason: 'not_pending' });
+    expect(planWithdraw(checkout.sales, 'zz', 'ana', T0 + 20_000)).toEqual({ ok: false, reason: 'unknown_sale' });
+  });
+
+  it('is still followed by Tx Status, expires by the clock and is displaced by the next charge', () => {
+    const checkout = withdrawnCheckout();
+    expect(openSales(checkout.sales, T0 + 20_000)).toEqual([{ sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' }]);
+    expect(planExpiry(checkout.sales, T0 + 1_000 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS + 1).map((e) => e.sale_id)).toEqual(['a']);
+    expect(planTxStatus(checkout.sale('a'), 'not_found', T0 + 30_000)).toMatchObject([{ type: 'sale.displaced', sale_id: 'a', evidence: 'tx_not_found' }]);
+    checkout.charge('b', 1200, T0 + 40_000);
+    expect(checkout.sale('a').status).toBe('displaced');
+  });
+
+  it('a payment that still arrives is a late payment for a person, never Paid', () => {
+    const checkout = withdrawnCheckout();
+    checkout.write([pay('a')]);
+    expect(checkout.sale('a').status).toBe('paid_late');
+    expect(checkout.sale('a').attention).toEqual([{ reason: 'paid_withdrawn', subject: '' }]);
   });
 });

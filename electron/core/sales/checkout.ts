@@ -36,6 +36,7 @@ import type {
   SaleExpired,
   SaleReinstated,
   SaleRequested,
+  SaleWithdrawn,
   UncertainReason,
 } from './lifecycle.ts';
 import { compareText } from './order.ts';
@@ -127,7 +128,8 @@ export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePla
  * late refusal of the intermediate sale cannot bring it back while a newer one exists.
  */
 export function displaceable(s: Sale): boolean {
-  if (s.status === 'pending' || s.status === 'uncertain' || s.status === 'requested') return true;
+  // A withdrawn sale is still the service's pending one (there is no cancel): displaced alike.
+  if (s.status === 'pending' || s.status === 'withdrawn' || s.status === 'uncertain' || s.status === 'requested') return true;
   if (s.status !== 'displaced') return false;
   return activeDisplacements(s).every((d) => d.evidence === 'newer_sale_requested');
 }
@@ -190,7 +192,7 @@ export function planCreateOutcome(sales: Iterable<Sale>, saleId: string, outcome
  */
 export function planTxStatus(sale: Sale, answer: 'pending' | 'expired' | 'not_found', at: number): SaleEvent[] {
   if (answer === 'expired') return [{ type: 'sale.expired', sale_id: sale.sale_id, source: 'tx_status', at }];
-  if (answer === 'not_found' && sale.status === 'pending') {
+  if (answer === 'not_found' && (sale.status === 'pending' || sale.status === 'withdrawn')) {
     return [{ type: 'sale.displaced', sale_id: sale.sale_id, by: null, by_seq: null, evidence: 'tx_not_found', at }];
   }
   return [];
@@ -203,11 +205,32 @@ export function planTxStatus(sale: Sale, answer: 'pending' | 'expired' | 'not_fo
 export function planExpiry(sales: Iterable<Sale>, nowMs: number, graceMs: number = EXPIRY_GRACE_MS): SaleExpired[] {
   const out: SaleExpired[] = [];
   for (const s of sales) {
-    if (s.status === 'pending' && s.created && nowMs > s.created.expires_at + graceMs) {
+    // A withdrawn sale is still payable at the service until it expires: it expires alike.
+    if ((s.status === 'pending' || s.status === 'withdrawn') && s.created && nowMs > s.created.expires_at + graceMs) {
       out.push({ type: 'sale.expired', sale_id: s.sale_id, source: 'clock', at: nowMs });
     }
   }
   return out.sort((a, b) => compareText(a.sale_id, b.sale_id));
+}
+
+// ---------------------------------------------------------------------------------------
+// Withdrawing a sale.
+// ---------------------------------------------------------------------------------------
+
+export type WithdrawPlan =
+  | { readonly ok: true; readonly events: readonly [SaleWithdrawn] }
+  | { readonly ok: false; readonly reason: 'unknown_sale' | 'not_pending' };
+
+/**
+ * A person withdraws a pending sale. The service has no cancel (reference 4.5): the sale
+ * stays payable until it expires or is displaced, so it is not ended here, only marked; the
+ * screen stops showing its QR (checkoutScreen) and a payment for it needs a person.
+ */
+export function planWithdraw(sales: Iterable<Sale>, saleId: string, by: string, at: number): WithdrawPlan {
+  const sale = [...sales].find((s) => s.sale_id === saleId);
+  if (!sale) return { ok: false, reason: 'unknown_sale' };
+  if (sale.status !== 'pending') return { ok: false, reason: 'not_pending' };
+  return { ok: true, events: [{ type: 'sale.withdrawn', sale_id: saleId, by, at }] };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -255,6 +278,8 @@ export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
     const retryable = isNewest && nowMs < s.requested_at + SALE_LIFETIME_MS;
     switch (s.status) {
       case 'pending':
+      case 'withdrawn':
+        // A withdrawn sale can still be paid (no cancel at the service): followed to its end.
         if (s.pix_id !== undefined) out.push({ sale_id: s.sale_id, how: 'tx_status', pix_id: s.pix_id });
         break;
       case 'requested':

@@ -68,18 +68,60 @@ describe('describeSale', () => {
         reason: 'paid_late',
         subject: '',
         key: 'attention.paid_late',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, newer_sale_id: 'b', newer_open: true },
+        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, newer_sale_id: 'b', newer_open: true, newer_paid: false, newer_known: true },
       },
     ]);
   });
 
-  it('late payment once the newer sale is over: the plain late-payment message', () => {
+  it('late payment when the newer sale was paid too: says the customer paid twice, not "if"', () => {
     const d = describeIn(
       [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('b', '12.00', 'E2'), paid('a', '10.00')],
       'a',
     );
-    expect(d.key).toBe('sale.paid_late');
+    expect(d.key).toBe('sale.paid_late.newer_paid');
     expect(d.params.newer_status).toBe('paid');
+    expect(d.attention[0]?.params).toMatchObject({ newer_open: false, newer_paid: true });
+  });
+
+  it('late payment once the newer sale expired unpaid: the plain late-payment message', () => {
+    const d = describeIn(
+      [
+        requested('a', 1, 1000),
+        created('a'),
+        requested('b', 2, 1200),
+        displaced('a', 'b', 2),
+        created('b'),
+        { type: 'sale.expired', sale_id: 'b', source: 'clock', at: T0 + 40 },
+        paid('a', '10.00'),
+      ],
+      'a',
+    );
+    expect(d.key).toBe('sale.paid_late');
+    expect(d.attention[0]?.params).toMatchObject({ newer_open: false, newer_paid: false });
+  });
+
+  it('late payment whose newer sale is not known here: says "if", never "was not paid"', () => {
+    const facts = new SaleFacts();
+    for (const e of [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('a', '10.00')]) facts.write([e]);
+    const d = describeSale(facts.sale('a'), [facts.sale('a')]);
+    expect(d.key).toBe('sale.paid_late.newer_unknown');
+    expect(d.attention[0]?.params).toMatchObject({ newer_known: false, newer_open: false, newer_paid: false });
+  });
+
+  it('a withdrawn sale says who withdrew it; paid afterwards, it is a payment on a withdrawn sale for a person', () => {
+    const withdrawn: SaleEvent = { type: 'sale.withdrawn', sale_id: 'a', by: 'ana', at: T0 + 20 };
+    const before = describeIn([requested('a', 1, 1000), created('a'), withdrawn], 'a');
+    expect(before).toMatchObject({ key: 'sale.withdrawn', params: { amount_cents: 1000, by: 'ana', withdrawn_at: T0 + 20 }, needs_person: false });
+    const after = describeIn([requested('a', 1, 1000), created('a'), withdrawn, paid('a', '10.00')], 'a');
+    expect(after).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
+    expect(after.attention).toEqual([
+      {
+        reason: 'paid_withdrawn',
+        subject: '',
+        key: 'attention.paid_withdrawn',
+        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
+      },
+    ]);
   });
 
   it('amount mismatch: expected vs received and the direction; acknowledged, it no longer needs a person', () => {

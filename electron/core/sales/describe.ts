@@ -15,8 +15,12 @@ export type SaleMessageKey =
   | 'sale.amount_mismatch'
   | 'sale.expired'
   | 'sale.displaced'
+  | 'sale.withdrawn'
   | 'sale.paid_late'
   | 'sale.paid_late.newer_open'
+  | 'sale.paid_late.newer_paid'
+  | 'sale.paid_late.newer_unknown'
+  | 'sale.paid_withdrawn'
   | 'sale.refunded'
   | 'sale.uncertain'
   | 'sale.failed';
@@ -24,6 +28,7 @@ export type SaleMessageKey =
 export type AttentionMessageKey =
   | 'attention.amount_mismatch'
   | 'attention.paid_late'
+  | 'attention.paid_withdrawn'
   | 'attention.paid_after_expiry'
   | 'attention.extra_payment'
   | 'attention.displaced_unknown'
@@ -49,6 +54,8 @@ export interface SaleDescription {
 
 /** Sales still open to payment at the service: a newer one in these states must not be collected twice. */
 const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
+/** Sales the customer paid: a newer one in these states means the customer has paid twice. */
+const PAID: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late'];
 
 /**
  * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
@@ -59,7 +66,12 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   const newer = sale.displaced_by ? all.find((s) => s.sale_id === sale.displaced_by) : undefined;
   // After two corrections the sale that displaced this one is itself displaced, but the
   // checkout's newest is still open: any newer open sale means "do not collect twice".
-  const newerOpen = all.some((s) => s.store_id === sale.store_id && s.checkout_id === sale.checkout_id && s.seq > sale.seq && OPEN.includes(s.status));
+  const newerOnCheckout = all.filter((s) => s.store_id === sale.store_id && s.checkout_id === sale.checkout_id && s.seq > sale.seq);
+  const newerOpen = newerOnCheckout.some((s) => OPEN.includes(s.status));
+  // Known, not supposed: the app says the customer paid twice instead of "if".
+  const newerPaid = newerOnCheckout.some((s) => PAID.includes(s.status));
+  // Whether the newer sales are known here at all: "was not paid" is said only when it is known.
+  const newerKnown = newerOnCheckout.length > 0;
   const paid = sale.paid;
   const received = paid?.received_cents ?? null;
   let key: SaleMessageKey;
@@ -107,10 +119,24 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       };
       tone = 'info';
       break;
+    case 'withdrawn':
+      key = 'sale.withdrawn';
+      params = { amount_cents: sale.amount_cents, by: sale.withdrawn?.by ?? null, withdrawn_at: sale.withdrawn?.at ?? null, expires_at: sale.created?.expires_at ?? null };
+      tone = 'info';
+      break;
     case 'paid_late': {
       // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
       // open, collecting it too would charge the customer twice.
-      key = newerOpen ? 'sale.paid_late.newer_open' : 'sale.paid_late';
+      const displaced = activeDisplacements(sale).length > 0;
+      key = !displaced
+        ? 'sale.paid_withdrawn'
+        : newerPaid
+          ? 'sale.paid_late.newer_paid'
+          : newerOpen
+            ? 'sale.paid_late.newer_open'
+            : newerKnown
+              ? 'sale.paid_late'
+              : 'sale.paid_late.newer_unknown';
       params = {
         expected_cents: sale.amount_cents,
         received_cents: received,
@@ -140,7 +166,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       break;
   }
 
-  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen));
+  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen, newerPaid, newerKnown));
   return {
     key,
     params,
@@ -151,7 +177,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   };
 }
 
-function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean): AttentionMessage {
+function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPaid: boolean, newerKnown: boolean): AttentionMessage {
   const paid = sale.paid;
   switch (a.reason) {
     case 'amount_mismatch':
@@ -170,6 +196,21 @@ function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean): Attenti
           amount_matches: paid?.amount_check === 'equal',
           newer_sale_id: sale.displaced_by ?? null,
           newer_open: newerOpen,
+          newer_paid: newerPaid,
+          newer_known: newerKnown,
+        },
+      };
+    case 'paid_withdrawn':
+      return {
+        ...a,
+        key: 'attention.paid_withdrawn',
+        params: {
+          received_cents: paid?.received_cents ?? null,
+          expected_cents: sale.amount_cents,
+          amount_matches: paid?.amount_check === 'equal',
+          withdrawn_by: sale.withdrawn?.by ?? null,
+          newer_open: newerOpen,
+          newer_paid: newerPaid,
         },
       };
     case 'paid_after_expiry':

@@ -34,6 +34,7 @@ const created: SaleEvent = {
 const refused: SaleEvent = { type: 'sale.create_failed', sale_id: S1, error: { status: 422, code: 'no_printed_qr' }, at: T0 + 1_000 };
 const uncertain: SaleEvent = { type: 'sale.create_uncertain', sale_id: S1, reason: 'timeout', attempts: 3, at: T0 + 30_000 };
 const displacedBy2: SaleEvent = { type: 'sale.displaced', sale_id: S1, by: 'sale-2', by_seq: 2, evidence: 'newer_sale_requested', at: T0 + 60_000 };
+const withdrawnByAna: SaleEvent = { type: 'sale.withdrawn', sale_id: S1, by: 'ana', at: T0 + 50_000 };
 const expiredByClock: SaleEvent = { type: 'sale.expired', sale_id: S1, source: 'clock', at: T0 + 400_000 };
 const paidE1 = (amount: string): PaymentReceived => ({
   type: 'payment.received',
@@ -57,6 +58,7 @@ const STATES: Record<SaleStatus, readonly SaleEvent[]> = {
   amount_mismatch: [requested, created, paidE1('9.00')],
   expired: [requested, created, expiredByClock],
   displaced: [requested, created, displacedBy2],
+  withdrawn: [requested, created, withdrawnByAna],
   paid_late: [requested, created, displacedBy2, paidE1('10.00')],
   refunded: [requested, created, paidE1('10.00'), refundedE1],
   uncertain: [requested, uncertain],
@@ -99,6 +101,7 @@ const EVENTS = {
   'payment (unreadable)': payment('1e3'),
   'payment (other ids)': payment('10.00', { pix_id: 'pix_9', service_id: 'svc_9' }),
   'charge.done': { type: 'charge.done', webhook_id: 'wh-d', pix_id: 'pix_1', service_id: 'svc_1', amount_brl: '10.00', settlement_id: null, at: T0 + 200_000 },
+  'sale.withdrawn': { ...withdrawnByAna, at: T0 + 95_000 },
   'sale.acknowledged (paid_late)': { type: 'sale.acknowledged', sale_id: S1, reason: 'paid_late', subject: '', by: 'rui', at: T0 + 300_000 },
   'sale.acknowledged (amount_mismatch)': { type: 'sale.acknowledged', sale_id: S1, reason: 'amount_mismatch', subject: '', by: 'rui', at: T0 + 300_000 },
 } satisfies Record<string, SaleEvent>;
@@ -122,6 +125,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: '=',
     amount_mismatch: '=',
     expired: '=',
+    withdrawn: '=',
     displaced: '=',
     paid_late: '=',
     refunded: '=',
@@ -134,6 +138,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!created_twice',
     amount_mismatch: 'amount_mismatch!created_twice',
     expired: 'expired!created_twice',
+    withdrawn: 'withdrawn!created_twice',
     displaced: 'displaced!created_twice',
     paid_late: 'paid_late!created_twice',
     refunded: 'refunded!created_twice',
@@ -146,6 +151,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!refused_after_created',
     amount_mismatch: 'amount_mismatch!refused_after_created',
     expired: 'expired!refused_after_created',
+    withdrawn: 'withdrawn!refused_after_created',
     displaced: 'displaced!refused_after_created',
     paid_late: 'paid_late!refused_after_created',
     refunded: 'refunded!refused_after_created',
@@ -158,6 +164,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!uncertain_after_outcome',
     amount_mismatch: 'amount_mismatch!uncertain_after_outcome',
     expired: 'expired!uncertain_after_outcome',
+    withdrawn: 'withdrawn!uncertain_after_outcome',
     displaced: 'displaced!uncertain_after_outcome',
     paid_late: 'paid_late!uncertain_after_outcome',
     refunded: 'refunded!uncertain_after_outcome',
@@ -170,6 +177,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid_late!displaced_after_payment',
     amount_mismatch: 'paid_late!displaced_after_payment',
     expired: 'displaced!displaced_after_expiry',
+    withdrawn: 'displaced',
     displaced: '=',
     paid_late: '=',
     refunded: 'refunded!displaced_after_payment',
@@ -182,6 +190,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid_late!displaced_after_payment',
     amount_mismatch: 'paid_late!displaced_after_payment',
     expired: 'displaced!displaced_after_expiry',
+    withdrawn: 'displaced',
     displaced: 'displaced', // the provisional displacement is confirmed
     paid_late: 'paid_late',
     refunded: 'refunded!displaced_after_payment',
@@ -194,6 +203,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid_late!displaced_after_payment',
     amount_mismatch: 'paid_late!displaced_after_payment',
     expired: 'displaced!displaced_after_expiry',
+    withdrawn: 'displaced',
     displaced: 'displaced',
     paid_late: 'paid_late',
     refunded: 'refunded!displaced_after_payment',
@@ -206,6 +216,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!reinstated_without_displacement',
     amount_mismatch: 'amount_mismatch!reinstated_without_displacement',
     expired: 'expired!reinstated_without_displacement',
+    withdrawn: 'withdrawn!reinstated_without_displacement',
     displaced: 'pending', // the newer create was refused: the service still holds this one
     paid_late: 'paid', // ...and its payment is an ordinary one
     refunded: 'refunded!reinstated_without_displacement',
@@ -218,6 +229,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!expired_after_payment',
     amount_mismatch: 'amount_mismatch!expired_after_payment',
     expired: '=',
+    withdrawn: 'expired',
     displaced: 'displaced!expired_while_displaced', // reference 4.5 rule 4
     paid_late: 'paid_late!expired_while_displaced',
     refunded: 'refunded!expired_after_payment',
@@ -230,6 +242,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid!expired_after_payment',
     amount_mismatch: 'amount_mismatch!expired_after_payment',
     expired: 'expired', // a second source agrees
+    withdrawn: 'expired',
     displaced: 'displaced!expired_while_displaced',
     paid_late: 'paid_late!expired_while_displaced',
     refunded: 'refunded!expired_after_payment',
@@ -242,6 +255,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid', // an extra payment, for a person
     amount_mismatch: 'amount_mismatch',
     expired: 'paid', // credited, flagged paid_after_expiry
+    withdrawn: 'paid_late', // withdrawn, then paid: a person settles it
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
@@ -254,6 +268,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid',
     amount_mismatch: 'amount_mismatch',
     expired: 'amount_mismatch',
+    withdrawn: 'paid_late',
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
@@ -266,6 +281,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid',
     amount_mismatch: 'amount_mismatch',
     expired: 'amount_mismatch',
+    withdrawn: 'paid_late',
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
@@ -279,6 +295,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'x:identity_mismatch',
     amount_mismatch: 'x:identity_mismatch',
     expired: 'x:identity_mismatch',
+    withdrawn: 'x:identity_mismatch',
     displaced: 'x:identity_mismatch',
     paid_late: 'x:identity_mismatch',
     refunded: 'x:identity_mismatch',
@@ -291,12 +308,15 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     paid: 'paid',
     amount_mismatch: 'amount_mismatch',
     expired: 'paid',
+    withdrawn: 'paid_late',
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
     uncertain: 'paid',
     failed: 'paid!payment_on_refused_sale',
   },
+  // Only a pending sale is withdrawn; otherwise the fact is kept and reported, the status stays.
+  'sale.withdrawn': every((s) => (s === 'pending' ? 'withdrawn' : s === 'withdrawn' ? '=' : `${s}!withdrawn_not_pending`)),
   'sale.acknowledged (paid_late)': every((s) => (s === 'paid_late' ? 'paid_late' : `${s}!nothing_to_acknowledge`)),
   'sale.acknowledged (amount_mismatch)': every((s) => (s === 'amount_mismatch' ? 'amount_mismatch' : `${s}!nothing_to_acknowledge`)),
 };

@@ -11,7 +11,9 @@
  *   requested ──created──▶ pending ──payment (equal)──▶ paid
  *       │                    │  └────payment (other)──▶ amount_mismatch
  *       │                    ├──expired (clock or Tx Status)──▶ expired ──payment──▶ paid (flagged)
- *       │                    └──newer sale on the checkout──▶ displaced ──payment──▶ paid_late
+ *       │                    ├──newer sale on the checkout──▶ displaced ──payment──▶ paid_late
+ *       │                    └──withdrawn by a person──▶ withdrawn ──payment──▶ paid_late
+ *       │                          (still payable: expires or is displaced like a pending sale)
  *       │                       paid, amount_mismatch, paid_late ──Tx Status refunded──▶ refunded
  *       ├──definite refusal──▶ failed
  *       └──timeout, retry could not resolve──▶ uncertain ──newer sale──▶ displaced
@@ -33,6 +35,7 @@ export type SaleStatus =
   | 'amount_mismatch'
   | 'expired'
   | 'displaced'
+  | 'withdrawn'
   | 'paid_late'
   | 'refunded'
   | 'uncertain'
@@ -45,6 +48,7 @@ export const SALE_STATUSES: readonly SaleStatus[] = [
   'amount_mismatch',
   'expired',
   'displaced',
+  'withdrawn',
   'paid_late',
   'refunded',
   'uncertain',
@@ -167,6 +171,18 @@ export interface SaleAcknowledged {
 }
 
 /**
+ * A person withdrew a pending sale: the service has no cancel (reference 4.5), so the sale
+ * stays payable at the service until it expires or is displaced; from here on no QR of it is
+ * shown, and a payment that still arrives is a late payment a person must settle.
+ */
+export interface SaleWithdrawn {
+  readonly type: 'sale.withdrawn';
+  readonly sale_id: string;
+  readonly by: string;
+  readonly at: number;
+}
+
+/**
  * A payment reported by the `charge.paid` webhook or by Tx Status `paid`. It names no sale:
  * the terminal matches it by pix_id or service_id (matching.ts, reference 4.5 rule 6).
  */
@@ -210,6 +226,7 @@ export type SaleEvent =
   | SaleReinstated
   | SaleExpired
   | SaleAcknowledged
+  | SaleWithdrawn
   | PaymentReceived
   | ChargeDone;
 
@@ -297,10 +314,22 @@ export interface PaidSummary {
 export type AttentionReason =
   | 'amount_mismatch'
   | 'paid_late'
+  | 'paid_withdrawn'
   | 'paid_after_expiry'
   | 'extra_payment'
   | 'displaced_unknown'
   | 'conflict';
+
+/** Every attention reason, for the tests that each has its words in every language. */
+export const ATTENTION_REASONS = [
+  'amount_mismatch',
+  'paid_late',
+  'paid_withdrawn',
+  'paid_after_expiry',
+  'extra_payment',
+  'displaced_unknown',
+  'conflict',
+] as const satisfies readonly AttentionReason[];
 
 /** Something a person must see and acknowledge. `subject` tells two items of one reason apart. */
 export interface Attention {
@@ -325,6 +354,22 @@ export type SaleIssueCode =
   | 'payment_amounts_disagree'
   | 'payment_ids_differ'
   | 'done_amount_differs';
+
+/** Every contradiction code, for the tests that each has a sentence in every language. */
+export const SALE_ISSUE_CODES = [
+  'conflicting_request',
+  'conflicting_create',
+  'created_and_refused',
+  'paid_but_refused',
+  'created_amount_differs',
+  'created_location_differs',
+  'payment_amounts_disagree',
+  'payment_ids_differ',
+  'done_amount_differs',
+] as const satisfies readonly SaleIssueCode[];
+
+// A code missing from the lists above is a type error.
+export const _allListed: [Exclude<AttentionReason, (typeof ATTENTION_REASONS)[number]> | Exclude<SaleIssueCode, (typeof SALE_ISSUE_CODES)[number]>] extends [never] ? true : false = true;
 
 /** Facts that contradict each other: kept and shown to a person, never resolved silently. */
 export interface SaleIssue {
@@ -368,6 +413,8 @@ export interface Sale {
   readonly displaced_by?: string | null;
 
   readonly expiries: readonly Expiry[];
+  /** Who withdrew the sale and when (the first withdrawal stands); absent while not withdrawn. */
+  readonly withdrawn?: { readonly by: string; readonly at: number };
 
   /**
    * The payment reports as merged: one per e2e_id, and one for every report that carries
@@ -465,6 +512,7 @@ export type IllegalCode =
   | 'expired_while_displaced'
   | 'expired_after_payment'
   | 'expired_before_created'
+  | 'withdrawn_not_pending'
   | 'payment_on_refused_sale'
   | 'nothing_to_acknowledge';
 
@@ -612,6 +660,11 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
         at: Math.min(a.at, b.at),
       }));
       return { ...sale, expiries };
+    }
+    case 'sale.withdrawn': {
+      const w = { by: event.by, at: event.at };
+      // Commutative: the earliest withdrawal is the one recorded, whatever the replay order.
+      return { ...sale, withdrawn: sale.withdrawn ? (sale.withdrawn.at !== w.at ? (sale.withdrawn.at < w.at ? sale.withdrawn : w) : canonicalMin(sale.withdrawn, w)) : w };
     }
     case 'sale.acknowledged': {
       const ack: Acknowledgement = { reason: event.reason, subject: event.subject, by: event.by, at: event.at };
@@ -784,6 +837,10 @@ function settle(f: Sale): Sale {
   const paid = primary ? summaryOf(f.amount_cents, primary) : firstDone ? summaryOfDone(f.amount_cents, firstDone) : undefined;
   const pixId = f.created?.pix_id;
   const serviceId = f.created?.service_id;
+  // Withdrawn before any payment was seen: a payment seen earlier had already paid the sale,
+  // and a withdrawal journaled after it (refused by the terminal) cannot make it late.
+  const firstSeen = Math.min(...ordered.map((p) => p.first_seen_at), ...f.dones.map((d) => d.first_seen_at));
+  const withdrawn = f.withdrawn !== undefined && f.withdrawn.at <= firstSeen;
 
   let status: SaleStatus;
   if (paid && ordered.some((p) => p.refunded)) {
@@ -791,14 +848,15 @@ function settle(f: Sale): Sale {
     status = 'refunded';
   } else if (paid) {
     // Reference 4.5 rule 5: a displaced sale can still be reported paid; a person must know.
-    status = displaced ? 'paid_late' : paid.amount_check === 'equal' ? 'paid' : 'amount_mismatch';
+    // A withdrawn sale too: the cashier told the customer not to pay it, never silently Paid.
+    status = displaced || withdrawn ? 'paid_late' : paid.amount_check === 'equal' ? 'paid' : 'amount_mismatch';
   } else if (f.created === undefined && f.create_error) {
     status = 'failed';
   } else if (displaced) {
     // Reference 4.5 rule 4: a displaced sale never expires by itself; it stays payable late.
     status = 'displaced';
   } else if (f.created) {
-    status = f.expiries.length > 0 ? 'expired' : 'pending';
+    status = f.expiries.length > 0 ? 'expired' : withdrawn ? 'withdrawn' : 'pending';
   } else {
     // An expiry for a sale never created is reported as illegal and changes nothing here.
     status = f.uncertain ? 'uncertain' : 'requested';
@@ -807,9 +865,9 @@ function settle(f: Sale): Sale {
   const issues = deriveIssues(f, pixId, serviceId);
   const wanted: Attention[] = [];
   if (status === 'amount_mismatch') wanted.push({ reason: 'amount_mismatch', subject: '' });
-  if (status === 'paid_late') wanted.push({ reason: 'paid_late', subject: '' });
+  if (status === 'paid_late') wanted.push({ reason: displaced ? 'paid_late' : 'paid_withdrawn', subject: '' });
   // Paid after we told the cashier it had expired: credited, but the cashier may have moved on.
-  if (paid && !displaced && f.expiries.length > 0) wanted.push({ reason: 'paid_after_expiry', subject: '' });
+  if (paid && !displaced && !withdrawn && f.expiries.length > 0) wanted.push({ reason: 'paid_after_expiry', subject: '' });
   for (const p of ordered.slice(1)) wanted.push({ reason: 'extra_payment', subject: p.key });
   if (!paid && active.some((d) => d.evidence === 'tx_not_found')) wanted.push({ reason: 'displaced_unknown', subject: '' });
   for (const issue of issues) wanted.push({ reason: 'conflict', subject: `${issue.code}:${issue.detail}` });
@@ -953,10 +1011,12 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
         ? null
         : 'reinstated_without_displacement';
     case 'sale.expired':
-      if (s === 'pending' || s === 'expired') return null;
+      if (s === 'pending' || s === 'expired' || s === 'withdrawn') return null;
       if (s === 'displaced' || s === 'paid_late') return 'expired_while_displaced';
       if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded') return 'expired_after_payment';
       return 'expired_before_created';
+    case 'sale.withdrawn':
+      return s === 'pending' ? null : 'withdrawn_not_pending';
     case 'sale.acknowledged':
       return before.attention.some((a) => a.reason === event.reason && a.subject === event.subject) ? null : 'nothing_to_acknowledge';
     case 'payment.received':

@@ -3,7 +3,7 @@ import { formatCents } from '../../shared/money.ts';
 import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
-import { newestSaleFor, planCharge, planCreateOutcome, type CreateOutcome } from '../sales/checkout.ts';
+import { newestSaleFor, planCharge, planCreateOutcome, planWithdraw, type CreateOutcome } from '../sales/checkout.ts';
 import type { Sale, UncertainReason } from '../sales/lifecycle.ts';
 import { keyOf, planningSales, salesOf, uniqueSales, type CheckoutKey, type TerminalContext } from './context.ts';
 import { factData, saleFact } from './entries.ts';
@@ -67,6 +67,27 @@ export class Charging {
     this.#ctx.onChange([checkout]);
     const refusal = await this.create(saleId, false);
     if (refusal) throw refusal;
+  }
+
+  /**
+   * A person withdraws the checkout's pending sale (journaled as their action before it is
+   * shown). The service has no cancel: the sale stays payable until it expires or is
+   * displaced, so it is still followed; a payment for it then needs a person (lifecycle).
+   */
+  async withdraw(input: { saleId: string; by: string }): Promise<CheckoutKey> {
+    const { journal, clock, locks } = this.#ctx;
+    const row = await journal.sales.get(input.saleId);
+    if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+    const checkout = { storeId: row.sale.store_id, checkoutId: row.sale.checkout_id };
+    await locks.exclusive(keyOf(checkout), async () => {
+      // Read again under the checkout's lock: a payment journaled meanwhile has settled it.
+      const sales = await planningSales(journal, checkout);
+      const plan = planWithdraw(uniqueSales([...sales, ...salesOf([await journal.sales.get(input.saleId)])]), input.saleId, input.by, clock.now());
+      if (!plan.ok) throw new CoreError('conflict', 'Only a sale still waiting for payment can be withdrawn; this one is no longer waiting.');
+      await journal.append([saleFact(plan.events, { by: input.by })]);
+    });
+    this.#ctx.onChange([checkout]);
+    return checkout;
   }
 
   /** Whether the sale's create is in flight right now. */

@@ -29,7 +29,7 @@ export interface PollPolicy {
  * The statuses the follow-up polls: the journal keeps every such sale in its working set
  * (core.ts passes these as openStatuses), so byStatus of them never reads history.
  */
-export const FOLLOWED_STATUSES: readonly string[] = ['requested', 'pending', 'uncertain'];
+export const FOLLOWED_STATUSES: readonly string[] = ['requested', 'pending', 'withdrawn', 'uncertain'];
 
 export const DEFAULT_POLL: PollPolicy = {
   tickMs: 1_000,

@@ -39,14 +39,16 @@ describe('shift totals', () => {
       sale({ sale_id: 'e', status: 'expired', received_cents: null, received_total_cents: 0 }),
       sale({ sale_id: 'f', status: 'pending', received_cents: null, received_total_cents: 0 }),
       sale({ sale_id: 'g', status: 'failed', received_cents: null, received_total_cents: 0 }),
+      sale({ sale_id: 'h', status: 'withdrawn', received_cents: null, received_total_cents: 0 }),
     ]);
     expect(totals).toEqual({
-      count: 7,
+      count: 8,
       collected_cents: 2450,
       paid: 1,
       mismatches: 1,
       late_payments: 1,
       displaced: 1,
+      withdrawn: 1,
       expired: 1,
       pending: 1,
       failed: 1,

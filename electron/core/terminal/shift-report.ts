@@ -25,6 +25,8 @@ export interface ShiftTotals {
   mismatches: number;
   late_payments: number;
   displaced: number;
+  /** Withdrawn by a person and not paid (still payable at the service until it expires). */
+  withdrawn: number;
   expired: number;
   pending: number;
   failed: number;
@@ -74,6 +76,7 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
     mismatches: 0,
     late_payments: 0,
     displaced: 0,
+    withdrawn: 0,
     expired: 0,
     pending: 0,
     failed: 0,
@@ -98,6 +101,9 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
         break;
       case 'displaced':
         t.displaced++;
+        break;
+      case 'withdrawn':
+        t.withdrawn++;
         break;
       case 'expired':
         t.expired++;

@@ -137,7 +137,7 @@ describe('amounts typed by a cashier', () => {
     for (const amount of ['2.500', '1.000', '1,350', '1.234,50']) {
       expect(await dispatch('sale.charge', { amount })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
     }
-    expect(await dispatch('sale.charge', { amount: '2,50' })).toMatchObject({ ok: true, result: { screen: { kind: 'qr', amount_cents: 250 } } });
+    expect(await dispatch('sale.charge', { amount: '2,50' })).toMatchObject({ ok: true, result: { newest: { status: 'pending', amount_cents: 250 } } });
   });
 
   it('refuses what it would have to rewrite, naming the problem the screen words (issue 13: "-5", "1e3")', async () => {
@@ -153,6 +153,6 @@ describe('amounts typed by a cashier', () => {
     ]) {
       expect(await dispatch('sale.charge', { amount })).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'amount', problem } } });
     }
-    expect(await dispatch('sale.charge', { amount: 'R$ 3,75' })).toMatchObject({ ok: true, result: { screen: { kind: 'qr', amount_cents: 375 } } });
+    expect(await dispatch('sale.charge', { amount: 'R$ 3,75' })).toMatchObject({ ok: true, result: { newest: { status: 'pending', amount_cents: 375 } } });
   });
 });

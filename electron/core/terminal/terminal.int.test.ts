@@ -115,6 +115,10 @@ describe('terminal on a printed checkout', () => {
     expect(sale.description).toMatchObject({ key: 'sale.paid_late.newer_open', needs_person: true });
     expect((await saleOf(second.newest?.sale_id ?? ''))?.status).toBe('pending');
     expect((await view()).attention.map((s) => s.sale_id)).toContain(sale.sale_id);
+    // Issue 8: the newer sale's QR is held until a person settles the late payment.
+    expect((await view()).screen).toMatchObject({ kind: 'held', sale_id: second.newest?.sale_id });
+    await core.terminal.acknowledge({ saleId: sale.sale_id, reason: 'paid_late', subject: '', by: 'supervisor Rui' });
+    expect((await view()).screen).toMatchObject({ kind: 'qr', sale_id: second.newest?.sale_id });
   });
 
   it('after two corrections, a late payment on the first sale still says not to collect twice', async () => {
@@ -129,6 +133,8 @@ describe('terminal on a printed checkout', () => {
     // The sale that displaced it is displaced too, but the checkout's newest is still open.
     expect(sale.description.key).toBe('sale.paid_late.newer_open');
     expect(sale.description.attention[0]?.params).toMatchObject({ newer_open: true });
+    expect((await view()).screen).toMatchObject({ kind: 'held', sale_id: third.newest?.sale_id });
+    await core.terminal.acknowledge({ saleId: sale.sale_id, reason: 'paid_late', subject: '', by: 'supervisor Rui' });
     expect((await view()).screen).toMatchObject({ kind: 'qr', sale_id: third.newest?.sale_id });
   });
 

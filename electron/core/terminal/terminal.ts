@@ -122,6 +122,11 @@ export class Terminal {
     return saleSummary(sale, await this.#withDisplacer(sale));
   }
 
+  /** A person withdraws a pending sale (see Charging.withdraw); resolves with its checkout's view. */
+  async withdraw(input: { saleId: string; by: string }): Promise<CheckoutView> {
+    return this.checkoutView(await this.#charging.withdraw(input));
+  }
+
   // ── A person's acknowledgement ────────────────────────────────────────────────────
 
   async acknowledge(input: { saleId: string; reason: AttentionReason; subject: string; by: string }): Promise<SaleSummary> {

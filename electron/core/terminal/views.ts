@@ -1,7 +1,7 @@
 import { validateBrCode } from '../../shared/emv.ts';
 import { checkoutScreen } from '../sales/checkout.ts';
 import { describeSale, type SaleDescription } from '../sales/describe.ts';
-import type { QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts';
+import type { AttentionReason, QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts';
 
 /**
  * What the renderer is shown. The core decides every state; the renderer only displays
@@ -43,6 +43,12 @@ export type ScreenView =
   | { kind: 'uncertain'; sale_id: string }
   /** The only QR that may be shown: the newest sale's, its CRC checked. */
   | { kind: 'qr'; sale_id: string; emv: string; amount_cents: number; expires_at: number; printed: boolean }
+  /**
+   * The newest sale is pending, but a payment on this checkout waits for a person (see
+   * CheckoutView.hold): no QR anywhere, the customer display says Please wait. No `emv`, so
+   * no window can show it by mistake.
+   */
+  | { kind: 'held'; sale_id: string; amount_cents: number; expires_at: number; printed: boolean }
   /** The service returned a QR that is not a valid Pix BR Code: never shown. */
   | { kind: 'qr_invalid'; sale_id: string; problem: string }
   | { kind: 'settled'; sale_id: string; status: SaleStatus };
@@ -58,6 +64,38 @@ export interface CheckoutView {
   recent: SaleSummary[];
   /** Sales that still need a person (amount mismatch, late payment...), newest first. */
   attention: SaleSummary[];
+  /**
+   * A payment that waits for a person (HOLDING_REASONS) on this checkout: while it does, no
+   * window shows a QR (the screen is `held` instead of `qr`) and the customer display says
+   * Please wait, so the customer is never invited to pay a second time. Null otherwise.
+   */
+  hold: CustomerHold | null;
+}
+
+export interface CustomerHold {
+  /** The sales whose payment waits for a person, newest first, with why. */
+  items: { sale_id: string; reason: AttentionReason }[];
+}
+
+/**
+ * What stops the checkout from inviting a payment: a customer has paid something a person
+ * must settle first (a late payment on a displaced sale, an amount that differs, a payment
+ * on a withdrawn sale). A second QR now could take the customer's money twice.
+ */
+export const HOLDING_REASONS: readonly AttentionReason[] = ['paid_late', 'amount_mismatch', 'paid_withdrawn'];
+
+export function customerHold(sales: readonly Sale[], storeId: number, checkoutId: number): CustomerHold | null {
+  const items = sales
+    .filter((s) => s.store_id === storeId && s.checkout_id === checkoutId)
+    .sort((a, b) => b.seq - a.seq)
+    .flatMap((s) => s.attention.filter((a) => HOLDING_REASONS.includes(a.reason)).map((a) => ({ sale_id: s.sale_id, reason: a.reason })));
+  return items.length > 0 ? { items } : null;
+}
+
+/** The screen under a hold: the pending sale keeps its countdown, never its QR. */
+export function heldScreen(screen: ScreenView, hold: CustomerHold | null): ScreenView {
+  if (hold === null || screen.kind !== 'qr') return screen;
+  return { kind: 'held', sale_id: screen.sale_id, amount_cents: screen.amount_cents, expires_at: screen.expires_at, printed: screen.printed };
 }
 
 export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSummary {
@@ -116,13 +154,19 @@ export function checkoutView(sales: readonly Sale[], extraAttention: readonly Sa
   const views = new Map(newestFirst.map((s) => [s.sale_id, saleSummary(s, context)]));
   for (const s of extraAttention) if (!views.has(s.sale_id)) views.set(s.sale_id, saleSummary(s, context));
   const newest = newestFirst.find((s) => s.status !== 'failed') ?? newestFirst[0];
+  const hold = customerHold(uniqueById([...sales, ...extraAttention]), storeId, checkoutId);
   return {
     store_id: storeId,
     checkout_id: checkoutId,
     now,
-    screen: screenView(sales, storeId, checkoutId, now),
+    screen: heldScreen(screenView(sales, storeId, checkoutId, now), hold),
+    hold,
     newest: newest ? (views.get(newest.sale_id) ?? null) : null,
     recent: newestFirst.slice(0, RECENT).map((s) => views.get(s.sale_id) as SaleSummary),
     attention: [...views.values()].filter((v) => v.description.needs_person).sort((a, b) => b.requested_at - a.requested_at),
   };
+}
+
+function uniqueById(sales: readonly Sale[]): Sale[] {
+  return [...new Map(sales.map((s) => [s.sale_id, s])).values()];
 }

@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemClock } from '../shared/clock.ts';
+import { composeCore } from '../compose.ts';
+import { loadConfig } from './config.ts';
+import type { Core } from './core.ts';
+import { memoryLogger } from './log.ts';
+import { serviceControl, waitFor, type ServiceControl } from './terminal/fixtures/service.ts';
+
+/**
+ * Issue 8, point 8: the status bar never shows the service reachable while its last calls
+ * failed. Every call the core makes tells the status, not only the periodic check.
+ */
+let dir = '';
+let core: Core;
+let svc: ServiceControl;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pos-service-status-'));
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+  await core.start();
+  svc = serviceControl(core.status().service.baseUrl ?? '');
+});
+
+afterAll(async () => {
+  await core?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+it('a follow-up call that gets no answer makes the service unreachable at once; the next answer makes it reachable again', async () => {
+  expect(core.status().service.reachable).toBe(true);
+  await core.charge({ storeId: 1, checkoutId: 1, by: 'Ana', amountCents: 1000 });
+  await svc('POST', '/_sandbox/faults', { target: 'route', method: 'GET', path: '/v2/tx_status/:pix_id', fault: 'lost_response', count: 1000 });
+  await svc('POST', '/_sandbox/clock/advance', { seconds: 30 });
+  await waitFor(async () => (core.status().service.reachable === false ? true : undefined), 'a failed poll to mark the service unreachable', {
+    between: () => core.terminal.tick(),
+  });
+  expect(core.status().service.problem).not.toBeNull();
+
+  await svc('DELETE', '/_sandbox/faults');
+  await svc('POST', '/_sandbox/clock/advance', { seconds: 30 });
+  await waitFor(async () => (core.status().service.reachable === true ? true : undefined), 'an answered poll to mark the service reachable', {
+    between: () => core.terminal.tick(),
+  });
+  expect(core.status().service.problem).toBeNull();
+}, 60_000);

@@ -1,0 +1,136 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { loadConfig } from '../config.ts';
+import type { Core } from '../core.ts';
+import { composeCore } from '../../compose.ts';
+import { CoreError } from '../errors.ts';
+import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
+import { memoryLogger } from '../log.ts';
+import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
+
+/**
+ * Withdrawing a sale and never inviting a second payment (issue 8, points 4 and 5), on the
+ * real terminal over its embedded sandbox: the checkout's view is the one rule both the
+ * cashier screen and the customer display obey.
+ */
+let dir = '';
+let core: Core;
+let svc: ServiceControl;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pos-withdraw-'));
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+  await core.start();
+  svc = serviceControl(core.status().service.baseUrl ?? '');
+});
+
+afterAll(async () => {
+  await core?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const checkout = { storeId: 1, checkoutId: 1 };
+const view = () => core.terminal.checkoutView(checkout);
+const saleOf = async (saleId: string) => (await core.journal.sales.get(saleId))?.sale;
+const settledAs = (saleId: string, status: string) =>
+  waitFor(async () => ((await saleOf(saleId))?.status === status ? saleOf(saleId) : undefined), `sale ${saleId} to be ${status}`, {
+    between: () => core.terminal.tick(),
+  });
+
+describe('withdrawing a sale', () => {
+  it('hides its QR everywhere, journals who withdrew it, and a payment that still comes needs a person; the next QR waits for them', async () => {
+    const charged = await core.charge({ ...checkout, by: 'Ana', amountCents: 1000 });
+    const saleId = charged.newest?.sale_id ?? '';
+    expect(charged.screen.kind).toBe('qr');
+
+    const after = await core.terminal.withdraw({ saleId, by: 'Ana' });
+    expect(after.screen).toEqual({ kind: 'settled', sale_id: saleId, status: 'withdrawn' });
+    expect(after.newest?.description).toMatchObject({ key: 'sale.withdrawn', params: { by: 'Ana' }, needs_person: false });
+    const entry = (await core.journal.eventsForSale(saleId)).find((e) => e.type === 'sale.withdrawn');
+    expect(entry?.data).toMatchObject({ by: 'Ana', events: [{ type: 'sale.withdrawn', sale_id: saleId, by: 'Ana' }] });
+
+    // The service has no cancel: the customer can still pay it with the printed QR.
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    const paid = await settledAs(saleId, 'paid_late');
+    expect(paid?.attention).toEqual([{ reason: 'paid_withdrawn', subject: '' }]);
+    const held = await view();
+    expect(held.hold).toEqual({ items: [{ sale_id: saleId, reason: 'paid_withdrawn' }] });
+
+    // A new sale while that payment waits for a person: its QR is shown nowhere.
+    const next = await core.charge({ ...checkout, by: 'Ana', amountCents: 700 });
+    const nextId = next.newest?.sale_id ?? '';
+    expect(next.screen).toMatchObject({ kind: 'held', sale_id: nextId, amount_cents: 700 });
+    expect(next.screen).not.toHaveProperty('emv');
+
+    await core.terminal.acknowledge({ saleId, reason: 'paid_withdrawn', subject: '', by: 'Ana' });
+    const freed = await view();
+    expect(freed.hold).toBeNull();
+    expect(freed.screen).toMatchObject({ kind: 'qr', sale_id: nextId });
+
+    // Only a sale still waiting for payment can be withdrawn.
+    await expect(core.terminal.withdraw({ saleId, by: 'Ana' })).rejects.toSatisfy((e) => e instanceof CoreError && e.code === 'conflict');
+    await core.terminal.withdraw({ saleId: nextId, by: 'Ana' });
+  }, 60_000);
+
+  it('a late payment on a displaced sale holds the newer QR; withdrawing the newer sale is the way out', async () => {
+    const first = (await core.charge({ ...checkout, by: 'Ana', amountCents: 1500 })).newest?.sale_id ?? '';
+    const corrected = await core.charge({ ...checkout, by: 'Ana', amountCents: 1200 });
+    const newer = corrected.newest?.sale_id ?? '';
+    expect(corrected.screen).toMatchObject({ kind: 'qr', sale_id: newer });
+    const pixId = (await saleOf(first))?.pix_id ?? '';
+
+    await svc('POST', '/_sandbox/pay', { late_for: pixId });
+    await settledAs(first, 'paid_late');
+    const held = await view();
+    expect(held.hold?.items).toEqual([{ sale_id: first, reason: 'paid_late' }]);
+    expect(held.screen).toMatchObject({ kind: 'held', sale_id: newer });
+    expect(held.attention.find((s) => s.sale_id === first)?.description.attention[0]).toMatchObject({
+      key: 'attention.paid_late',
+      params: { newer_open: true, newer_paid: false },
+    });
+
+    const withdrawn = await core.terminal.withdraw({ saleId: newer, by: 'Ana' });
+    expect(withdrawn.screen).toEqual({ kind: 'settled', sale_id: newer, status: 'withdrawn' });
+    // Still held: the late payment itself waits for a person until acknowledged.
+    expect(withdrawn.hold?.items).toEqual([{ sale_id: first, reason: 'paid_late' }]);
+    await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
+    expect((await view()).hold).toBeNull();
+  }, 60_000);
+
+  it('when the newer sale was paid too, the late payment says so instead of "if"', async () => {
+    const first = (await core.charge({ ...checkout, by: 'Ana', amountCents: 2000 })).newest?.sale_id ?? '';
+    const newer = (await core.charge({ ...checkout, by: 'Ana', amountCents: 2100 })).newest?.sale_id ?? '';
+    const pixId = (await saleOf(first))?.pix_id ?? '';
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(newer, 'paid');
+    await svc('POST', '/_sandbox/pay', { late_for: pixId });
+    await settledAs(first, 'paid_late');
+    const late = (await view()).attention.find((s) => s.sale_id === first);
+    expect(late?.description.key).toBe('sale.paid_late.newer_paid');
+    expect(late?.description.attention[0]?.params).toMatchObject({ newer_paid: true, newer_open: false });
+    await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
+  }, 60_000);
+});
+
+describe('over the bridge', () => {
+  it('sale.withdraw takes the sale only: who withdrew is the cashier signed in on that connection, never a typed name', async () => {
+    const dispatch = await dispatcherAs(core, await sessionAs(core, 'cashier', 'Ana'));
+    const saleId = (await core.charge({ ...checkout, by: 'Ana', amountCents: 300 })).newest?.sale_id ?? '';
+    expect(await dispatch('sale.withdraw', { saleId, by: 'Somebody else' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    expect(await dispatch('sale.withdraw', { saleId })).toMatchObject({ ok: true, result: { screen: { kind: 'settled', status: 'withdrawn' } } });
+    expect((await saleOf(saleId))?.withdrawn?.by).toBe('Ana');
+  });
+
+  it('a reference over 128 characters is refused with a sentence, never cut, and nothing is charged', async () => {
+    const dispatch = await dispatcherAs(core);
+    const before = (await view()).newest?.sale_id;
+    const refused = await dispatch('sale.charge', { amount: '5,00', reference: 'R'.repeat(129) });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_argument', message: 'reference must be a reference of 1 to 128 characters.', params: { field: 'reference' } } });
+    expect((await view()).newest?.sale_id).toBe(before);
+    const taken = await dispatch('sale.charge', { amount: '5,00', reference: 'R'.repeat(128) });
+    expect(taken).toMatchObject({ ok: true, result: { newest: { external_id: 'R'.repeat(128) } } });
+  });
+});
