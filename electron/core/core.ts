@@ -10,15 +10,14 @@ import { EventHub } from './events.ts';
 import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import { Operators } from './operators/operators.ts';
-import { OPERATOR_PERSON_ACTIONS } from './operators/registry.ts';
+import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './operators/registry.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
 import { readSettings, writeSettings, type Settings } from './settings.ts';
-import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from './terminal/entries.ts';
-import { FOLLOWED_STATUSES } from './terminal/follow-up.ts';
+import type { SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
 import { Shifts } from './terminal/shifts.ts';
-import { Terminal, type CheckoutKey } from './terminal/terminal.ts';
+import { Terminal, TERMINAL_JOURNAL, type CheckoutKey } from './terminal/terminal.ts';
 import type { CheckoutView } from './terminal/views.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 
@@ -221,12 +220,11 @@ export class Core {
       this.#journal = await openJournal<SaleRow>({
         dir: join(this.config.dataDir, 'journal'),
         clock: this.clock,
-        reduceSale: reduceSaleRow,
-        saleKeys: saleRowKeys,
+        ...TERMINAL_JOURNAL,
         log: this.log,
-        operatorActions: [...OPERATOR_ACTIONS, ...OPERATOR_PERSON_ACTIONS],
-        // Sales the follow-up polls stay in the working set: its byStatus never reads history.
-        openStatuses: FOLLOWED_STATUSES,
+        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS],
+        // The operators too are read at start from the checkpoint, never from history.
+        projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection },
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
         ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
         // Charging stops and resumes with the journal's writes: the status bar must say so at once.

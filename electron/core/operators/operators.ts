@@ -8,7 +8,6 @@ import {
   activeByName,
   EMPTY_BOOK,
   foldOperatorEntry,
-  foldOperators,
   hasActiveManager,
   isLocked,
   LOCK_AFTER_FAILURES,
@@ -16,7 +15,7 @@ import {
   OPERATOR_CHANGED,
   OPERATOR_CREATED,
   OPERATOR_DISABLED,
-  OPERATOR_ENTRY_TYPES,
+  OPERATORS_PROJECTION,
   OPERATOR_LOCKED,
   OPERATOR_SIGN_IN_FAILED,
   OPERATOR_SIGNED_IN,
@@ -114,9 +113,7 @@ export class Operators {
   }
 
   async load(): Promise<void> {
-    const entries: JournalEntry[] = [];
-    for (const type of OPERATOR_ENTRY_TYPES) entries.push(...(await this.#journal.eventsOfType(type)));
-    this.#book = foldOperators(entries.sort((a, b) => a.seq - b.seq));
+    this.#book = new Map(this.#journal.projection<readonly OperatorRecord[]>(OPERATORS_PROJECTION).map((r) => [r.id, r]));
   }
 
   get setup(): boolean {

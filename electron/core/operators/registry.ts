@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { isPinHash, type PinHash } from './pin.ts';
 import { isRole, type Role } from './roles.ts';
 
@@ -90,11 +90,19 @@ export function foldOperatorEntry(book: OperatorBook, entry: JournalEntry): Oper
   }
 }
 
-export function foldOperators(entries: Iterable<JournalEntry>, book: OperatorBook = EMPTY_BOOK): OperatorBook {
-  let out = book;
-  for (const entry of entries) out = foldOperatorEntry(out, entry);
-  return out;
-}
+/**
+ * The book as the journal keeps it, a checkpointed projection (issue 13, point 8): a start
+ * reads the operators without reading history. JSON has no Map, so the records are a list.
+ */
+export const OPERATORS_PROJECTION = 'operators';
+export const operatorsProjection: Projection<readonly OperatorRecord[]> = {
+  initial: [],
+  reduce: (records, entry) => {
+    if (!(OPERATOR_ENTRY_TYPES as readonly string[]).includes(entry.type)) return records;
+    const book = foldOperatorEntry(new Map(records.map((r) => [r.id, r])), entry);
+    return [...book.values()];
+  },
+};
 
 export function isLocked(record: OperatorRecord, now: number): boolean {
   return record.locked_until !== null && now < record.locked_until;

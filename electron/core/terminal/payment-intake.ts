@@ -1,6 +1,6 @@
 import type { TxStatus } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { wireBrlCents } from '../../shared/money.ts';
 import { reportKey, samePayment, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
 import { canonical } from '../sales/order.ts';
@@ -32,6 +32,13 @@ export const NO_UNMATCHED: UnmatchedState = { kept: [] };
 
 /** The entry types reduceUnmatched reads; every other entry leaves the state as it is. */
 export const UNMATCHED_ENTRY_TYPES: readonly string[] = ['payment.received', 'charge.done', 'payment.attributed'];
+
+/**
+ * The journal keeps the fold as a checkpointed projection, so a start reads the kept reports
+ * without reading history (issue 13, point 8).
+ */
+export const UNMATCHED_PROJECTION = 'terminal.unmatched';
+export const unmatchedProjection: Projection<UnmatchedState> = { initial: NO_UNMATCHED, reduce: reduceUnmatched };
 
 /** What reduceUnmatched reads of a journal entry (a JournalEntry is one). */
 export interface UnmatchedFoldEntry {
@@ -107,8 +114,7 @@ export class PaymentIntake {
    */
   async load(): Promise<void> {
     const { journal, log } = this.#ctx;
-    const entries = (await Promise.all(UNMATCHED_ENTRY_TYPES.map((type) => journal.eventsOfType(type)))).flat().sort((a, b) => a.seq - b.seq);
-    this.#state = entries.reduce(reduceUnmatched, NO_UNMATCHED);
+    this.#state = journal.projection<UnmatchedState>(UNMATCHED_PROJECTION);
     try {
       await this.#ctx.locks.exclusive(UNMATCHED_LOCK, () => this.#claim(this.#state.kept));
     } catch (err) {

@@ -1,16 +1,16 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
 import { CoreError } from '../errors.ts';
-import type { Journal, JournalEntry } from '../journal/journal.ts';
+import type { Journal, JournalEntry, OpenJournalOptions } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import type { AttentionReason, Sale } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { Charging, type ChargeInput } from './charging.ts';
 import { Locks, salesOf, uniqueSales, type CheckoutKey, type TerminalContext, type TerminalStats } from './context.ts';
-import { saleFact, type SaleRow } from './entries.ts';
-import { DEFAULT_POLL, FollowUpLoop, type PollPolicy } from './follow-up.ts';
-import { PaymentIntake } from './payment-intake.ts';
-import { SettlementIntake } from './settlement-intake.ts';
+import { OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
+import { DEFAULT_POLL, FOLLOWED_STATUSES, FollowUpLoop, type PollPolicy } from './follow-up.ts';
+import { PaymentIntake, UNMATCHED_PROJECTION, unmatchedProjection } from './payment-intake.ts';
+import { SETTLED_PROJECTION, SettlementIntake, settledProjection } from './settlement-intake.ts';
 import { checkoutView, RECENT, saleSummary, type CheckoutView, type SaleSummary } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
 
@@ -31,6 +31,19 @@ export { countPayments, type UnmatchedPayment } from './payment-intake.ts';
  * (follow-up.ts); what is left here is routing webhooks, a person's acknowledgement and
  * the views.
  */
+/**
+ * The journal a Terminal runs on: its sale rows, its operator actions, the statuses it
+ * follows kept in the working set, and the projections its start reads instead of history
+ * (issue 13, point 8). The core opens its journal with these; so do the tests of a terminal.
+ */
+export const TERMINAL_JOURNAL = {
+  reduceSale: reduceSaleRow,
+  saleKeys: saleRowKeys,
+  operatorActions: OPERATOR_ACTIONS,
+  openStatuses: FOLLOWED_STATUSES,
+  projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection },
+} as const satisfies Partial<OpenJournalOptions<SaleRow>>;
+
 export interface TerminalOptions {
   journal: Journal<SaleRow>;
   client: ServiceClient;

@@ -13,10 +13,10 @@ import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, managerSession, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
-import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
+import { paymentFact, saleFact, type SaleRow } from './entries.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
-import { Terminal, type UnmatchedPayment } from './terminal.ts';
+import { Terminal, TERMINAL_JOURNAL, type UnmatchedPayment } from './terminal.ts';
 
 /**
  * Payments kept without a sale: none stays apart once a sale fits it, none is tied to a sale
@@ -45,7 +45,7 @@ describe('the terminal on its journal', () => {
   });
 
   const clock = (): OffsetClock => sandbox.clock;
-  const open = (dir: string) => openJournal<SaleRow>({ dir, clock: clock(), reduceSale: reduceSaleRow, saleKeys: saleRowKeys, operatorActions: OPERATOR_ACTIONS, log });
+  const open = (dir: string) => openJournal<SaleRow>({ dir, clock: clock(), log, ...TERMINAL_JOURNAL });
   const terminalOn = (journal: Journal<SaleRow>) => new Terminal({ journal, client, clock: clock(), log, onChange: () => undefined, poll: { firstPollMs: 0 } });
   async function dataDir(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'pos-unmatched-'));
