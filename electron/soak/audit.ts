@@ -65,6 +65,8 @@ export interface AuditReport {
   latePayments: number;
   /** Journal sales whose create is still unresolved (requested, uncertain) after the drain. */
   unresolvedSales: number;
+  /** Those sales, for the report. */
+  unresolved: string[];
 }
 
 interface HeldRecord {
@@ -170,6 +172,10 @@ export function auditJournal(input: { service: readonly ServiceSaleRecord[]; jou
       found('unflagged_mismatch', s.pix_id, `${what}: the journal's sale is ${right.status} with attention [${right.attention.map((a) => a.reason).join(', ')}] and reads the amount ${right.paid?.amount_check ?? 'unpaid'}`);
     }
   }
-  const unresolved = input.journal.filter((s) => s.status === 'requested' || s.status === 'uncertain').length;
-  return { counts, findings, payments, mismatchedPayments: mismatched, latePayments: late, unresolvedSales: unresolved };
+  const unresolved = input.journal.filter((s) => s.status === 'requested' || s.status === 'uncertain');
+  const describe = (s: Sale) => {
+    const newer = input.journal.filter((o) => o.store_id === s.store_id && o.checkout_id === s.checkout_id && o.seq > s.seq).length;
+    return `sale ${s.sale_id} (checkout ${s.checkout_id}, seq ${s.seq}, ${s.amount_cents} cents) is ${s.status}${s.uncertain ? ` (${s.uncertain.reason}, ${s.uncertain.attempts} attempts)` : ''}; ${newer} newer sales on its checkout`;
+  };
+  return { counts, findings, payments, mismatchedPayments: mismatched, latePayments: late, unresolvedSales: unresolved.length, unresolved: unresolved.map(describe) };
 }

@@ -13,14 +13,14 @@
  * its pid, whatever happens.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../shared/clock.ts';
 import { formatCents } from '../shared/money.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { openJournal } from '../core/journal/journal.ts';
-import type { Sale } from '../core/sales/lifecycle.ts';
+import { SALE_LIFETIME_MS, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { freePort, startCoreProcess, type CoreProcess } from '../core/terminal/fixtures/core-child.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
@@ -229,12 +229,41 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     /** Moves the sandbox's clock and the core's together (they share one clock, as embedded). */
     const advanceClock = (seconds: number) =>
       core.exclusive(async () => {
-        clockOffsetMs += seconds * 1_000;
-        await control(svc, 'POST', '/_sandbox/clock/advance', { seconds });
-        // A core restarted meanwhile read the new offset from its environment.
-        await core.call('advanceClock', { ms: seconds * 1_000 }).catch(() => undefined);
+        // Steps under the receiver's 5-minute tolerance: a webhook signed between the two moves stays acceptable.
+        for (let left = seconds; left > 0; left -= 150) {
+          const step = Math.min(150, left);
+          clockOffsetMs += step * 1_000;
+          await control(svc, 'POST', '/_sandbox/clock/advance', { seconds: step });
+          // A core restarted meanwhile read the new offset from its environment.
+          await core.call('advanceClock', { ms: step * 1_000 }).catch(() => undefined);
+        }
         counters.clockAdvances += 1;
       });
+    /** Charges under way; a long jump of the clock waits for none (see passTime). */
+    let charging = 0;
+    let gate: Promise<void> | null = null;
+    /**
+     * Lets `seconds` pass at an idle counter: new charges wait, the ones under way and the
+     * creates the core is resolving finish first (bounded), then the clocks jump. A jump
+     * stands for minutes of real time, in which every create ends within its 15-s deadline
+     * and is resent while it may be (checkout.ts openSales: within 5 minutes); jumping over
+     * one in flight would compress that into an instant. (A core down for over 5 minutes
+     * with a create unresolved is that case for real: see the report.)
+     */
+    const passTime = async (seconds: number) => {
+      while (gate) await gate;
+      let open!: () => void;
+      gate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        const until = performance.now() + 30_000;
+        const resolving = async () => (await core.read<Sale[]>('unresolved')).some((s) => s.status === 'requested' || Date.now() + clockOffsetMs < s.requested_at + SALE_LIFETIME_MS);
+        while (performance.now() < until && (charging > 0 || (await resolving()))) await sleep(50);
+        await advanceClock(seconds);
+      } finally {
+        gate = null;
+        open();
+      }
+    };
 
     const plans = planCampaign({ sales: options.sales, seed: options.seed, killEvery: options.killEvery });
     const kills: Promise<void>[] = [];
@@ -312,12 +341,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           const after = plan.killAfterMs;
           kills.push(sleep(after).then(() => core.killAndRestart()));
         }
-        if (plan.clockSeconds > 0) await advanceClock(plan.clockSeconds);
+        if (plan.clockSeconds >= 60) await passTime(plan.clockSeconds);
+        else if (plan.clockSeconds > 0) await advanceClock(plan.clockSeconds);
+        while (gate) await gate;
         if (plan.routeFault) {
           await control(svc, 'POST', '/_sandbox/faults', { target: 'route', ...plan.routeFault });
           counters.routeFaults += 1;
         }
-        const saleId = await ringUp(plan);
+        charging += 1;
+        const saleId = await ringUp(plan).finally(() => (charging -= 1));
         const late = owedLate;
         owedLate = null;
         if (late && plan.lateFirst) await payLate(late);
@@ -350,7 +382,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const drainDeadline = Math.min(drainStarted + options.drainSeconds * 1_000, hardDeadline - 20_000);
     await control(svc, 'DELETE', '/_sandbox/faults', {});
     // Past every sale's 5-minute life: what was left pending expires at the service.
-    await advanceClock(301);
+    await passTime(301);
     let drained = false;
     let lastEntries = -1;
     let still = 0;
@@ -362,6 +394,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const entries = status.journal.entries;
       still = waiting.length === 0 && entries === lastEntries ? still + 1 : 0;
       lastEntries = entries;
+      // Three quiet passes, each 31 s or more of clock later: past every poll interval and create retry.
       if (still >= 2) {
         drained = true;
         break;
@@ -385,7 +418,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const attempts = (await svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; duplicate?: boolean }>;
     const events = (await svc('GET', '/_sandbox/events')).body as Array<{ webhook_id: string; state: string }>;
     const failedCount = Object.values(audit.counts).reduce((a, b) => a + b, 0);
-    if (failedCount > 0 || core.crashes.length > 0) keep = true;
+    if (failedCount > 0 || core.crashes.length > 0 || audit.unresolvedSales > 0) {
+      keep = true;
+      // Beside the journal, the sandbox's side of the story, for whoever reads the findings.
+      await writeFile(join(dataDir, 'sandbox-sales.json'), JSON.stringify(service, null, 1));
+      await writeFile(join(dataDir, 'sandbox-events.json'), JSON.stringify(events, null, 1));
+      await writeFile(join(dataDir, 'sandbox-webhooks.json'), JSON.stringify(attempts, null, 1));
+    }
     return {
       seed: options.seed,
       salesPlanned: plans.length,

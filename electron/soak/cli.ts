@@ -59,6 +59,7 @@ export function formatSoakReport(r: SoakResult): string {
     `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}; ${r.audit.unresolvedSales} sales still unresolved`,
     ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
     ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
+    ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
     ...r.crashes.map((crash) => `  crash: ${crash}`),
     ...(r.dataDir ? [`  data dir kept: ${r.dataDir}`] : []),
   ].join('\n');
