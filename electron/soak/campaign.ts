@@ -52,6 +52,8 @@ export interface SoakResult {
   /** Sales the campaign rang up before its time ran out. */
   salesRun: number;
   kills: number;
+  /** From a SIGKILL to the restarted core's ready, median and longest. */
+  restartMs: { p50: number; max: number };
   /** Core exits nobody asked for (a crash of the core itself): each is a finding. */
   crashes: string[];
   routeFaults: number;
@@ -99,6 +101,8 @@ class CoreHost {
   #lock: Promise<unknown> = Promise.resolve();
   #closed = false;
   kills = 0;
+  /** From each SIGKILL to the restarted core's `ready`: how long the counter stood still. */
+  readonly restartsMs: number[] = [];
   readonly crashes: string[] = [];
 
   constructor(env: () => Record<string, string>, tracked: Set<ChildProcess>, log: (line: string) => void) {
@@ -168,11 +172,13 @@ class CoreHost {
       if (this.#closed) return;
       const core = await this.#core;
       this.#killing = true;
+      const t0 = performance.now();
       await core.kill();
       this.kills += 1;
       this.#core = this.#spawn();
       this.#killing = false;
       await this.#core;
+      this.restartsMs.push(performance.now() - t0);
     });
   }
 
@@ -430,6 +436,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       salesPlanned: plans.length,
       salesRun: counters.salesRun,
       kills: core.kills,
+      restartMs: { p50: median(core.restartsMs), max: Math.max(0, ...core.restartsMs) },
       crashes: core.crashes,
       routeFaults: counters.routeFaults,
       webhooks: {
@@ -455,6 +462,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const child of tracked) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     if (!keep) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
 }
 
 /** The sandbox's control API (contract 7) always gets JSON; an answer outside 2xx is the campaign's own bug. */

@@ -52,7 +52,7 @@ export function formatSoakReport(r: SoakResult): string {
   return [
     `soak, seed ${r.seed} (npm run soak -- --sales ${r.salesPlanned} --seed ${r.seed} replays its choices)`,
     `  sales           ${r.salesRun} of ${r.salesPlanned} rung up on 8 checkouts; ${r.audit.payments} payments at the sandbox (${r.audit.mismatchedPayments} of another amount, ${r.audit.latePayments} late on displaced sales); ${r.payments.refused} payer attempts found no payable sale (expired, not displaced)`,
-    `  kills           ${r.kills} SIGKILLs of the core, each restarted on the same data dir; ${r.crashes.length} exits nobody asked for`,
+    `  kills           ${r.kills} SIGKILLs of the core, each restarted on the same data dir (kill to ready: median ${(r.restartMs.p50 / 1000).toFixed(1)} s, longest ${(r.restartMs.max / 1000).toFixed(1)} s); ${r.crashes.length} exits nobody asked for`,
     `  faults          ${r.routeFaults} route faults armed (502/503/500/timeout/lost answer); ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockAdvances} clock jumps`,
     `  service         ${r.webhooks.givenUp} webhook events the sandbox gave up on after every retry`,
     `  duration        ${s(r.durationMs)} (drain ${s(r.drainMs)}${r.drained ? '' : ', bound reached before the core went quiet'}); ${r.waitsTimedOut} waits for Paid ran out`,
