@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { systemClock } from '../shared/clock.ts';
 import { formatCents } from '../shared/money.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
-import { openJournal } from '../core/journal/journal.ts';
+import { openJournal, type VerifyResult } from '../core/journal/journal.ts';
 import { SALE_LIFETIME_MS, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { freePort, startCoreProcess, type CoreProcess } from '../core/terminal/fixtures/core-child.ts';
@@ -78,6 +78,8 @@ export interface SoakResult {
   /** False when the drain's bound passed before the core stopped changing. */
   drained: boolean;
   audit: AuditReport;
+  /** The journal's own verify: every entry's hash chained to the one before, across the kills. */
+  journalVerify: VerifyResult;
   dataDir: string | null;
 }
 
@@ -418,13 +420,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const unmatched = await core.read<UnmatchedPayment[]>('unmatched');
     await core.close();
     host = null;
-    const journalSales = await readJournalSales(join(dataDir, 'journal'));
+    const journal = await readJournal(join(dataDir, 'journal'));
+    const journalSales = journal.sales;
     const service = (await svc('GET', `/_sandbox/sales?store_id=${STORE}`)).body as ServiceSaleRecord[];
     const audit = auditJournal({ service, journal: journalSales, unmatched });
     const attempts = (await svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; duplicate?: boolean }>;
     const events = (await svc('GET', '/_sandbox/events')).body as Array<{ webhook_id: string; state: string }>;
     const failedCount = Object.values(audit.counts).reduce((a, b) => a + b, 0);
-    if (failedCount > 0 || core.crashes.length > 0 || audit.unresolvedSales > 0) {
+    if (failedCount > 0 || core.crashes.length > 0 || audit.unresolvedSales > 0 || !journal.verified.ok) {
       keep = true;
       // Beside the journal, the sandbox's side of the story, for whoever reads the findings.
       await writeFile(join(dataDir, 'sandbox-sales.json'), JSON.stringify(service, null, 1));
@@ -453,6 +456,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       drainMs,
       drained,
       audit,
+      journalVerify: journal.verified,
       dataDir: keep ? dataDir : null,
     };
   } finally {
@@ -476,13 +480,13 @@ async function control(svc: ServiceControl, method: string, path: string, body: 
   return res.body;
 }
 
-/** Every sale of the campaign's checkouts, as the app's own journal module folds them. */
-async function readJournalSales(dir: string): Promise<Sale[]> {
+/** Every sale of the campaign's checkouts, as the app's own journal module folds them, and whether its hash chain holds. */
+async function readJournal(dir: string): Promise<{ sales: Sale[]; verified: VerifyResult }> {
   const journal = await openJournal<SaleRow>({ dir, clock: systemClock, reduceSale: reduceSaleRow, saleKeys: saleRowKeys, operatorActions: OPERATOR_ACTIONS });
   try {
     const sales: Sale[] = [];
     for (let c = 1; c <= CHECKOUTS; c++) sales.push(...(await journal.sales.byCheckout(STORE, c)).map((row) => row.sale));
-    return sales;
+    return { sales, verified: await journal.verify() };
   } finally {
     await journal.close();
   }

@@ -56,7 +56,7 @@ export function formatSoakReport(r: SoakResult): string {
     `  faults          ${r.routeFaults} route faults armed (502/503/500/timeout/lost answer); ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockAdvances} clock jumps`,
     `  service         ${r.webhooks.givenUp} webhook events the sandbox gave up on after every retry`,
     `  duration        ${s(r.durationMs)} (drain ${s(r.drainMs)}${r.drained ? '' : ', bound reached before the core went quiet'}); ${r.waitsTimedOut} waits for Paid ran out`,
-    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}; ${r.audit.unresolvedSales} sales still unresolved`,
+    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}; ${r.audit.unresolvedSales} sales still unresolved; journal verify ${r.journalVerify.ok ? `ok (${r.journalVerify.entries} entries)` : `BROKEN at entry ${r.journalVerify.firstBroken.seq}`}`,
     ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
     ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
     ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
@@ -115,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const result = await runSoak({ sales, seed, minutes, killEvery, drainSeconds, keepDataDir: values.keep, tracked, log: (line) => console.log(`soak: ${line}`) });
   console.log(formatSoakReport(result));
   const total = Object.values(result.audit.counts).reduce((a, b) => a + b, 0);
-  return total === 0 && result.crashes.length === 0 ? 0 : 1;
+  return total === 0 && result.crashes.length === 0 && result.journalVerify.ok ? 0 : 1;
 }
 
 if (import.meta.main) {

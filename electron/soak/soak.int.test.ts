@@ -30,6 +30,7 @@ describe('the fault campaign, short', () => {
     expect(result.audit.payments).toBeGreaterThan(0);
     expect(result.audit.findings).toEqual([]);
     expect(result.audit.counts).toEqual({ lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0 });
+    expect(result.journalVerify).toMatchObject({ ok: true });
     // The core followed every sale up: no create left unresolved.
     expect(result.audit.unresolvedSales).toBe(0);
   }, 180_000);
