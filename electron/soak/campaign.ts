@@ -48,6 +48,7 @@ export interface SoakOptions {
 
 export interface SoakResult {
   seed: number;
+  killEvery: readonly [number, number];
   salesPlanned: number;
   /** Sales the campaign rang up before its time ran out. */
   salesRun: number;
@@ -436,6 +437,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     return {
       seed: options.seed,
+      killEvery: options.killEvery,
       salesPlanned: plans.length,
       salesRun: counters.salesRun,
       kills: core.kills,

@@ -11,9 +11,10 @@ export const HELP = `usage: npm run soak -- [--sales N] [--seed N] [--minutes M]
 
   --sales N          sales to ring up across 8 printed checkouts (default 10000)
   --seed N           the seed every choice is drawn from (default: random; printed, to replay)
-  --minutes M        the whole run ends within M minutes, drain and audit included (default 20);
+  --minutes M        the whole run ends within M minutes, drain and audit included (default 40);
                      sales stop early when the time runs short, and the report says how many ran
-  --kill-every A-B   SIGKILL the core every A to B sales (drawn from the seed; default 15-45)
+  --kill-every A-B   SIGKILL the core every A to B sales (drawn from the seed; default 40-80,
+                     every few seconds at the pace of this 2-core machine)
   --drain-seconds S  bound of the drain before the audit (default 120)
   --keep             keep the data dir (journal, logs) even when every count is 0
 
@@ -36,7 +37,10 @@ and payment. A payment's identity is its sale (the sandbox pays a sale once) and
   unflagged mismatch a payment held for the right sale whose amount differs from the sale's
                      with no amount_mismatch or paid_late flag (open or acknowledged) on it
   phantom            a payment the journal counts that the sandbox never recorded
-All five must be 0.`;
+All five must be 0. Also reported: sales whose create the core left unresolved (requested,
+uncertain) after the drain, and the journal's own verify of its hash chain. Exit status 0
+when every count is 0, no core exited by itself and the chain holds; 1 otherwise (the data
+dir is then kept, with the sandbox's listings beside the journal); 2 on a usage error.`;
 
 function parseRange(text: string): [number, number] | null {
   const m = /^(\d+)-(\d+)$/.exec(text);
@@ -50,7 +54,7 @@ export function formatSoakReport(r: SoakResult): string {
   const s = (ms: number) => `${Math.round(ms / 1000)} s`;
   const c = r.audit.counts;
   return [
-    `soak, seed ${r.seed} (npm run soak -- --sales ${r.salesPlanned} --seed ${r.seed} replays its choices)`,
+    `soak, seed ${r.seed} (npm run soak -- --sales ${r.salesPlanned} --seed ${r.seed} --kill-every ${r.killEvery[0]}-${r.killEvery[1]} replays its choices)`,
     `  sales           ${r.salesRun} of ${r.salesPlanned} rung up on 8 checkouts; ${r.audit.payments} payments at the sandbox (${r.audit.mismatchedPayments} of another amount, ${r.audit.latePayments} late on displaced sales); ${r.payments.refused} payer attempts found no payable sale (expired, not displaced)`,
     `  kills           ${r.kills} SIGKILLs of the core, each restarted on the same data dir (kill to ready: median ${(r.restartMs.p50 / 1000).toFixed(1)} s, longest ${(r.restartMs.max / 1000).toFixed(1)} s); ${r.crashes.length} exits nobody asked for`,
     `  faults          ${r.routeFaults} route faults armed (502/503/500/timeout/lost answer); ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockAdvances} clock jumps`,
@@ -79,8 +83,8 @@ async function main(argv: string[]): Promise<number> {
       options: {
         sales: { type: 'string', default: '10000' },
         seed: { type: 'string' },
-        minutes: { type: 'string', default: '20' },
-        'kill-every': { type: 'string', default: '15-45' },
+        minutes: { type: 'string', default: '40' },
+        'kill-every': { type: 'string', default: '40-80' },
         'drain-seconds': { type: 'string', default: '120' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -121,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
 if (import.meta.main) {
   // A hard stop beyond the campaign's own bound: whatever hangs, the run ends.
   const minutesArg = process.argv.indexOf('--minutes');
-  const bound = (minutesArg > 0 ? Number(process.argv[minutesArg + 1]) || 20 : 20) * 60_000 + 120_000;
+  const bound = (minutesArg > 0 ? Number(process.argv[minutesArg + 1]) || 40 : 40) * 60_000 + 120_000;
   const watchdog = setTimeout(() => {
     console.error('soak: the run overran its bound; stopping');
     killTracked();
