@@ -55,6 +55,8 @@ export interface SoakResult {
   kills: number;
   /** From a SIGKILL to the restarted core's ready, median and longest. */
   restartMs: { p50: number; max: number };
+  /** Restarts that did not get ready in time and were tried again. */
+  failedStarts: string[];
   /** Core exits nobody asked for (a crash of the core itself): each is a finding. */
   crashes: string[];
   routeFaults: number;
@@ -85,6 +87,8 @@ export interface SoakResult {
 }
 
 const STORE = 1;
+/** A restart replays the whole journal (issue 13 point 8): generous, on a loaded 2-core machine. */
+const START_TIMEOUT_MS = 120_000;
 const OPEN = new Set(['requested', 'pending', 'uncertain']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -103,10 +107,13 @@ class CoreHost {
   #killing = false;
   #lock: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #gaveUp = false;
   kills = 0;
   /** From each SIGKILL to the restarted core's `ready`: how long the counter stood still. */
   readonly restartsMs: number[] = [];
   readonly crashes: string[] = [];
+  /** Starts that did not reach `ready` within START_TIMEOUT_MS (the start is then tried again). */
+  readonly failedStarts: string[] = [];
 
   constructor(env: () => Record<string, string>, tracked: Set<ChildProcess>, log: (line: string) => void) {
     this.#env = env;
@@ -116,7 +123,7 @@ class CoreHost {
   }
 
   #spawn(): Promise<CoreProcess> {
-    const started = startCoreProcess(this.#env(), this.#tracked);
+    const started = startCoreProcess(this.#env(), this.#tracked, { startTimeoutMs: START_TIMEOUT_MS });
     void started.then(
       (core) =>
         void core.exited.then((how) => {
@@ -148,7 +155,15 @@ class CoreHost {
 
   /** One call to whichever core is live; CoreGone if it dies before answering. */
   async call<T>(op: string, args?: Record<string, unknown>): Promise<T> {
-    const core = await this.#core;
+    let core: CoreProcess;
+    try {
+      core = await this.#core;
+    } catch (err) {
+      // A start that timed out is tried again (killAndRestart) until it gives up.
+      if (this.#gaveUp) throw err;
+      await sleep(100);
+      throw new CoreGone(String(err));
+    }
     try {
       return await core.call<T>(op, args);
     } catch (err) {
@@ -169,7 +184,7 @@ class CoreHost {
     }
   }
 
-  /** SIGKILL the live core and start another on the same data dir. */
+  /** SIGKILL the live core and start another on the same data dir (a start that never gets ready is tried again, twice). */
   killAndRestart(): Promise<void> {
     return this.exclusive(async () => {
       if (this.#closed) return;
@@ -178,9 +193,20 @@ class CoreHost {
       const t0 = performance.now();
       await core.kill();
       this.kills += 1;
-      this.#core = this.#spawn();
+      for (let attempt = 1; ; attempt++) {
+        this.#core = this.#spawn();
+        try {
+          await this.#core;
+          break;
+        } catch (err) {
+          this.failedStarts.push(`start after kill ${this.kills} (attempt ${attempt}): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+          if (attempt >= 3) {
+            this.#gaveUp = true;
+            throw err;
+          }
+        }
+      }
       this.#killing = false;
-      await this.#core;
       this.restartsMs.push(performance.now() - t0);
     });
   }
@@ -348,7 +374,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         counters.salesRun += 1;
         if (plan.killAfterMs !== null) {
           const after = plan.killAfterMs;
-          kills.push(sleep(after).then(() => core.killAndRestart()));
+          // Handled here and awaited after the workers: a restart that fails ends the campaign with its error.
+          const kill = sleep(after).then(() => core.killAndRestart());
+          kill.catch(() => undefined);
+          kills.push(kill);
         }
         if (plan.clockSeconds >= 60) await passTime(plan.clockSeconds);
         else if (plan.clockSeconds > 0) await advanceClock(plan.clockSeconds);
@@ -443,6 +472,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       kills: core.kills,
       restartMs: { p50: median(core.restartsMs), max: Math.max(0, ...core.restartsMs) },
       crashes: core.crashes,
+      failedStarts: core.failedStarts,
       routeFaults: counters.routeFaults,
       webhooks: {
         faults: counters.webhookFaults,

@@ -65,6 +65,7 @@ export function formatSoakReport(r: SoakResult): string {
     ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
     ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
     ...r.crashes.map((crash) => `  crash: ${crash}`),
+    ...r.failedStarts.map((start) => `  slow start: ${start}`),
     ...(r.dataDir ? [`  data dir kept: ${r.dataDir}`] : []),
   ].join('\n');
 }
@@ -132,6 +133,17 @@ if (import.meta.main) {
     process.exit(3);
   }, bound);
   watchdog.unref();
+  // Whatever escapes the campaign's own handling, its processes still end by their pid.
+  process.on('uncaughtException', (error) => {
+    console.error(error);
+    killTracked();
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (error) => {
+    console.error(error);
+    killTracked();
+    process.exit(1);
+  });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       console.error(`soak: ${signal}; stopping`);
