@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
@@ -12,6 +9,7 @@ import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts
 import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { Sale } from '../sales/lifecycle.ts';
+import { freePort, startCoreProcess, type CoreProcess } from './fixtures/core-child.ts';
 import { serviceControl, waitFor, type ServiceControl, type ServiceSale } from './fixtures/service.ts';
 import type { CheckoutView } from './views.ts';
 
@@ -22,7 +20,6 @@ import type { CheckoutView } from './views.ts';
  * on the same data dir and webhook port, and checks through the restarted core and the
  * service's own listing that every sale is in its true final state.
  */
-const CORE_PROCESS = fileURLToPath(new URL('./fixtures/core-process.ts', import.meta.url));
 // Random kill points, reproducible: CORE_CRASH_SEED=<n> replays a failing run.
 const SEED = Number(process.env.CORE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
@@ -37,90 +34,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface CoreProcess {
-  pid: number;
-  webhookUrl: string;
-  call<T = unknown>(op: string, args?: Record<string, unknown>): Promise<T>;
-  /** SIGKILL, and wait until the process is gone (and reaped, so its lock reads as stale). */
-  kill(): Promise<void>;
-  /** A clean stop (the core closes its journal), bounded; SIGKILL if it does not exit. */
-  stop(): Promise<void>;
-}
-
-function startCore(env: Record<string, string>): Promise<CoreProcess> {
-  const child = spawn(process.execPath, [CORE_PROCESS], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  children.add(child);
-  const stderr: string[] = [];
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr.push(chunk);
-    if (stderr.length > 200) stderr.shift();
-  });
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let nextId = 1;
-  return new Promise<CoreProcess>((resolve, reject) => {
-    const guard = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the core process did not start in time:\n${stderr.join('')}`));
-    }, 30_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(guard);
-      children.delete(child);
-      for (const p of pending.values()) p.reject(new Error(`the core process exited (${signal ?? code})`));
-      pending.clear();
-      reject(new Error(`the core process exited (${signal ?? code}) before it was ready:\n${stderr.join('')}`));
-    });
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message: { event?: string; webhookUrl?: string; id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string } };
-      try {
-        message = JSON.parse(line) as typeof message;
-      } catch {
-        return;
-      }
-      if (message.event === 'ready') {
-        clearTimeout(guard);
-        resolve({
-          pid: child.pid ?? -1,
-          webhookUrl: message.webhookUrl ?? '',
-          call<T>(op: string, args?: Record<string, unknown>): Promise<T> {
-            const id = nextId++;
-            return new Promise<T>((res, rej) => {
-              pending.set(id, { resolve: res as (v: unknown) => void, reject: rej });
-              child.stdin.write(JSON.stringify({ id, op, args }) + '\n');
-            });
-          },
-          async kill() {
-            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-            await exited;
-          },
-          async stop() {
-            if (child.exitCode === null && child.signalCode === null) child.stdin.write(JSON.stringify({ id: 0, op: 'stop' }) + '\n');
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            await exited;
-            clearTimeout(timer);
-          },
-        });
-        return;
-      }
-      const waiting = message.id === undefined ? undefined : pending.get(message.id);
-      if (!waiting || message.id === undefined) return;
-      pending.delete(message.id);
-      if (message.ok) waiting.resolve(message.result);
-      else waiting.reject(Object.assign(new Error(message.error?.message ?? 'failed'), { code: message.error?.code }));
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+const startCore = (env: Record<string, string>): Promise<CoreProcess> => startCoreProcess(env, children);
 
 interface Harness {
   sandbox: Sandbox;

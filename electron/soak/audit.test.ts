@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { applyAttributedReport, reduceSale, type PaymentReceived, type Sale, type SaleEvent } from '../core/sales/lifecycle.ts';
+import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
+import { auditJournal, type ServiceSaleRecord } from './audit.ts';
+
+/**
+ * The audit's four counts, each on the smallest journal that shows it. Journal sales are
+ * folded by the app's own lifecycle reducer from the events the terminal journals.
+ */
+const T = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+function journalSale(n: number, amountCents: number, ...more: SaleEvent[]): Sale {
+  const id = `sale-${n}`;
+  const events: SaleEvent[] = [
+    { type: 'sale.requested', sale_id: id, idempotency_key: `key-${n}`, store_id: 1, checkout_id: 1, seq: n, amount_cents: amountCents, requested_by: 'soak', at: T + n },
+    { type: 'sale.created', sale_id: id, pix_id: `pix_${n}`, service_id: `svc_${n}`, qr_type: 'printed_dynamic', emv: 'emv', pqr_emv: 'pqr', created_at: T + n, expires_at: T + n + 300_000, at: T + n },
+    ...more,
+  ];
+  const sale = events.reduce<Sale | undefined>((s, e) => reduceSale(s, e), undefined);
+  if (!sale) throw new Error('the lifecycle refused the test sale');
+  return sale;
+}
+
+const paidReport = (n: number, amount: string, over: Partial<PaymentReceived> = {}): PaymentReceived => ({
+  type: 'payment.received',
+  source: 'webhook',
+  webhook_id: `wh_${n}`,
+  pix_id: `pix_${n}`,
+  service_id: `svc_${n}`,
+  amount_brl: amount,
+  paid_at: T + 1_000,
+  e2e_id: `E${n}`,
+  at: T + 1_000,
+  ...over,
+});
+
+const serviceSale = (n: number, amount: string, paid: string | null, over: Partial<ServiceSaleRecord> = {}): ServiceSaleRecord => ({
+  pix_id: `pix_${n}`,
+  service_id: `svc_${n}`,
+  amount_brl: amount,
+  status: paid === null ? 'pending' : 'paid',
+  displaced: false,
+  paid_amount_brl: paid,
+  e2e_id: paid === null ? null : `E${n}`,
+  store_id: 1,
+  checkout_id: 1,
+  ...over,
+});
+
+const unmatched = (n: number, amountCents: number): UnmatchedPayment => ({ seq: 99, at: T, kind: 'payment', pix_id: `pix_${n}`, service_id: `svc_${n}`, external_id: null, amount_cents: amountCents, reason: 'unknown_ids' });
+
+const zero = { lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0 };
+
+describe('auditJournal', () => {
+  it('counts nothing when every payment is held once by its sale, a mismatch and a late payment flagged', () => {
+    const late: SaleEvent = { type: 'sale.displaced', sale_id: 'sale-3', by: 'sale-4', by_seq: 4, evidence: 'newer_sale_created', at: T + 10 };
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', '10.00'), serviceSale(2, '20.00', '19.50'), serviceSale(3, '30.00', '31.00', { displaced: true }), serviceSale(4, '40.00', null)],
+      journal: [
+        // A webhook and a Tx Status answer of one payment (same e2e_id) are one payment.
+        journalSale(1, 1000, paidReport(1, '10.00'), paidReport(1, '10.00', { source: 'tx_status', webhook_id: undefined })),
+        journalSale(2, 2000, paidReport(2, '19.50')),
+        journalSale(3, 3000, late, paidReport(3, '31.00')),
+        journalSale(4, 4000),
+      ],
+      unmatched: [],
+    });
+    expect(report.counts).toEqual(zero);
+    expect(report).toMatchObject({ payments: 3, mismatchedPayments: 2, latePayments: 1, unresolvedSales: 0 });
+  });
+
+  it('a sale known paid only by its charge.done holds its payment', () => {
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', '10.00')],
+      journal: [journalSale(1, 1000, { type: 'charge.done', webhook_id: 'wh_d1', pix_id: 'pix_1', service_id: 'svc_1', amount_brl: '10.00', settlement_id: null, at: T + 2_000 })],
+      unmatched: [],
+    });
+    expect(report.counts).toEqual(zero);
+  });
+
+  it('lost: not in the journal, on a sale still pending, kept only among the unmatched, or held for another amount', () => {
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', '10.00'), serviceSale(2, '20.00', '20.00'), serviceSale(3, '30.00', '30.00'), serviceSale(4, '40.00', '40.00')],
+      journal: [journalSale(2, 2000), journalSale(3, 3000), journalSale(4, 4000, paidReport(4, '4.00'))],
+      unmatched: [unmatched(3, 3000)],
+    });
+    expect(report.counts).toEqual({ ...zero, lost: 4 });
+    expect(report.findings.map((f) => f.pix_id)).toEqual(['pix_1', 'pix_2', 'pix_3', 'pix_4']);
+  });
+
+  it('doubled: one payment kept as two (a report without e2e_id beside one with it), or on its sale and among the unmatched', () => {
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', '10.00'), serviceSale(2, '20.00', '20.00')],
+      journal: [journalSale(1, 1000, paidReport(1, '10.00'), paidReport(1, '10.00', { e2e_id: null, webhook_id: 'wh_1b' })), journalSale(2, 2000, paidReport(2, '20.00'))],
+      unmatched: [unmatched(2, 2000)],
+    });
+    expect(report.counts).toEqual({ ...zero, doubled: 2 });
+  });
+
+  it('misattributed: a payment tied to another sale than the one the sandbox credited', () => {
+    const other = journalSale(2, 1000);
+    const step = applyAttributedReport(other, paidReport(1, '10.00'), { by: 'supervisor', at: T + 5_000 });
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', '10.00'), serviceSale(2, '10.00', null)],
+      journal: [journalSale(1, 1000), step.sale as Sale],
+      unmatched: [],
+    });
+    expect(report.counts).toEqual({ ...zero, lost: 1, misattributed: 1 });
+  });
+
+  it('unflagged mismatch: the journal holds the payment, but its sale reads the amounts as equal', () => {
+    // The journal rang the sale up at R$ 10,00; the sandbox made it for R$ 12,00 and was paid R$ 10,00.
+    const report = auditJournal({
+      service: [serviceSale(1, '12.00', '10.00')],
+      journal: [journalSale(1, 1000, paidReport(1, '10.00'))],
+      unmatched: [],
+    });
+    expect(report.counts).toEqual({ ...zero, unflagged_mismatch: 1 });
+  });
+
+  it('phantom: a payment the journal counts that the sandbox never recorded', () => {
+    const report = auditJournal({
+      service: [serviceSale(1, '10.00', null)],
+      journal: [journalSale(1, 1000, paidReport(1, '10.00'))],
+      unmatched: [unmatched(7, 700)],
+    });
+    expect(report.counts).toEqual({ ...zero, phantom: 2 });
+  });
+});
