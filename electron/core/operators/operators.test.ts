@@ -7,7 +7,7 @@ import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import { newSession, Operators } from './operators.ts';
 import { hashPin, pinMatches } from './pin.ts';
-import { LOCK_MS, OPERATOR_PERSON_ACTIONS } from './registry.ts';
+import { LOCK_MS, OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './registry.ts';
 import { mayUse, refusal, whoMay } from './roles.ts';
 
 /** Operators over a real journal in a temp dir, on a clock the test moves. */
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function till(clock = new ManualClock()) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-operators-'));
-  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS });
+  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS, projections: { [OPERATORS_PROJECTION]: operatorsProjection } });
   let journal: Journal<object> = await open();
   cleanups.push(async () => {
     await journal.close();
