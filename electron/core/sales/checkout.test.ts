@@ -69,6 +69,20 @@ describe('planCharge', () => {
     });
   });
 
+  it('journals a pending sale past its expires_at expired, not displaced: the service expired it, and the screen said so', () => {
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    const expiresAt = checkout.sales.find((s) => s.sale_id === 'a')?.created?.expires_at ?? 0;
+    // Inside the grace the clock has not expired it yet (planExpiry), but a new charge does.
+    expect(planExpiry(checkout.sales, expiresAt + 30_000)).toEqual([]);
+    const plan = planCharge(checkout.sales, intent('b', 1200, expiresAt + 30_000));
+    if (!plan.ok) throw new Error('refused');
+    expect(plan.events.slice(1)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'clock', at: expiresAt + 30_000 }]);
+    checkout.write(plan.events);
+    expect(checkout.sales.find((s) => s.sale_id === 'a')?.status).toBe('expired');
+  });
+
   it('does not displace a paid, expired or refused sale, nor a sale of another checkout', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('paid');

@@ -70,7 +70,7 @@ export interface SaleIntent {
 }
 
 export type ChargePlan =
-  | { readonly ok: true; readonly events: readonly [SaleRequested, ...SaleDisplaced[]] }
+  | { readonly ok: true; readonly events: readonly [SaleRequested, ...(SaleExpired | SaleDisplaced)[]] }
   | {
       readonly ok: false;
       readonly reason: 'invalid_amount' | 'sale_id_taken' | 'create_in_flight';
@@ -110,7 +110,15 @@ export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePla
     requested_by: intent.requested_by,
     at: intent.at,
   };
-  const displaced: SaleDisplaced[] = mine.filter(displaceable).map((s) => ({
+  // Reference 8: a sale lives 5 minutes. One past its expires_at when the next is charged has
+  // expired at the service already, and the new sale cannot displace it: journal it expired
+  // (the screen has shown it so since expires_at), not displaced. A payment that still comes
+  // is one after expiry, for a person.
+  const expired: SaleExpired[] = mine
+    .filter((s) => (s.status === 'pending' || s.status === 'withdrawn') && s.created !== undefined && intent.at >= s.created.expires_at)
+    .map((s) => ({ type: 'sale.expired', sale_id: s.sale_id, source: 'clock', at: intent.at }));
+  const ended = new Set(expired.map((e) => e.sale_id));
+  const displaced: SaleDisplaced[] = mine.filter((s) => displaceable(s) && !ended.has(s.sale_id)).map((s) => ({
     type: 'sale.displaced',
     sale_id: s.sale_id,
     by: intent.sale_id,
@@ -118,7 +126,7 @@ export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePla
     evidence: 'newer_sale_requested',
     at: intent.at,
   }));
-  return { ok: true, events: [requested, ...displaced] };
+  return { ok: true, events: [requested, ...expired, ...displaced] };
 }
 
 /**
