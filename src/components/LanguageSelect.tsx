@@ -11,8 +11,8 @@ export function LanguageSelect() {
   const lang = useStatus((s) => s.lang);
   const setLang = useStatus((s) => s.setLang);
   return (
-    <label className="inline-field">
-      <span>{t('settings.language')}</span>
+    <label className="inline-field language-select">
+      <span className="language-label">{t('settings.language')}</span>
       <select value={lang} onChange={(e) => void setLang(e.target.value as Lang)}>
         {LANGS.map((l) => (
           <option key={l} value={l} lang={l}>
