@@ -4,6 +4,7 @@
  * around it, when the clock jumps and after which sale the core is killed. The same seed
  * gives the same plan; only process timing differs between two runs.
  */
+import { mulberry32 } from '../shared/prng.ts';
 
 export const CHECKOUTS = 8;
 
@@ -70,18 +71,6 @@ export interface PlanOptions {
   seed: number;
   /** Sales between two kills, drawn uniformly in [min, max]. */
   killEvery: readonly [number, number];
-}
-
-/** Mulberry32: a small, well-mixed 32-bit PRNG, enough to replay a campaign from its seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function planCampaign(options: PlanOptions): SalePlan[] {

@@ -8,6 +8,7 @@ import { systemClock } from '../../shared/clock.ts';
 import { JournalLockedError, openJournal } from './journal.ts';
 import type { Journal } from './journal.ts';
 import { reduceTestSale } from './fixtures/test-sale.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 /**
  * The promise behind "nothing is lost": whatever a writer was told is durable survives a
@@ -18,17 +19,6 @@ import { reduceTestSale } from './fixtures/test-sale.ts';
 const WRITER = fileURLToPath(new URL('./fixtures/crash-writer.ts', import.meta.url));
 // Random kill points, reproducible: JOURNAL_CRASH_SEED=<n> replays a failing run.
 const SEED = Number(process.env.JOURNAL_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface WriterRun {
   pid: number;

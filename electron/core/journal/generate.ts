@@ -17,6 +17,7 @@ import type { JsonObject } from './canonical.ts';
 import { segmentName, utcDay } from './log.ts';
 import type { JournalEntry } from './log.ts';
 import type { SaleRecord, SaleReducer } from './view.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 export interface GeneratedSale extends SaleRecord {
   paid_cents?: number;
@@ -61,18 +62,6 @@ export const generatedSaleReducer: SaleReducer<GeneratedSale> = (current, entry,
       return undefined;
   }
 };
-
-/** Same stream for the same seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface GeneratedInput {
   at: number;

@@ -12,6 +12,7 @@ import type { Sale } from '../sales/lifecycle.ts';
 import { freePort, startCoreProcess, type CoreProcess } from './fixtures/core-child.ts';
 import { serviceControl, waitFor, type ServiceControl, type ServiceSale } from './fixtures/service.ts';
 import type { CheckoutView } from './views.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 /**
  * "Nothing is lost or doubled across crashes": the core runs as a child process
@@ -258,17 +259,6 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     await core.stop();
   }, 90_000);
 });
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ROUNDS = 5;
 const STEPS = ['charge', 'correct', 'pay', 'late pay'] as const;

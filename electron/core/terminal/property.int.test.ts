@@ -10,6 +10,7 @@ import { factData } from './entries.ts';
 import { startServiceForTerminals, terminalOnJournal, type ServiceForTerminals, type TerminalOnJournal } from './fixtures/journal-terminal.ts';
 import { shiftTotals } from './shift-report.ts';
 import { saleSummary } from './views.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 /**
  * Any order, any repetition, any crash gives the same book: the property the terminal's
@@ -36,17 +37,6 @@ beforeAll(async () => {
 });
 afterAll(() => service?.close());
 
-/** mulberry32: a small seeded PRNG, so a failing run is replayed by its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const pick = <T,>(rnd: () => number, items: readonly T[]): T | undefined => items[Math.floor(rnd() * items.length)];
 
 type Found = Extract<TxStatus, { found: true }>;
@@ -82,7 +72,7 @@ async function foreignPayment(): Promise<void> {
 
 /** Plays the day, in its own journal; the service keeps every report of it. */
 async function playDay(seed: number): Promise<Day> {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   const before = new Set((await service.webhookEvents()).map((e) => e.webhookId));
   const t = await terminalOnJournal(service, await service.dataDir('property-day'), log);
   // The day's terminal hears each payment as it happens, as at the counter: a sale it knows
@@ -222,7 +212,7 @@ describe('property: any order, any repetition, any crash between steps gives the
     expect(inOrder.unmatched.length).toBeGreaterThan(0);
     expect(inOrder.totals.refunded_cents).toBeGreaterThan(0);
 
-    const rnd = prng(seed * 7919);
+    const rnd = mulberry32(seed * 7919);
     for (let trial = 0; trial < 4; trial++) {
       const steps = scramble(rnd, day);
       const book = await run(steps, await service.dataDir('property-scrambled'));

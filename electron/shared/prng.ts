@@ -1,0 +1,15 @@
+/**
+ * Mulberry32: a small, well-mixed 32-bit PRNG. Every seeded run here (the fault campaign, the
+ * crash and property tests, the generated journal history) draws from it, so a printed seed
+ * replays the run's choices.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
