@@ -21,6 +21,7 @@ import { CheckpointMismatch, JournalStore } from './store.ts';
 import type { OpenedFrom, Projections, StoreStats } from './store.ts';
 import { openView, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
 import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
+import { Mutex } from '../../shared/mutex.ts';
 
 export type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, ProbeTimers, TornTail, VerifyProgress, VerifyResult } from './log.ts';
 export { CHAIN_STARTED } from './log.ts';
@@ -178,19 +179,6 @@ export function operatorAction(type: string, by: string, data: Readonly<Record<s
 
 const MAX_WEBHOOK_ID = 256;
 const KEPT_REDUCER_FAILURES = 20;
-
-/** The shift operations use it: check-then-append must not interleave. */
-class Mutex {
-  #tail: Promise<void> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(fn);
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-}
 
 class JournalImpl<S extends object> implements Journal<S> {
   readonly #log: JournalLog;

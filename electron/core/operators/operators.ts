@@ -24,6 +24,7 @@ import {
   type OperatorRecord,
 } from './registry.ts';
 import type { Role } from './roles.ts';
+import { Mutex } from '../../shared/mutex.ts';
 
 /** Who a call comes from: the operator signed in on its connection. */
 export interface Caller {
@@ -62,18 +63,6 @@ export interface AuthStatus {
   operator: Caller | null;
   /** Idle minutes before the till signs its operator out (0 = never). */
   lockMinutes: number;
-}
-
-class Mutex {
-  #tail: Promise<void> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(fn);
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
 }
 
 const view = (r: OperatorRecord, now: number): OperatorView => ({
