@@ -1,32 +1,25 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../shared/clock.ts';
-import { composeCore } from '../compose.ts';
-import { loadConfig } from './config.ts';
 import type { Core } from './core.ts';
 import { memoryLogger } from './log.ts';
-import { serviceControl, waitFor, type ServiceControl } from './terminal/fixtures/service.ts';
+import { waitFor, type ServiceControl } from './terminal/fixtures/service.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './terminal/fixtures/core.ts';
 
 /**
  * Issue 8, point 8: the status bar never shows the service reachable while its last calls
  * failed. Every call the core makes tells the status, not only the periodic check.
  */
-let dir = '';
+let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pos-service-status-'));
-  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
-  await core.start();
-  svc = serviceControl(core.status().service.baseUrl ?? '');
+  env = await startCoreOnSandbox('service-status', memoryLogger(systemClock), { secondCheckout: false });
+  ({ core, svc } = env);
 });
 
 afterAll(async () => {
-  await core?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 it('a follow-up call that gets no answer makes the service unreachable at once; the next answer makes it reachable again', async () => {

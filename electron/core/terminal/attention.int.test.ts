@@ -1,33 +1,26 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
-import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
-import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
-import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
+import { waitFor, type ServiceControl } from './fixtures/service.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 
 /**
  * What needs a person stays on the cashier's view however old it is, until a person
  * acknowledges it. The core runs on its embedded sandbox; days pass on the sandbox clock.
  */
-let dir = '';
+let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pos-attention-'));
-  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
-  await core.start();
-  svc = serviceControl(core.status().service.baseUrl ?? '');
+  env = await startCoreOnSandbox('attention', memoryLogger(systemClock), { secondCheckout: false });
+  ({ core, svc } = env);
 });
 
 afterAll(async () => {
-  await core?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 const view = () => core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });

@@ -1,35 +1,28 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
-import { composeCore } from '../../compose.ts';
 import { CoreError } from '../errors.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import { memoryLogger } from '../log.ts';
-import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
+import { waitFor, type ServiceControl } from './fixtures/service.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 
 /**
  * Withdrawing a sale and never inviting a second payment (issue 8, points 4 and 5), on the
  * real terminal over its embedded sandbox: the checkout's view is the one rule both the
  * cashier screen and the customer display obey.
  */
-let dir = '';
+let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pos-withdraw-'));
-  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
-  await core.start();
-  svc = serviceControl(core.status().service.baseUrl ?? '');
+  env = await startCoreOnSandbox('withdraw', memoryLogger(systemClock), { secondCheckout: false });
+  ({ core, svc } = env);
 });
 
 afterAll(async () => {
-  await core?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 const checkout = { storeId: 1, checkoutId: 1 };
