@@ -32,18 +32,11 @@
 import { wireBrlCents } from '../shared/money.ts';
 import type { Sale } from '../core/sales/lifecycle.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
+import type { ServiceSale } from '../core/terminal/fixtures/service.ts';
 
-/** The fields of a row of `GET /_sandbox/sales` (contract 7) the audit reads. */
-export interface ServiceSaleRecord {
-  pix_id: string;
-  service_id: string;
-  amount_brl: string;
-  status: 'pending' | 'paid' | 'expired' | 'refunded';
-  displaced: boolean;
-  paid_amount_brl: string | null;
+/** The fields of a row of `GET /_sandbox/sales` (contract 7) the audit reads: the tests' row and the payment's e2e_id. */
+export interface ServiceSaleRecord extends ServiceSale {
   e2e_id: string | null;
-  store_id: number;
-  checkout_id: number;
 }
 
 export type AuditCount = 'lost' | 'doubled' | 'misattributed' | 'unflagged_mismatch' | 'phantom';
