@@ -11,7 +11,16 @@ import type {
   WireError,
 } from '../../electron/core/contract.ts';
 import type { UiError } from './errorText.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, RESUME_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../../electron/shared/ws-protocol.ts';
+import {
+  BRIDGE_PATH,
+  BRIDGE_PROTOCOL,
+  DEVICE_PROTOCOL_PREFIX,
+  LAUNCH_PROTOCOL_PREFIX,
+  RESUME_PROTOCOL_PREFIX,
+  REVOKED_CLOSE_CODE,
+  TOKEN_PROTOCOL_PREFIX,
+  type ServerMessage,
+} from '../../electron/shared/ws-protocol.ts';
 
 /**
  * The renderer's one door to the core. The same built renderer runs in both shells:
@@ -41,19 +50,56 @@ export function toUiError(err: unknown): UiError {
  */
 export type ConnectionState = 'connecting' | 'open' | 'closed' | 'lost' | 'unauthorized';
 
+/** What the server said this connection is (its `device` message), as the page keeps it. */
+export type DeviceHelloMessage = Extract<ServerMessage, { type: 'device' }>;
+export type DeviceConnection = Omit<DeviceHelloMessage, 'type'>;
+
 export interface Bridge {
   call<K extends Method>(method: K, ...args: ArgsOf<K> extends void ? [] : [ArgsOf<K>]): Promise<ResultOf<K>>;
   listen<E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void): () => void;
+  /**
+   * Told the connection's state. `open` comes after what the connection is (onDevice) is
+   * known, so a listener never asks a till's question on an unpaired or display connection.
+   */
   onConnection(listener: (state: ConnectionState) => void): () => void;
+  /** What this connection is: the store's own window, a paired device (which one), or unpaired. */
+  onDevice(listener: (device: DeviceConnection) => void): () => void;
+  /** Keeps a credential just given by pairing and connects again as that device. */
+  adoptCredential(credential: string): Promise<void>;
+}
+
+/**
+ * Where a paired device keeps its credential: the Electron till's preload (safeStorage) when
+ * there is one, else this browser's own storage (issue 9, point 2).
+ */
+export interface DeviceCredentialStore {
+  load(): Promise<string | null>;
+  save(credential: string): Promise<void>;
+  forget(): Promise<void>;
 }
 
 declare global {
   interface Window {
     pos?: PreloadApi;
+    /** The Electron till in "Connect to the store" mode: its credential, kept with safeStorage. */
+    posDevice?: DeviceCredentialStore;
   }
 }
 
-function ipcTransport(api: PreloadApi): BridgeTransport & { onConnection: Bridge['onConnection'] } {
+export const DEVICE_CREDENTIAL_KEY = 'pos.deviceCredential';
+
+/** A browser's device credential: in its own storage for this origin, surviving a restart. */
+export function browserCredentialStore(storage: Storage): DeviceCredentialStore {
+  return {
+    load: () => Promise.resolve(storage.getItem(DEVICE_CREDENTIAL_KEY)),
+    save: (credential) => Promise.resolve(storage.setItem(DEVICE_CREDENTIAL_KEY, credential)),
+    forget: () => Promise.resolve(storage.removeItem(DEVICE_CREDENTIAL_KEY)),
+  };
+}
+
+type Transport = BridgeTransport & Pick<Bridge, 'onConnection' | 'onDevice' | 'adoptCredential'>;
+
+function ipcTransport(api: PreloadApi): Transport {
   return {
     invoke: (method, args) => (api[method] as (a: unknown) => Promise<Envelope<unknown>>)(args),
     listen: (event, listener) => api.listen(event, listener as never),
@@ -61,6 +107,12 @@ function ipcTransport(api: PreloadApi): BridgeTransport & { onConnection: Bridge
       listener('open');
       return () => undefined;
     },
+    // The Electron store computer's windows are the store's own: never a device.
+    onDevice: (listener) => {
+      listener({ connection: 'store', device: null });
+      return () => undefined;
+    },
+    adoptCredential: () => Promise.reject(new Error('the store computer’s own window is not paired')),
   };
 }
 
@@ -80,8 +132,17 @@ export function takeToken(loc: Location, storage: Storage, history: History): st
   return storage.getItem(TOKEN_KEY);
 }
 
-/** What opens the bridge: the session token, or a one-time launch code (a window the app opened). */
-export type Credential = { kind: 'token'; value: string } | { kind: 'launch'; value: string };
+/**
+ * What opens the bridge: the session token, or a one-time launch code (a window the app
+ * opened), or a paired device's credential. None at all is a device not paired yet.
+ */
+export type Credential = { kind: 'token'; value: string } | { kind: 'launch'; value: string } | { kind: 'device'; value: string };
+
+/** The subprotocols a connection offers for its credential (none: an unpaired device). */
+export function credentialProtocols(credential: Credential | null, resumeKey: string | null): string[] {
+  const prefix = credential === null ? null : { token: TOKEN_PROTOCOL_PREFIX, launch: LAUNCH_PROTOCOL_PREFIX, device: DEVICE_PROTOCOL_PREFIX }[credential.kind];
+  return [BRIDGE_PROTOCOL, ...(credential && prefix ? [prefix + credential.value] : []), ...(resumeKey === null ? [] : [RESUME_PROTOCOL_PREFIX + resumeKey])];
+}
 
 export function takeCredential(loc: Location, storage: Storage, history: History): Credential | null {
   const launch = /(?:^#|&)launch=([A-Za-z0-9_-]+)/.exec(loc.hash);
@@ -104,10 +165,17 @@ export function displayAddress(storage: Storage = sessionStorage, isElectron = w
   return token ? `/display#token=${encodeURIComponent(token)}` : null;
 }
 
-function socketTransport(credential: Credential | null, storage: Storage): BridgeTransport & { onConnection: Bridge['onConnection'] } {
+/**
+ * `store` is the store window's token or launch code; without one, the device credential
+ * kept by `devices` is read before the first connection (none: connect unpaired).
+ */
+function socketTransport(store: Credential | null, storage: Storage, devices: DeviceCredentialStore): Transport {
+  let credential: Credential | null = store;
   const pending = new Map<number, (env: Envelope<unknown>) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const connectionListeners = new Set<(state: ConnectionState) => void>();
+  const deviceListeners = new Set<(device: DeviceConnection) => void>();
+  let device: DeviceConnection | null = null;
   let socket: WebSocket | null = null;
   let state: ConnectionState = 'connecting';
   let nextId = 1;
@@ -133,15 +201,17 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
     queue.length = 0;
   };
 
+  /** A credential the store no longer knows (revoked, or from another store): back to unpaired. */
+  const forgetDevice = () => {
+    if (credential?.kind !== 'device') return;
+    credential = null;
+    resumeKey = null;
+    void devices.forget().catch(() => undefined);
+  };
+
   const connect = () => {
-    if (!credential) {
-      setState('unauthorized');
-      return;
-    }
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const prefix = credential.kind === 'launch' ? LAUNCH_PROTOCOL_PREFIX : TOKEN_PROTOCOL_PREFIX;
-    const protocols = [BRIDGE_PROTOCOL, prefix + credential.value, ...(resumeKey === null ? [] : [RESUME_PROTOCOL_PREFIX + resumeKey])];
-    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, protocols);
+    const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, credentialProtocols(credential, resumeKey));
     let opened = false;
     socket = ws;
     setState(failedAttempts >= LOST_AFTER_ATTEMPTS ? 'lost' : 'connecting');
@@ -150,7 +220,7 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
       everOpened = true;
       failedAttempts = 0;
       retryMs = 250;
-      setState('open');
+      // `open` is said once the server has said what this connection is (the device message).
       for (const msg of queue.splice(0)) ws.send(msg);
     };
     ws.onmessage = (e) => {
@@ -171,10 +241,23 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
         // A launch code works once: reconnects and reloads use the session token from now on.
         credential = { kind: 'token', value: msg.token };
         storage.setItem(TOKEN_KEY, msg.token);
+      } else if (msg.type === 'device') {
+        if (msg.reason !== undefined) forgetDevice();
+        device = { connection: msg.connection, device: msg.device, ...(msg.reason ? { reason: msg.reason } : {}) };
+        deviceListeners.forEach((l) => l(device as DeviceConnection));
+        if (msg.reason !== 'revoked') setState('open');
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       socket = null;
+      if (e.code === REVOKED_CLOSE_CODE) {
+        // Revoked by a manager: its sign-in and credential end here; it may only pair again.
+        forgetDevice();
+        failPending('disconnected', 'This device was revoked: it must be paired again.');
+        setState('closed');
+        connect();
+        return;
+      }
       if (!everOpened && retryMs >= 4000) {
         // Refused over and over before ever opening: the token is wrong or stale.
         setState('unauthorized');
@@ -188,7 +271,14 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
       retryMs = Math.min(retryMs * 2, 8000);
     };
   };
-  connect();
+  const start = async () => {
+    if (credential === null) {
+      const kept = await devices.load().catch(() => null);
+      if (kept) credential = { kind: 'device', value: kept };
+    }
+    connect();
+  };
+  void start();
 
   return {
     invoke(method, args) {
@@ -215,6 +305,27 @@ function socketTransport(credential: Credential | null, storage: Storage): Bridg
       listener(state);
       return () => connectionListeners.delete(listener);
     },
+    onDevice(listener) {
+      deviceListeners.add(listener);
+      if (device) listener(device);
+      return () => deviceListeners.delete(listener);
+    },
+    async adoptCredential(value) {
+      await devices.save(value);
+      credential = { kind: 'device', value };
+      // The unpaired connection's sign-in key is no good for the device: it starts afresh.
+      resumeKey = null;
+      const old = socket;
+      if (old) {
+        // Closed on purpose: its close must not count as an outage.
+        old.onclose = null;
+        old.close();
+        socket = null;
+        failPending('disconnected', 'Connecting again as this paired device.');
+      }
+      setState('connecting');
+      connect();
+    },
   };
 }
 
@@ -230,7 +341,9 @@ export function onSignedOut(listener: () => void): () => void {
 }
 
 export function createBridge(): Bridge {
-  const transport = window.pos ? ipcTransport(window.pos) : socketTransport(takeCredential(location, sessionStorage, history), sessionStorage);
+  const transport = window.pos
+    ? ipcTransport(window.pos)
+    : socketTransport(takeCredential(location, sessionStorage, history), sessionStorage, window.posDevice ?? browserCredentialStore(localStorage));
   return {
     async call(method, ...args) {
       const envelope = (await transport.invoke(method, args[0])) as Envelope<ResultOf<typeof method>>;
@@ -240,6 +353,8 @@ export function createBridge(): Bridge {
     },
     listen: (event, listener) => transport.listen(event, listener as (payload: unknown) => void),
     onConnection: (listener) => transport.onConnection(listener),
+    onDevice: (listener) => transport.onDevice(listener),
+    adoptCredential: (credential) => transport.adoptCredential(credential),
   };
 }
 

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { AuthStatus, Role } from '../../electron/core/contract.ts';
 import { getBridge, onSignedOut, toUiError } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
+import { isTill, useDevice } from './device.ts';
 
 /**
  * Who is signed in on this window, as the core says (each window's connection carries its
@@ -65,11 +66,19 @@ export const selectRole = (s: AuthState): Role | null => s.auth?.operator?.role 
 export function connectAuth(): () => void {
   const bridge = getBridge();
   const offConnection = bridge.onConnection((connection) => {
-    if (connection === 'open') void useAuth.getState().refresh();
+    if (connection === 'open' && isTill(useDevice.getState())) void useAuth.getState().refresh();
   });
   const offSignedOut = onSignedOut(() => void useAuth.getState().refresh());
+  // Another device on this page (paired, revoked): whoever was signed in is not any more.
+  let who: string | null = null;
+  const offDevice = bridge.onDevice(({ connection, device }) => {
+    const now = `${connection}:${device?.id ?? ''}`;
+    if (who !== null && who !== now) useAuth.setState({ auth: null, error: null });
+    who = now;
+  });
   return () => {
     offConnection();
     offSignedOut();
+    offDevice();
   };
 }

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { isLang, type CoreStatus, type Lang, type ResultOf, type ShiftView } from '../../electron/core/contract.ts';
 import { getBridge, toUiError, type ConnectionState } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
+import { isTill, useDevice } from './device.ts';
 
 export type SettingsView = ResultOf<'settings.get'>;
 export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId'>>;
@@ -82,7 +83,8 @@ export function connectStatus(): () => void {
   const offStatus = bridge.listen('core.status', (status) => useStatus.setState({ status, lang: status.lang }));
   const offConnection = bridge.onConnection((connection) => {
     useStatus.setState({ connection });
-    if (connection === 'open') void useStatus.getState().refresh();
+    // An unpaired device or a customer display may not read a till's status (the core refuses).
+    if (connection === 'open' && isTill(useDevice.getState())) void useStatus.getState().refresh();
   });
   return () => {
     offStatus();
