@@ -2,39 +2,33 @@ import { Icon } from '../components/Icon.tsx';
 import { useEffect } from 'react';
 import { Countdown } from '../components/Countdown.tsx';
 import { QrImage } from '../components/QrImage.tsx';
-import { screenSale } from '../lib/checkoutView.ts';
+import { screenAmount } from '../lib/displayView.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
-import { connectCheckout, useCheckout } from '../stores/checkout.ts';
-import { connectStatus, useStatus } from '../stores/status.ts';
+import { connectDisplay, useDisplay } from '../stores/display.ts';
 
 /**
  * The customer display: the amount, the QR and the paid state in large type, for the
- * person paying. It shows the same core view as the cashier screen, without anything that
- * is the cashier's business (alerts, other sales, controls).
+ * person paying. It reads the core's display view of its checkout only (`display.view` and
+ * the `display.changed` push): nothing that is the cashier's business (alerts, other sales,
+ * controls) ever reaches it.
  */
 export function DisplayScreen() {
   const t = useText();
   const lang = useLang();
-  const connection = useStatus((s) => s.connection);
-  const view = useCheckout((s) => s.view);
-  const receivedAt = useCheckout((s) => s.receivedAt);
-  const load = useCheckout((s) => s.load);
-  useEffect(() => {
-    const offStatus = connectStatus();
-    const offCheckout = connectCheckout();
-    return () => {
-      offStatus();
-      offCheckout();
-    };
-  }, []);
+  const connection = useDisplay((s) => s.connection);
+  const view = useDisplay((s) => s.view);
+  const receivedAt = useDisplay((s) => s.receivedAt);
+  const amounts = useDisplay((s) => s.amounts);
+  const load = useDisplay((s) => s.load);
+  useEffect(() => connectDisplay(), []);
   useEffect(() => {
     document.documentElement.lang = lang;
     document.title = t('display.title');
   }, [lang, t]);
 
   const screen = view?.screen ?? { kind: 'idle' as const };
-  const sale = screenSale(view);
+  const amount = screenAmount(view, amounts);
   let body;
   if (connection === 'unauthorized') {
     body = <p className="display-message">{t('connection.unauthorized')}</p>;
@@ -64,7 +58,7 @@ export function DisplayScreen() {
   } else if (screen.kind === 'settled' && screen.status === 'paid') {
     body = (
       <>
-        {sale && <p className="display-amount">{formatMoney(lang, sale.received_cents ?? sale.amount_cents)}</p>}
+        {amount !== null && <p className="display-amount">{formatMoney(lang, amount)}</p>}
         <p className="display-paid" data-testid="display-paid">
           <Icon name="check" /> {t('display.paid')}
         </p>
@@ -87,7 +81,7 @@ export function DisplayScreen() {
   } else {
     body = (
       <>
-        {sale && <p className="display-amount">{formatMoney(lang, sale.amount_cents)}</p>}
+        {amount !== null && <p className="display-amount">{formatMoney(lang, amount)}</p>}
         <p className="display-message">{t('display.wait')}</p>
       </>
     );
