@@ -9,15 +9,20 @@ import { unlockAudio } from './lib/sound.ts';
 import { useRoute } from './lib/useRoute.ts';
 import { useText } from './lib/useText.ts';
 import { CashierScreen } from './screens/CashierScreen.tsx';
+import { DevicesScreen } from './screens/DevicesScreen.tsx';
+import { DisplayScreen } from './screens/DisplayScreen.tsx';
 import { JournalScreen } from './screens/JournalScreen.tsx';
 import { OperatorsScreen } from './screens/OperatorsScreen.tsx';
+import { PairScreen } from './screens/PairScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { SignInScreen } from './screens/SignInScreen.tsx';
 import { connectAuth, selectRole, useAuth } from './stores/auth.ts';
+import { connectAttention } from './stores/attention.ts';
 import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
+import { connectDevice, useDevice } from './stores/device.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices' };
 
 /** Who is signed in on this window, and the way out. */
 function SignedIn() {
@@ -37,6 +42,24 @@ function SignedIn() {
   );
 }
 
+/** Which paired till this is, beside the title (the store computer's own window says nothing). */
+function DeviceName() {
+  const t = useText();
+  const device = useDevice((s) => s.device);
+  if (!device) return null;
+  return (
+    <span className="device-name" data-testid="device-name">
+      {t('footer.device', { name: device.name, store: device.storeId, checkout: device.checkoutId })}
+    </span>
+  );
+}
+
+/** The connection's state while it is not open (an unpaired page has no status to show). */
+function ConnectionLine() {
+  const connection = useStatus((s) => s.connection);
+  return connection === 'open' ? null : <StatusBar />;
+}
+
 export function App() {
   const t = useText();
   const lang = useStatus((s) => s.lang);
@@ -44,11 +67,16 @@ export function App() {
   const auth = useAuth((s) => s.auth);
   const role = useAuth(selectRole);
   const lockMinutes = auth?.lockMinutes ?? 0;
+  const deviceConnection = useDevice((s) => s.connection);
+  const deviceKind = useDevice((s) => s.device?.kind ?? null);
   useEffect(() => {
+    // First: the other stores ask the core only what this kind of connection may ask.
+    const offDevice = connectDevice();
     const offStatus = connectStatus();
     const offAuth = connectAuth();
     const offCheckout = connectCheckout();
     const offSounds = connectOutcomeSounds();
+    const offAttention = connectAttention();
     // Browsers start audio only after a gesture: the first key or tap of the day unlocks it.
     window.addEventListener('pointerdown', unlockAudio);
     window.addEventListener('keydown', unlockAudio);
@@ -57,6 +85,8 @@ export function App() {
       offAuth();
       offCheckout();
       offSounds();
+      offAttention();
+      offDevice();
       window.removeEventListener('pointerdown', unlockAudio);
       window.removeEventListener('keydown', unlockAudio);
     };
@@ -67,9 +97,29 @@ export function App() {
     return watchIdle({ minutes: lockMinutes, target: window, onIdle: () => void useAuth.getState().signOut('idle') });
   }, [role, lockMinutes]);
   useEffect(() => {
+    if (deviceConnection === 'unpaired' || deviceKind === 'display') return;
     document.documentElement.lang = lang;
     document.title = `${role === null ? t(auth?.setup ? 'auth.createHeading' : 'auth.signInHeading') : t(NAV[route])} · ${t('app.title')}`;
-  }, [lang, t, route, role, auth?.setup]);
+  }, [lang, t, route, role, auth?.setup, deviceConnection, deviceKind]);
+
+  // A paired customer display shows the display, at any address of the store.
+  if (deviceConnection === 'device' && deviceKind === 'display') return <DisplayScreen />;
+  if (deviceConnection === 'unpaired') {
+    // Not paired (or revoked): nothing of the store but the way to pair.
+    return (
+      <div className="app">
+        <header className="app-header no-print">
+          <h1>{t('app.title')}</h1>
+        </header>
+        <div className="status-line no-print">
+          <ConnectionLine />
+        </div>
+        <main className="app-main">
+          <PairScreen />
+        </main>
+      </div>
+    );
+  }
 
   const allowed = routesFor(role);
   let screen;
@@ -84,12 +134,14 @@ export function App() {
   } else if (route === 'cashier') screen = <CashierScreen />;
   else if (route === 'journal') screen = <JournalScreen />;
   else if (route === 'settings') screen = <SettingsScreen />;
+  else if (route === 'devices') screen = <DevicesScreen />;
   else screen = <OperatorsScreen />;
 
   return (
     <div className="app">
       <header className="app-header no-print">
         <h1>{t('app.title')}</h1>
+        <DeviceName />
         <nav aria-label={t('nav.label')} className="app-nav">
           {allowed.map((r) => (
             <a key={r} href={routeHref(r)} className="nav-link" aria-current={r === route ? 'page' : undefined}>

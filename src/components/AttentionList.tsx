@@ -5,6 +5,7 @@ import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
+import { selectTerminal, useStatus } from '../stores/status.ts';
 
 function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessage }) {
   const t = useText();
@@ -14,10 +15,19 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
   const error = useCheckout((s) => (s.ackError?.saleId === sale.sale_id ? s.ackError.error : null));
   const id = `ack-${sale.sale_id}-${item.reason}-${item.subject}`.replace(/[^\w-]/g, '_');
   const icon = item.reason === 'amount_mismatch' ? STATUS_ICON.amount_mismatch : STATUS_ICON.paid_late;
+  const terminal = useStatus(selectTerminal);
+  // On the merchant-wide list, a sale of another checkout says whose it is.
+  const elsewhere = terminal !== null && (sale.store_id !== terminal.storeId || sale.checkout_id !== terminal.checkoutId);
   return (
     <article className={`attention-item attention-${item.reason}`} role="alert" aria-labelledby={`${id}-title`} data-sale-id={sale.sale_id}>
       <h3 id={`${id}-title`} className="attention-title">
         <Icon name={icon} /> {t(attentionWordKey(item))}
+        {elsewhere && (
+          <span className="attention-checkout" data-testid="attention-checkout">
+            {' · '}
+            {sale.store_id === terminal.storeId ? t('attention.otherCheckout', { checkout: sale.checkout_id }) : t('status.terminalValue', { store: sale.store_id, checkout: sale.checkout_id })}
+          </span>
+        )}
       </h3>
       <p className="attention-sentence">{attentionSentence(lang, item)}</p>
       <p className="muted">

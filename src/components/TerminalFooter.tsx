@@ -17,7 +17,12 @@ export function TerminalFooter() {
         {t(`status.serviceMode.${status.service.mode}`)}
         {status.service.baseUrl ? ` (${status.service.baseUrl})` : ''}
       </span>
-      <span data-testid="terminal">{t('status.terminalValue', { store: status.terminal.storeId, checkout: status.terminal.checkoutId })}</span>
+      {/* A paired till says which device it is, so a cashier knows which checkout they ring up on. */}
+      <span data-testid="terminal">
+        {status.device
+          ? t('footer.device', { name: status.device.name, store: status.terminal.storeId, checkout: status.terminal.checkoutId })
+          : t('status.terminalValue', { store: status.terminal.storeId, checkout: status.terminal.checkoutId })}
+      </span>
       <span data-testid="shift-line">
         {status.shift ? t('footer.shiftOpen', { at: formatTime(lang, status.shift.opened_at), by: status.shift.opened_by }) : t('footer.noShift')}
       </span>

@@ -10,6 +10,7 @@ describe('parseRoute', () => {
     ['#token=abc', 'cashier'],
     ['#/constructor', 'cashier'],
     ['#/JOURNAL', 'cashier'],
+    ['#/devices', 'devices'],
   ])('%j -> %s', (hash, route) => {
     expect(parseRoute(hash)).toBe(route);
   });
@@ -23,6 +24,6 @@ describe('routesFor', () => {
     expect(routesFor(null)).toEqual([]);
     expect(routesFor('cashier')).toEqual(['cashier']);
     expect(routesFor('supervisor')).toEqual(['cashier', 'journal']);
-    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators']);
+    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators', 'devices']);
   });
 });

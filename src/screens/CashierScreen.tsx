@@ -21,6 +21,7 @@ import { saleToReplace, withdrawableSale } from '../lib/checkoutView.ts';
 import { chargeErrorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { useAttention } from '../stores/attention.ts';
 import { useCheckout } from '../stores/checkout.ts';
 import { selectReady, selectShift, useStatus } from '../stores/status.ts';
 
@@ -61,6 +62,7 @@ export function CashierScreen() {
   // Once the core was heard, losing it is a dead link: nothing on screen can be trusted.
   const offline = connection !== 'open' && view !== null;
   const withdrawable = withdrawableSale(view);
+  const merchantAttention = useAttention((s) => s.items);
 
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
@@ -251,7 +253,8 @@ export function CashierScreen() {
           {withdrawable && <WithdrawSale sale={withdrawable} newer={view?.screen.kind === 'held'} disabled={offline} />}
         </section>
         {/* What needs a person sits beside the sale, as a counted list: never pushes the QR off screen. */}
-        <AttentionList sales={view?.attention ?? []} />
+        {/* A supervisor's or a manager's list is the merchant's (every checkout); a cashier's, this checkout's. */}
+        <AttentionList sales={merchantAttention ?? view?.attention ?? []} />
       </div>
       <RecentSales sales={view?.recent ?? []} />
     </div>

@@ -1,0 +1,275 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
+import { Icon } from '../components/Icon.tsx';
+import { QrImage } from '../components/QrImage.tsx';
+import { getBridge, toUiError } from '../lib/bridge.ts';
+import { formatPairingCode } from '../lib/devices.ts';
+import { errorText } from '../lib/errorText.ts';
+import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { selectTerminal, useStatus } from '../stores/status.ts';
+
+/** How often the list is read again while the screen is open: last seen and online move by themselves. */
+const REFRESH_MS = 5_000;
+
+type Offer = ResultOf<'devices.startPairing'>;
+
+/**
+ * A manager's screen: every till and customer display paired with the store (revoked ones
+ * stay listed: the journal keeps who paired and who revoked), **Revoke** per active device,
+ * and **Pair a till**, which makes a one-time pairing code for one checkout.
+ */
+export function DevicesScreen() {
+  const t = useText();
+  const lang = useLang();
+  const [devices, setDevices] = useState<DeviceView[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      setDevices(await getBridge().call('devices.list'));
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorText(lang, toUiError(err)));
+    }
+  }, [lang]);
+  useEffect(() => {
+    void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [load]);
+
+  return (
+    <div className="devices">
+      <section className="card" aria-labelledby="devices-heading">
+        <h2 id="devices-heading">{t('devices.heading')}</h2>
+        <p className="help">{t('devices.help')}</p>
+        {loadError && (
+          <p className="error" role="alert">
+            {loadError}
+          </p>
+        )}
+        {devices && devices.length === 0 && <p className="muted">{t('devices.none')}</p>}
+        {devices && devices.length > 0 && (
+          <table className="operators-table devices-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('devices.name')}</th>
+                <th scope="col">{t('devices.kind')}</th>
+                <th scope="col">{t('devices.checkout')}</th>
+                <th scope="col">{t('devices.lastSeen')}</th>
+                <th scope="col">{t('devices.paired')}</th>
+                <th scope="col">{t('devices.state')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {devices.map((d) => (
+                <DeviceRow key={d.id} device={d} onChanged={load} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <PairATill onPaired={load} />
+    </div>
+  );
+}
+
+function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () => Promise<void> }) {
+  const t = useText();
+  const lang = useLang();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const keepRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) keepRef.current?.focus();
+  }, [asking]);
+  const id = `device-${device.id}`;
+  const revoke = async () => {
+    setBusy(true);
+    try {
+      await getBridge().call('devices.revoke', { deviceId: device.id });
+      setAsking(false);
+      setError(null);
+      await onChanged();
+    } catch (err) {
+      setError(errorText(lang, toUiError(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const revoked = device.revokedAt !== null;
+  return (
+    <tr data-device={device.name} className={revoked ? 'muted' : undefined}>
+      <th scope="row">{device.name}</th>
+      <td>{t(`devices.kind.${device.kind}`)}</td>
+      <td>{t('status.terminalValue', { store: device.storeId, checkout: device.checkoutId })}</td>
+      <td data-testid="device-last-seen">
+        {device.online ? (
+          <span className="pill pill-good">
+            <Icon name="check" /> {t('devices.online')}
+          </span>
+        ) : device.lastSeenAt !== null ? (
+          formatDateTime(lang, device.lastSeenAt)
+        ) : (
+          t('devices.neverSeen')
+        )}
+      </td>
+      <td>{t('devices.pairedBy', { by: device.pairedBy, at: formatDateTime(lang, device.pairedAt) })}</td>
+      <td>
+        {revoked ? (
+          <span data-testid="device-state">{t('devices.revokedBy', { by: device.revokedBy ?? '', at: formatDateTime(lang, device.revokedAt as number) })}</span>
+        ) : (
+          <>
+            <span data-testid="device-state">{t('devices.active')}</span>
+            {!asking && (
+              <div className="actions">
+                <button type="button" className="danger" aria-label={t('devices.revokeLabel', { name: device.name })} onClick={() => setAsking(true)}>
+                  {t('devices.revoke')}
+                </button>
+              </div>
+            )}
+          </>
+        )}
+        {asking && (
+          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+            <h3 id={`${id}-confirm-title`}>
+              <Icon name="alert" /> {t('devices.revokeTitle', { name: device.name })}
+            </h3>
+            <p id={`${id}-confirm-body`}>{t('devices.revokeBody', { name: device.name })}</p>
+            <div className="actions">
+              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
+                {t('devices.revokeNo', { name: device.name })}
+              </button>
+              <button type="button" className="danger" disabled={busy} onClick={() => void revoke()}>
+                {t('devices.revokeLabel', { name: device.name })}
+              </button>
+            </div>
+          </div>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            <Icon name="cross" /> {error}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function NumberField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} />
+    </div>
+  );
+}
+
+/** **Pair a till**: kind, store, checkout and name, then a one-time code and the address to open. */
+function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
+  const t = useText();
+  const lang = useLang();
+  const terminal = useStatus(selectTerminal);
+  const [open, setOpen] = useState(false);
+  const [kind, setKind] = useState<DeviceKind>('till');
+  const [store, setStore] = useState('');
+  const [checkout, setCheckout] = useState('');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [offer, setOffer] = useState<Offer | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+
+  const start = () => {
+    // The store computer's own checkout to begin with: the manager changes it for another till.
+    setStore(String(terminal?.storeId ?? 1));
+    setCheckout(String(terminal?.checkoutId ?? 1));
+    setOpen(true);
+    setOffer(null);
+    setProblem(null);
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const storeId = Number(store);
+    const checkoutId = Number(checkout);
+    if (!Number.isSafeInteger(storeId) || storeId < 1 || !Number.isSafeInteger(checkoutId) || checkoutId < 1) return setProblem(t('devices.numbersRule'));
+    if (name.trim() === '') {
+      nameRef.current?.focus();
+      return setProblem(t('devices.needName'));
+    }
+    setBusy(true);
+    setProblem(null);
+    try {
+      setOffer(await getBridge().call('devices.startPairing', { kind, storeId, checkoutId, name: name.trim() }));
+      setName('');
+      await onPaired();
+    } catch (err) {
+      setProblem(errorText(lang, toUiError(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const address = offer?.urls[0] ?? null;
+  return (
+    <section className="card pair-a-till" aria-labelledby="pair-a-till-heading">
+      <h2 id="pair-a-till-heading">{t('devices.pairHeading')}</h2>
+      <p className="help">{t('devices.pairHelp')}</p>
+      {!open && (
+        <button type="button" className="primary" onClick={start}>
+          {t('devices.pairButton')}
+        </button>
+      )}
+      {open && (
+        <form onSubmit={(e) => void submit(e)} noValidate aria-label={t('devices.pairHeading')}>
+          <div className="field">
+            <label htmlFor="pair-kind">{t('devices.kind')}</label>
+            <select id="pair-kind" value={kind} onChange={(e) => setKind(e.target.value as DeviceKind)}>
+              <option value="till">{t('devices.kind.till')}</option>
+              <option value="display">{t('devices.kind.display')}</option>
+            </select>
+          </div>
+          <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
+          <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout} onChange={setCheckout} />
+          <p className="help">{t('devices.checkoutHelp')}</p>
+          <div className="field">
+            <label htmlFor="pair-name">{t('devices.name')}</label>
+            <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
+          </div>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('devices.createCode')}
+          </button>
+          <p className="error" role={problem ? 'alert' : undefined}>
+            {problem && (
+              <>
+                <Icon name="cross" /> {problem}
+              </>
+            )}
+          </p>
+        </form>
+      )}
+      {offer && (
+        <div className="pairing-offer" role="region" aria-label={t('devices.codeLabel')}>
+          <p className="field-label">{t('devices.codeLabel')}</p>
+          <p className="pairing-code" data-testid="pairing-code">
+            {formatPairingCode(offer.code)}
+          </p>
+          <p className="help">{t('devices.codeExpires', { at: formatTime(lang, offer.expiresAt) })}</p>
+          {address && (
+            <>
+              <QrImage emv={address} alt={t('devices.addressQr')} size={200} />
+              <p>
+                {t('devices.openAddress')} <strong data-testid="pairing-address">{address}</strong>
+              </p>
+            </>
+          )}
+          {offer.fingerprint !== null && (
+            <p className="help">
+              {t('devices.fingerprint')} <strong className="fingerprint-value">{offer.fingerprint}</strong>
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

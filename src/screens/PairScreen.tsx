@@ -1,0 +1,114 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Icon } from '../components/Icon.tsx';
+import { getBridge } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
+import { useLang, useText } from '../lib/useText.ts';
+import { useDevice } from '../stores/device.ts';
+
+/** 8 digits, typed with or without a space or a dash between the halves (the core reads them the same). */
+const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
+
+/**
+ * What a till or a customer display shows while it is not paired with the store: where to get
+ * a pairing code, the field to enter it and the store's certificate fingerprint to compare.
+ * Operators sign in only once it is paired.
+ */
+export function PairScreen() {
+  const t = useText();
+  const lang = useLang();
+  const online = useDevice((s) => s.online);
+  const pairing = useDevice((s) => s.pairing);
+  const pairError = useDevice((s) => s.pairError);
+  const reason = useDevice((s) => s.reason);
+  const pair = useDevice((s) => s.pair);
+  const [code, setCode] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  const codeRef = useRef<HTMLInputElement>(null);
+  useEffect(() => codeRef.current?.focus(), []);
+  useEffect(() => {
+    if (!online) return;
+    let current = true;
+    getBridge()
+      .call('pairing.info')
+      .then(
+        (info) => current && setFingerprint(info.fingerprint),
+        () => undefined,
+      );
+    return () => {
+      current = false;
+    };
+  }, [online]);
+  useEffect(() => {
+    document.title = `${t('pair.heading')} · ${t('app.title')}`;
+  }, [t]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!CODE_SHAPE.test(code.trim())) {
+      setProblem(t('pair.codeShape'));
+      return;
+    }
+    setProblem(null);
+    if (await pair(code)) setCode('');
+  };
+  const shown = problem ?? (pairError ? errorText(lang, pairError) : null);
+  return (
+    <section className="card sign-in pair" aria-labelledby="pair-heading">
+      <h2 id="pair-heading">{t('pair.heading')}</h2>
+      {reason === 'revoked' && (
+        <p className="notice" role="alert" data-testid="pair-revoked">
+          <Icon name="alert" /> {t('pair.revoked')}
+        </p>
+      )}
+      {reason === 'unknown' && (
+        <p className="notice" data-testid="pair-unknown">
+          <Icon name="alert" /> {t('pair.unknown')}
+        </p>
+      )}
+      <p className="help">{t('pair.askManager')}</p>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <div className="field">
+          <label htmlFor="pair-code">{t('pair.code')}</label>
+          <input
+            id="pair-code"
+            ref={codeRef}
+            className="pair-code-input"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={9}
+            placeholder="1234 5678"
+            aria-describedby="pair-code-help"
+            aria-invalid={shown !== null || undefined}
+            value={code}
+            onChange={(e) => {
+              setCode(e.target.value);
+              setProblem(null);
+            }}
+          />
+          <p id="pair-code-help" className="help">
+            {t('pair.codeHelp')}
+          </p>
+        </div>
+        <button type="submit" className="primary" disabled={pairing || !online}>
+          {t('pair.button')}
+        </button>
+        <p className="error" role={shown ? 'alert' : undefined} data-testid="pair-error">
+          {shown && (
+            <>
+              <Icon name="cross" /> {shown}
+            </>
+          )}
+        </p>
+      </form>
+      {fingerprint !== null && (
+        <div className="fingerprint">
+          <p className="help">{t('pair.fingerprint')}</p>
+          <p className="fingerprint-value" data-testid="pair-fingerprint">
+            {fingerprint}
+          </p>
+        </div>
+      )}
+    </section>
+  );
+}
