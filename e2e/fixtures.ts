@@ -1,4 +1,5 @@
-import { test as base, expect, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import { SANDBOX_APP_TOKEN } from '../electron/sandbox/fixture.ts';
 import { startApp, type RunningApp } from './app.ts';
 
 export { startApp, type RunningApp };
@@ -22,9 +23,21 @@ export class Payer {
     return (await res.json()) as Record<string, unknown>;
   }
 
-  /** Scans the printed QR of checkout 1 of store 1: pays its newest sale, or another sum. */
-  payCheckout(amount?: string) {
-    return this.#post('/_sandbox/pay', { store_id: 1, checkout_id: 1, ...(amount === undefined ? {} : { amount }) });
+  /** Scans the printed QR of a checkout of store 1 (checkout 1 unless told): pays its newest sale, or another sum. */
+  payCheckout(amount?: string, checkoutId = 1) {
+    return this.#post('/_sandbox/pay', { store_id: 1, checkout_id: checkoutId, ...(amount === undefined ? {} : { amount }) });
+  }
+
+  /**
+   * The merchant's manager prints a checkout's permanent QR at the service (reference 4.4), as
+   * they do for every till of a real store: the app prints only its own checkout's in sandbox mode.
+   */
+  async printCheckout(storeId: number, checkoutId: number): Promise<void> {
+    const res = await this.#request.post(`${this.baseUrl}/v2/printed_dynamic_qrs`, {
+      headers: { authorization: `Bearer ${SANDBOX_APP_TOKEN}` },
+      data: { store_id: storeId, checkout_id: checkoutId, auto_create_checkout: true },
+    });
+    expect([200, 201], await res.text()).toContain(res.status());
   }
 
   /** Pays a displaced sale late (the payer paid just before the new sale was created). */
@@ -36,9 +49,9 @@ export class Payer {
     return this.#post('/_sandbox/clock/advance', { seconds });
   }
 
-  /** The service's sales of the checkout, newest first. */
-  async sales(): Promise<{ pix_id: string; service_id: string; amount_brl: string; status: string; displaced: boolean; external_id: string | null }[]> {
-    const res = await this.#request.get(`${this.baseUrl}/_sandbox/sales?store_id=1&checkout_id=1`);
+  /** The service's sales of a checkout of store 1 (checkout 1 unless told), newest first. */
+  async sales(checkoutId = 1): Promise<{ pix_id: string; service_id: string; amount_brl: string; status: string; displaced: boolean; external_id: string | null }[]> {
+    const res = await this.#request.get(`${this.baseUrl}/_sandbox/sales?store_id=1&checkout_id=${checkoutId}`);
     expect(res.ok()).toBe(true);
     return (await res.json()) as never;
   }
@@ -146,4 +159,45 @@ export async function acknowledgeAlert(alert: import('@playwright/test').Locator
   const field = alert.getByLabel('Your name');
   if ((await field.count()) > 0 && (await field.inputValue()) === '') await field.fill(name);
   await alert.getByRole('button', { name: 'Acknowledge' }).click();
+}
+
+/**
+ * A manager makes a pairing code on the Devices screen, as a person does: **Pair a till**,
+ * the kind, the checkout of store 1 and a name. Returns the code as shown ("1234 5678").
+ */
+export async function createPairingCode(page: Page, device: { kind: 'Till' | 'Customer display'; checkout: number; name: string }): Promise<string> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Devices', exact: true }).click();
+  const section = page.getByRole('region', { name: 'Pair a till' });
+  const open = section.getByRole('button', { name: 'Pair a till', exact: true });
+  if (await open.isVisible()) await open.click();
+  await section.getByLabel('Kind', { exact: true }).selectOption({ label: device.kind });
+  await section.getByLabel('Store', { exact: true }).fill('1');
+  await section.getByLabel('Checkout', { exact: true }).fill(String(device.checkout));
+  await section.getByLabel('Name', { exact: true }).fill(device.name);
+  const shown = section.getByTestId('pairing-code');
+  const before = (await shown.count()) > 0 ? await shown.textContent() : null;
+  await section.getByRole('button', { name: 'Create pairing code', exact: true }).click();
+  await expect(shown).toHaveText(/^\d{4} \d{4}$/);
+  if (before !== null) await expect(shown).not.toHaveText(before);
+  return (await shown.textContent()) as string;
+}
+
+/** Types a pairing code on a page that shows **Pair this till** and presses **Pair**. */
+export async function enterPairingCode(page: Page, code: string): Promise<void> {
+  await expect(page.getByRole('heading', { name: 'Pair this till', exact: true })).toBeVisible();
+  await page.getByLabel('Pairing code', { exact: true }).fill(code);
+  await page.getByRole('button', { name: 'Pair', exact: true }).click();
+}
+
+/**
+ * Another device of the store: a browser of its own (its own storage, so its own credential)
+ * opening the store's address without the token, and paired with the code.
+ */
+export async function pairDevice(browser: Browser, app: RunningApp, code: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(app.origin + '/');
+  await enterPairingCode(page, code);
+  await expect(page.getByRole('heading', { name: 'Pair this till', exact: true })).toHaveCount(0);
+  return { context, page };
 }

@@ -28,12 +28,23 @@ test('a reload keeps the session and the language can be changed', async ({ page
   await expect(page.getByTestId('core-state')).toHaveText('Ready');
 });
 
-test('without the token the page says how to connect and reaches nothing', async ({ browser, app }) => {
+test('with a stale token the page says how to connect and reaches nothing', async ({ browser, app }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(app.origin + '/#token=not-the-token');
+  await expect(page.getByRole('status')).toContainText('open the address it printed', { timeout: 20_000 });
+  await expect(page.getByTestId('core-state')).toHaveCount(0);
+  await context.close();
+});
+
+test('without the token or a pairing the page asks to pair this till and reaches nothing else', async ({ browser, app }) => {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(app.origin + '/');
-  await expect(page.getByRole('status')).toContainText('open the address it printed', { timeout: 20_000 });
+  await expect(page.getByRole('heading', { name: 'Pair this till', exact: true })).toBeVisible();
+  await expect(page.getByText('Ask a manager for a pairing code: on the store computer, Devices → Pair a till.')).toBeVisible();
   await expect(page.getByTestId('core-state')).toHaveCount(0);
+  await expect(page.getByLabel('Amount', { exact: true })).toHaveCount(0);
   await context.close();
 });
 
