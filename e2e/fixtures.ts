@@ -193,11 +193,38 @@ export async function enterPairingCode(page: Page, code: string): Promise<void> 
  * Another device of the store: a browser of its own (its own storage, so its own credential)
  * opening the store's address without the token, and paired with the code.
  */
-export async function pairDevice(browser: Browser, app: RunningApp, code: string): Promise<{ context: BrowserContext; page: Page }> {
+export async function pairDevice(browser: Browser, app: RunningApp, code: string): Promise<PairedDevice> {
   const context = await browser.newContext();
   const page = await context.newPage();
+  const wire = recordBridge(page);
   await page.goto(app.origin + '/');
   await enterPairingCode(page, code);
   await expect(page.getByRole('heading', { name: 'Pair this till', exact: true })).toHaveCount(0);
-  return { context, page };
+  return { context, page, ...wire };
+}
+
+export interface PairedDevice {
+  context: BrowserContext;
+  page: Page;
+  /** Every bridge method the page called, in order. */
+  calls: string[];
+  /** Every push the page received over the bridge. */
+  pushes: { event: string; payload: Record<string, unknown> }[];
+}
+
+/** What a page says and hears on the bridge, read off its WebSocket frames. */
+export function recordBridge(page: Page): Pick<PairedDevice, 'calls' | 'pushes'> {
+  const calls: string[] = [];
+  const pushes: PairedDevice['pushes'] = [];
+  page.on('websocket', (ws) => {
+    ws.on('framesent', ({ payload }) => {
+      const msg = JSON.parse(String(payload)) as { method?: unknown };
+      if (typeof msg.method === 'string') calls.push(msg.method);
+    });
+    ws.on('framereceived', ({ payload }) => {
+      const msg = JSON.parse(String(payload)) as { type?: unknown; event?: unknown; payload?: unknown };
+      if (msg.type === 'event' && typeof msg.event === 'string') pushes.push({ event: msg.event, payload: msg.payload as Record<string, unknown> });
+    });
+  });
+  return { calls, pushes };
 }

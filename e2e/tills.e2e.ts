@@ -136,6 +136,16 @@ test('two tills and a display on checkouts 1 and 2: each hears its own checkout 
     await expect(till2.page.getByTestId('pair-error')).toContainText('That pairing code has expired');
     await expect(till2.page.getByRole('heading', { name: 'Pair this till', exact: true })).toBeVisible();
     await snap(till2.page, testInfo, '06-expired-code');
+
+    // ── On the wire: till 1 never heard of checkout 2; the display asked for its screen only ──
+    const aboutCheckout = (p: { payload: Record<string, unknown> }) => p.payload['checkout_id'];
+    expect(till1.pushes.filter((p) => p.event === 'checkout.changed').length).toBeGreaterThan(0);
+    expect(till1.pushes.filter((p) => p.event === 'checkout.changed' || p.event === 'display.changed').map(aboutCheckout)).not.toContain(2);
+    expect(till1.pushes.map((p) => p.event)).not.toContain('attention.changed');
+    expect(till2.pushes.filter((p) => p.event === 'checkout.changed' || p.event === 'display.changed').map(aboutCheckout)).not.toContain(1);
+    expect(new Set(display.calls)).toEqual(new Set(['pairing.info', 'pairing.pair', 'display.view']));
+    expect(new Set(display.pushes.map((p) => p.event))).toEqual(new Set(['display.changed']));
+    expect(display.pushes.map(aboutCheckout)).not.toContain(1);
   } finally {
     for (const context of contexts) await context.close();
   }
