@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, openCashier, test } from './fixtures.ts';
+import { createPairingCode, expect, openCashier, pairDevice, test } from './fixtures.ts';
 
 /**
  * Issue 5's accessibility rules, checked on every screen and in the states a cashier sees
@@ -37,9 +37,9 @@ async function controls(page: Page): Promise<ControlReport[]> {
   });
 }
 
-async function expectAccessible(page: Page, screen: string) {
+async function expectAccessible(page: Page, screen: string, least = 3) {
   const found = await controls(page);
-  expect(found.length, `${screen}: controls found`).toBeGreaterThan(2);
+  expect(found.length, `${screen}: controls found`).toBeGreaterThanOrEqual(least);
   for (const c of found) {
     expect(c.name, `${screen}: ${c.what} has an accessible name`).not.toBe('');
     expect(Math.round(c.height), `${screen}: ${c.what} is at least 44 px tall`).toBeGreaterThanOrEqual(44);
@@ -64,7 +64,7 @@ async function expectVisibleFocus(page: Page, screen: string, steps = 12) {
   }
 }
 
-test('every control on every screen has a name, a 44 px target and a visible focus', async ({ page, freshApp, request }) => {
+test('every control on every screen has a name, a 44 px target and a visible focus', async ({ page, browser, freshApp, request }) => {
   const payer = await openCashier(page, freshApp, request);
   await expect(page.getByRole('status')).toContainText('Service reachable');
   await expectAccessible(page, 'cashier (idle)');
@@ -91,6 +91,19 @@ test('every control on every screen has a name, a 44 px target and a visible foc
   await expect(page.getByRole('heading', { name: 'Add operator' })).toBeVisible();
   await expectAccessible(page, 'operators');
   await expectVisibleFocus(page, 'operators');
+
+  // Devices, with a paired till (its Revoke) and a pairing code on show; and Pair this till.
+  const till = await pairDevice(browser, freshApp, await createPairingCode(page, { kind: 'Till', checkout: 2, name: 'Till 2' }));
+  await expect(page.getByRole('button', { name: 'Revoke Till 2' })).toBeVisible();
+  await expectAccessible(page, 'devices');
+  await expectVisibleFocus(page, 'devices');
+  await page.getByRole('button', { name: 'Revoke Till 2' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke Till 2' }).click();
+  await expect(till.page.getByRole('heading', { name: 'Pair this till', exact: true })).toBeVisible();
+  // Pairing Code and Pair are all an unpaired page has.
+  await expectAccessible(till.page, 'pair this till', 2);
+  await expectVisibleFocus(till.page, 'pair this till', 4);
+  await till.context.close();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();

@@ -57,7 +57,12 @@ function DeviceName() {
 /** The connection's state while it is not open (an unpaired page has no status to show). */
 function ConnectionLine() {
   const connection = useStatus((s) => s.connection);
-  return connection === 'open' ? null : <StatusBar />;
+  if (connection === 'open') return null;
+  return (
+    <div className="status-line no-print">
+      <StatusBar />
+    </div>
+  );
 }
 
 export function App() {
@@ -111,9 +116,7 @@ export function App() {
         <header className="app-header no-print">
           <h1>{t('app.title')}</h1>
         </header>
-        <div className="status-line no-print">
-          <ConnectionLine />
-        </div>
+        <ConnectionLine />
         <main className="app-main">
           <PairScreen />
         </main>
