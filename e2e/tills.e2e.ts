@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from '@playwright/test';
-import { addOperator, createPairingCode, enterPairingCode, expect, openCashier, pairDevice, signIn, snap, test } from './fixtures.ts';
+import { addOperator, createPairingCode, enterPairingCode, expect, openCashier, pairDevice, recordBridge, signIn, snap, test } from './fixtures.ts';
 
 /**
  * Issue 9, as a store with two tills lives it: the manager, at the store computer, pairs
@@ -167,5 +167,29 @@ test('the Devices screen with a paired till and a pairing code on show', async (
     }
   } finally {
     await till.context.close();
+  }
+});
+
+test('a credential the store does not know is forgotten: the page asks to pair again', async ({ browser, freshApp }) => {
+  const context = await browser.newContext();
+  try {
+    // As a till paired with another store, or revoked while it was switched off.
+    await context.addInitScript(() => {
+      if (sessionStorage.getItem('seeded') === null) {
+        localStorage.setItem('pos.deviceCredential', 'A'.repeat(43));
+        sessionStorage.setItem('seeded', '1');
+      }
+    });
+    const page = await context.newPage();
+    const wire = recordBridge(page);
+    await page.goto(freshApp.origin + '/');
+    await expect(page.getByRole('heading', { name: 'Pair this till', exact: true })).toBeVisible();
+    await expect(page.getByTestId('pair-unknown')).toContainText('The store no longer knows this till');
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('pos.deviceCredential'))).toBeNull();
+    // An unpaired page asks nothing of the store but how to pair.
+    await expect.poll(() => wire.calls).toContain('pairing.info');
+    expect(wire.calls.filter((m) => !m.startsWith('pairing.'))).toEqual([]);
+  } finally {
+    await context.close();
   }
 });
