@@ -256,6 +256,13 @@ export class Core {
     return { ...status, terminal: this.checkoutFor(session), device: connection.kind === 'device' ? connection.device : null };
   }
 
+  /** A device enters a pairing code (Devices.pair); its checkout is then prepared like the store's own. */
+  async pairDevice(code: string, from: string): ReturnType<Devices['pair']> {
+    const paired = await this.devices.pair(code, from);
+    await this.#preparePrintedCheckout({ storeId: paired.device.storeId, checkoutId: paired.device.checkoutId });
+    return paired;
+  }
+
   async displayView(checkout: CheckoutKey): Promise<DisplayView> {
     return toDisplayView(await this.terminal.checkoutView(checkout), this.#lang);
   }
@@ -339,7 +346,8 @@ export class Core {
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
-      await this.#preparePrintedCheckout();
+      // Every checkout a till rings up on: the store computer's own and each paired device's.
+      for (const checkout of [this.#checkout, ...this.#devices.checkouts()]) await this.#preparePrintedCheckout(checkout);
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
@@ -415,7 +423,7 @@ export class Core {
     this.#lang = patch.lang ?? this.#lang;
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
     await writeSettings(this.config.dataDir, this.settings());
-    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout();
+    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout(this.#checkout);
     this.#emitStatus();
     if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
     return this.settings();
@@ -542,10 +550,10 @@ export class Core {
    * A terminal is a printed checkout. An endpoint that can print its QR does (the embedded
    * sandbox starts with none, contract 7); with a real service a manager does this.
    */
-  async #preparePrintedCheckout(): Promise<void> {
+  async #preparePrintedCheckout(checkout: CheckoutKey): Promise<void> {
     if (!this.#endpoint?.prepareCheckout) return;
     try {
-      await this.#endpoint.prepareCheckout({ ...this.#checkout });
+      await this.#endpoint.prepareCheckout({ ...checkout });
     } catch (err) {
       this.log.warn('could not prepare the printed QR of this checkout', { error: err });
     }
