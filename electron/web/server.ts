@@ -9,12 +9,16 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
+import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
+import { routedPush } from '../core/routing.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
 import {
   BRIDGE_PATH,
   BRIDGE_PROTOCOL,
+  DEVICE_PROTOCOL_PREFIX,
   LAUNCH_PROTOCOL_PREFIX,
+  REVOKED_CLOSE_CODE,
   RESUME_PROTOCOL_PREFIX,
   TOKEN_PROTOCOL_PREFIX,
   parseClientMessage,
@@ -25,8 +29,10 @@ import { certificateFingerprint } from './tls.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
- * for kiosk/tablet mode and for every browser test. Static files are public (they hold
- * no data); the bridge needs the per-run token, offered as a WebSocket subprotocol so it
+ * for kiosk/tablet mode, for the store's other tills and displays, and for every browser
+ * test. Static files are public (they hold no data). A bridge connection is the store
+ * computer's own window (the per-run token), a paired device (its credential), or an
+ * unpaired device, which may only pair; each is offered as a WebSocket subprotocol so it
  * never appears in a URL the server or a proxy would log.
  */
 export interface WebShellOptions {
@@ -102,6 +108,14 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const launchCodes = new Map<string, number>();
   // Sign-ins by resume key: a page that reconnects after a drop finds its own again.
   const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null }>();
+  // Each paired device's open sockets: a revocation closes them at once.
+  const deviceSockets = new Map<string, Set<WebSocket>>();
+  const offRevoked = core.devices.onRevoked((deviceId) => {
+    for (const ws of deviceSockets.get(deviceId) ?? []) {
+      ws.send(JSON.stringify({ type: 'device', connection: 'unpaired', device: null, reason: 'revoked' } satisfies ServerMessage));
+      ws.close(REVOKED_CLOSE_CODE, 'revoked');
+    }
+  });
 
   // DNS-rebinding guard: a page on another name that resolves to loopback must not reach us.
   const hostAllowed = (req: IncomingMessage) => allowedHosts.has(String(req.headers.host ?? '').toLowerCase());
@@ -176,32 +190,50 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const presented = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? '';
     const launch = offered.find((p) => p.startsWith(LAUNCH_PROTOCOL_PREFIX))?.slice(LAUNCH_PROTOCOL_PREFIX.length) ?? '';
     const resume = offered.find((p) => p.startsWith(RESUME_PROTOCOL_PREFIX))?.slice(RESUME_PROTOCOL_PREFIX.length) ?? '';
+    const credential = offered.find((p) => p.startsWith(DEVICE_PROTOCOL_PREFIX))?.slice(DEVICE_PROTOCOL_PREFIX.length);
     const launchExpires = launch === '' ? undefined : launchCodes.get(launch);
     const launched = launchExpires !== undefined && launchExpires > Date.now();
     if (launched) launchCodes.delete(launch); // once only
-    if (!launched && !sameToken(presented, token)) {
-      core.log.warn('web shell refused a bridge connection without a valid token', { remote: req.socket.remoteAddress });
+    const from = req.socket.remoteAddress ?? 'unknown';
+    let connection: Connection;
+    let unknownCredential = false;
+    const storeWindow = offered.some((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX) || p.startsWith(LAUNCH_PROTOCOL_PREFIX));
+    if (launched || (storeWindow && sameToken(presented, token))) {
+      connection = { kind: 'store' };
+    } else if (storeWindow) {
+      // A stale token or launch code is the store's own window after a restart: it must say so, not offer pairing.
+      core.log.warn('web shell refused a bridge connection without a valid token', { remote: from });
       return refuse(401, 'Unauthorized');
+    } else {
+      const device = credential === undefined ? null : core.devices.authenticate(credential);
+      unknownCredential = credential !== undefined && device === null;
+      connection = device ? { kind: 'device', device } : { kind: 'unpaired', from };
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       // A window opened by launch code learns the session token for its reloads.
       if (launched) ws.send(JSON.stringify({ type: 'session', token } satisfies ServerMessage));
-      wss.emit('connection', ws, req, resume);
+      wss.emit('connection', ws, req, { resume, connection, unknownCredential });
     });
   });
 
-  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, resume: string) => {
+  const sameConnection = (a: Connection, b: Connection) =>
+    a.kind === b.kind && (a.kind !== 'device' || (b.kind === 'device' && a.device.id === b.device.id));
+
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: Connection; unknownCredential: boolean }) => {
+    const { connection } = opened;
     const send = (msg: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
     // Each page (a tab, the customer display) signs in on its own: its operator is who every
     // call on it acts as. A page reconnecting after a drop offers its resume key and goes on
-    // as it was; a reload, or an unknown or expired key, starts signed out.
-    let key = resume;
+    // as it was; a reload, or an unknown or expired key, starts signed out. A key is only
+    // good for the same connection (the same device): a credential cannot borrow a sign-in.
+    let key = opened.resume;
     let held = key === '' ? undefined : sessions.get(key);
+    if (held && !sameConnection(held.session.connection, connection)) held = undefined;
     if (!held) {
       key = randomBytes(24).toString('base64url');
-      held = { session: newSession(), sockets: 0, expiry: null };
+      held = { session: newSession(connection), sockets: 0, expiry: null };
       sessions.set(key, held);
     }
     const entry = held;
@@ -210,7 +242,32 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     entry.sockets++;
     const session = entry.session;
     send({ type: 'resume', key });
-    const unsubscribe = PUSH_EVENTS.map((event) => core.events.on(event, (payload) => send({ type: 'event', event, payload })));
+    send({
+      type: 'device',
+      connection: connection.kind,
+      device: connection.kind === 'device' ? connection.device : null,
+      ...(opened.unknownCredential ? { reason: 'unknown' as const } : {}),
+    });
+    let released: (() => void) | null = null;
+    if (connection.kind === 'device') {
+      const id = connection.device.id;
+      let set = deviceSockets.get(id);
+      if (!set) deviceSockets.set(id, (set = new Set()));
+      set.add(ws);
+      const offline = core.devices.connected(id);
+      released = () => {
+        offline();
+        set.delete(ws);
+        if (set.size === 0) deviceSockets.delete(id);
+      };
+    }
+    // Each connection hears only what is its (core/routing.ts): its checkout, its role's lists.
+    const unsubscribe = PUSH_EVENTS.map((event) =>
+      core.events.on(event, (payload) => {
+        const routed = routedPush(core, session, event, payload as never);
+        if (routed !== undefined) send({ type: 'event', event, payload: routed });
+      }),
+    );
     ws.on('message', (data, isBinary) => {
       const msg = isBinary ? null : parseClientMessage(data.toString());
       if (msg === null) {
@@ -221,6 +278,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     });
     ws.on('close', () => {
       unsubscribe.forEach((off) => off());
+      released?.();
       if (--entry.sockets > 0) return;
       entry.expiry = setTimeout(() => sessions.delete(key), RESUME_GRACE_MS);
       entry.expiry.unref();
@@ -239,6 +297,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   // The page may be opened under any of the names the Host check accepts.
   allowedOrigins = new Set(addresses.origins);
   const url = `${origin}/#token=${token}`;
+  // Where another till opens the store to pair: the address without the store's token.
+  core.devices.setEntrance({ urls: [`${origin}/`], fingerprint: null });
 
   return {
     url,
@@ -253,6 +313,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       return `${origin}/#launch=${code}`;
     },
     async close() {
+      offRevoked();
       for (const client of wss.clients) client.terminate();
       for (const held of sessions.values()) if (held.expiry) clearTimeout(held.expiry);
       sessions.clear();
