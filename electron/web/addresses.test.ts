@@ -28,15 +28,22 @@ describe('shellNames / shellAddresses', () => {
     expect(a.hosts).toEqual(['127.0.0.1:5180', '[::1]:5180', '192.168.1.5:5180', '[fd00::2]:5180', 'caixa-1:5180', 'caixa-1.local:5180', 'localhost:5180']);
     expect(a.origins).toContain('https://caixa-1.local:5180');
     expect(a.origins.every((o) => o.startsWith('https://'))).toBe(true);
+    expect(a.entrances).toEqual(['https://192.168.1.5:5180', 'https://[fd00::2]:5180', 'https://caixa-1:5180', 'https://caixa-1.local:5180']);
   });
 
   it('bound to one address: that address only, with the loopback names only when it is loopback', () => {
-    expect(shellAddresses('192.168.1.5', 8443, true, store)).toEqual({ origin: 'https://192.168.1.5:8443', hosts: ['192.168.1.5:8443'], origins: ['https://192.168.1.5:8443'] });
+    expect(shellAddresses('192.168.1.5', 8443, true, store)).toEqual({
+      origin: 'https://192.168.1.5:8443',
+      hosts: ['192.168.1.5:8443'],
+      origins: ['https://192.168.1.5:8443'],
+      entrances: ['https://192.168.1.5:8443'],
+    });
     expect(shellAddresses('127.0.0.2', 4000, true, store).hosts).toEqual(['127.0.0.2:4000', 'localhost:4000', '127.0.0.1:4000']);
     expect(shellAddresses('127.0.0.1', 5180, false, store)).toEqual({
       origin: 'http://127.0.0.1:5180',
       hosts: ['127.0.0.1:5180', 'localhost:5180'],
       origins: ['http://127.0.0.1:5180', 'http://localhost:5180'],
+      entrances: ['http://127.0.0.1:5180'],
     });
     expect(shellAddresses('::1', 5180, false, store).origin).toBe('http://[::1]:5180');
   });
@@ -44,6 +51,7 @@ describe('shellNames / shellAddresses', () => {
   it('on the default port also accepts the name without a port, as browsers send it', () => {
     const a = shellAddresses('192.168.1.5', 443, true, store);
     expect(a.origin).toBe('https://192.168.1.5');
+    expect(a.entrances).toEqual(['https://192.168.1.5']);
     expect(a.hosts).toEqual(['192.168.1.5:443', '192.168.1.5']);
     expect(a.origins).toContain('https://192.168.1.5');
   });

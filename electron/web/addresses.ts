@@ -82,6 +82,8 @@ export interface ShellAddresses {
   hosts: string[];
   /** Accepted Origin header values: the hosts with the shell's scheme. */
   origins: string[];
+  /** Where another computer opens the shell (for pairing): `origin` first, then every other address it answers on off loopback. */
+  entrances: string[];
 }
 
 export function shellAddresses(host: string, port: number, secure: boolean, names: NetworkNames = localNetworkNames()): ShellAddresses {
@@ -94,9 +96,12 @@ export function shellAddresses(host: string, port: number, secure: boolean, name
   const main = isWildcardHost(host)
     ? (listed.find((n) => isIP(n) === 4 && !isLoopbackHost(n)) ?? listed.find((n) => isIP(n) !== 0 && !isLoopbackHost(n)) ?? '127.0.0.1')
     : (canonical(host) ?? host);
+  const at = (name: string) => `${scheme}://${bracket(name)}${port === defaultPort ? '' : `:${port}`}`;
+  const others = isLoopbackHost(main) ? [] : listed.filter((n) => n !== main && !isLoopbackHost(n));
   return {
-    origin: `${scheme}://${bracket(main)}${port === defaultPort ? '' : `:${port}`}`,
+    origin: at(main),
     hosts,
     origins: hosts.map((h) => `${scheme}://${h}`),
+    entrances: [main, ...others].map(at),
   };
 }

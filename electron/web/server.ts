@@ -298,7 +298,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   allowedOrigins = new Set(addresses.origins);
   const url = `${origin}/#token=${token}`;
   // Where another till opens the store to pair: the address without the store's token.
-  core.devices.setEntrance({ urls: [`${origin}/`], fingerprint: null });
+  core.devices.setEntrance({ urls: addresses.entrances.map((o) => `${o}/`), fingerprint });
 
   return {
     url,

@@ -17,6 +17,7 @@ import { memoryLogger } from '../core/log.ts';
 import { systemClock } from '../shared/clock.ts';
 import { BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { shellNames } from './addresses.ts';
+import { BridgeClient } from './fixtures/bridge-client.ts';
 import { startWebShell, type WebShell } from './server.ts';
 import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
 
@@ -172,6 +173,20 @@ describe('browser shell off loopback: HTTPS and WSS only', () => {
     expect(served).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     expect(shell.fingerprint).toBe(served);
     expect(identity.fingerprint).toBe(served);
+  });
+
+  it('shows the fingerprint and the https address to a till that is not paired yet, and to the manager who pairs it', async () => {
+    const { shell, identity, port } = await startSecureShell();
+    const served = await servedFingerprint(port, identity.cert);
+    const stranger = await BridgeClient.open(shell.origin, 'unpaired', { ca: identity.cert });
+    expect(await stranger.ok('pairing.info')).toEqual({ fingerprint: served });
+    stranger.close();
+
+    const office = await BridgeClient.open(shell.origin, { token: TOKEN }, { ca: identity.cert });
+    await office.ok('auth.createFirstManager', { name: 'Marta', pin: '2468' });
+    const offer = await office.ok<{ urls: string[]; fingerprint: string | null }>('devices.startPairing', { kind: 'till', storeId: 1, checkoutId: 1, name: 'Till 2' });
+    expect(offer).toMatchObject({ urls: [`https://${HOST}:${port}/`], fingerprint: served });
+    office.close();
   });
 });
 
