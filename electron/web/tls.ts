@@ -2,7 +2,6 @@ import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from '
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import type { Logger } from '../core/log.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
 
@@ -150,6 +149,8 @@ function uncovered(x509: X509Certificate, hosts: readonly string[]): string[] {
 async function generateIdentity(hosts: readonly string[], clock: Clock): Promise<Omit<TlsIdentity, 'generated'>> {
   if (hosts.length === 0) throw new TlsIdentityError('A certificate needs at least one address or name to cover.');
   const notBefore = clock.now() - BACKDATE_MS;
+  // Loaded only to make a certificate (once per data dir): it brings a whole X.509 stack the shell never needs otherwise.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'Pix cashier' }], {
     keyType: 'ec',
     curve: 'P-256',
