@@ -6,7 +6,7 @@ import { sandboxHelp } from '../launch.ts';
 import { openAppWindow } from './open-browser.ts';
 import type { WebShell } from './server.ts';
 import { certificateLines, startStoreShell } from './store-shell.ts';
-import type { TlsIdentity } from './tls.ts';
+import { spkiPin, type TlsIdentity } from './tls.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
@@ -85,7 +85,7 @@ for (const line of certificateLines(shell, tls, config.dataDir)) console.log(lin
 const help = sandboxHelp(core.status().service, core.checkout);
 if (help !== null) console.log(help);
 if (wantOpen) {
-  const outcome = openAppWindow(shell.launchUrl(), config.dataDir);
+  const outcome = openAppWindow(shell.launchUrl(), config.dataDir, tls === null ? null : spkiPin(tls.cert));
   console.log(outcome);
 }
 

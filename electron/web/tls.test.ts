@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../core/log.ts';
 import { ManualClock, systemClock } from '../shared/clock.ts';
-import { loadTlsIdentity, TlsIdentityError } from './tls.ts';
+import { execFileSync } from 'node:child_process';
+import { appWindowArgs } from './open-browser.ts';
+import { loadTlsIdentity, spkiPin, TlsIdentityError } from './tls.ts';
 
 const DAY_MS = 86_400_000;
 let dir = '';
@@ -121,5 +123,17 @@ describe('loadTlsIdentity: the merchant’s own certificate (POS_TLS_CERT, POS_T
     await expect(load(a.certFile, undefined)).rejects.toThrow('Give both POS_TLS_CERT and POS_TLS_KEY');
     await expect(load(a.certFile, a.keyFile, new ManualClock(Date.now() + 3 * 365 * DAY_MS))).rejects.toThrow(/^The certificate in POS_TLS_CERT .* expired on .*: renew it/);
     await expect(load(a.certFile, b.keyFile)).rejects.toBeInstanceOf(TlsIdentityError);
+  });
+});
+
+describe('spkiPin: the store window trusts exactly the store’s certificate', () => {
+  it('is the SHA-256 of the public key as openssl computes it (Chromium’s documented recipe)', async () => {
+    const { cert } = await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'] });
+    const pubkey = execFileSync('openssl', ['x509', '-pubkey', '-noout'], { input: cert });
+    const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: pubkey });
+    const expected = execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64');
+    expect(spkiPin(cert)).toBe(expected);
+    expect(appWindowArgs('https://127.0.0.2:5180/#launch=x', dir, expected)).toContain(`--ignore-certificate-errors-spki-list=${expected}`);
+    expect(appWindowArgs('http://127.0.0.1:5180/#launch=x', dir).some((a) => a.startsWith('--ignore-certificate-errors'))).toBe(false);
   });
 });

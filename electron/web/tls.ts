@@ -1,4 +1,4 @@
-import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -50,6 +50,15 @@ export const KEY_FILE = 'key.pem';
 /** SHA-256 of a PEM certificate's DER, "AB:CD:…": what a manager compares and a till pins. */
 export function certificateFingerprint(certPem: string): string {
   return new X509Certificate(certPem).fingerprint256;
+}
+
+/**
+ * The certificate's public key as Chromium pins it (--ignore-certificate-errors-spki-list):
+ * base64 of the SHA-256 of its SubjectPublicKeyInfo.
+ */
+export function spkiPin(certPem: string): string {
+  const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
 }
 
 export async function loadTlsIdentity(opts: TlsIdentityOptions): Promise<TlsIdentity> {
