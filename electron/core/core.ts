@@ -145,6 +145,7 @@ export async function rememberSecrets(core: Core, env: NodeJS.ProcessEnv = proce
 export { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK };
 
 const PROBE_INTERVAL_MS = 15_000;
+const ATTENTION_COALESCE_MS = 250;
 const STATUS_INTERVAL_MS = 5_000;
 
 /**
@@ -174,6 +175,7 @@ export class Core {
   #operators: Operators | null = null;
   #devices: Devices | null = null;
   #lastAttentionJson = '';
+  #attentionTimer: NodeJS.Timeout | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
@@ -570,8 +572,21 @@ export class Core {
         this.log.warn('could not build a checkout view', { error: err });
       }
     }
-    await this.#emitAttentionIfChanged();
+    this.#scheduleAttention();
     this.#emitStatusIfChanged();
+  }
+
+  /**
+   * The merchant-wide list is read anew at most every ATTENTION_COALESCE_MS, however many
+   * sales change meanwhile: a busy store's payments do not each rebuild it.
+   */
+  #scheduleAttention(): void {
+    if (this.#attentionTimer !== null) return;
+    this.#attentionTimer = setTimeout(() => {
+      this.#attentionTimer = null;
+      if (this.#state === 'ready') void this.#emitAttentionIfChanged();
+    }, ATTENTION_COALESCE_MS);
+    this.#attentionTimer.unref();
   }
 
   async #emitAttentionIfChanged(): Promise<void> {
@@ -587,6 +602,8 @@ export class Core {
   }
 
   async #closeResources(): Promise<void> {
+    if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
+    this.#attentionTimer = null;
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const steps: Array<[string, (() => Promise<void>) | undefined]> = [
