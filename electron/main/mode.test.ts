@@ -63,6 +63,7 @@ describe('isFingerprint / isStoreOrigin', () => {
 describe('parseMode', () => {
   it('reads both modes', () => {
     expect(parseMode({ mode: 'store' })).toEqual({ mode: 'store' });
+    expect(parseMode({ mode: 'connect' })).toEqual({ mode: 'connect' });
     expect(parseMode({ mode: 'connect', origin: 'https://10.0.0.2:5180', fingerprint: FP })).toEqual({ mode: 'connect', origin: 'https://10.0.0.2:5180', fingerprint: FP });
   });
 
@@ -130,7 +131,8 @@ describe('decideBoot', () => {
 
   it('runs the saved mode', () => {
     expect(decideBoot([], store)).toEqual({ run: 'store' });
-    expect(decideBoot([], connect)).toEqual({ run: 'connect', origin: 'https://10.0.0.2:5180', fingerprint: FP });
+    expect(decideBoot([], connect)).toEqual({ run: 'connect', pin: { origin: 'https://10.0.0.2:5180', fingerprint: FP } });
+    expect(decideBoot([], { state: 'saved', mode: { mode: 'connect' } })).toEqual({ run: 'connect', pin: null });
   });
 
   it(`runs the store with ${STORE_FLAG} (npm start) and never asks, whatever is saved`, () => {

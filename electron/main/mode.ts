@@ -6,9 +6,10 @@ import type { StoreAddressProblem } from '../shared/setup-bridge.ts';
 /**
  * How this Electron app runs, saved in `<dataDir>/mode.json`: as the store (the core, its
  * journal and webhook receiver, the browser shell other tills pair with) or as a till that
- * connects to the store at a pinned https origin. `npm start` passes STORE_FLAG and never asks.
+ * connects to the store at a pinned https origin. `{ mode: 'connect' }` alone is a till whose
+ * store is not chosen yet (it shows the setup page). `npm start` passes STORE_FLAG and never asks.
  */
-export type AppMode = { mode: 'store' } | { mode: 'connect'; origin: string; fingerprint: string };
+export type AppMode = { mode: 'store' } | { mode: 'connect'; origin: string; fingerprint: string } | { mode: 'connect' };
 
 export const MODE_FILE = 'mode.json';
 /** Passed by electron/start.ts (`npm start`): this launch runs the store, whatever mode.json says, and asks nothing. */
@@ -63,6 +64,7 @@ export function parseMode(raw: unknown): AppMode | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const value = raw as Record<string, unknown>;
   if (value.mode === 'store' && Object.keys(value).length === 1) return { mode: 'store' };
+  if (value.mode === 'connect' && Object.keys(value).length === 1) return { mode: 'connect' };
   if (value.mode === 'connect' && Object.keys(value).length === 3 && isStoreOrigin(value.origin) && isFingerprint(value.fingerprint)) {
     return { mode: 'connect', origin: value.origin, fingerprint: value.fingerprint };
   }
@@ -87,7 +89,7 @@ export async function readMode(dataDir: string): Promise<SavedMode> {
     return { state: 'invalid', reason: `${path} is not JSON` };
   }
   const mode = parseMode(value);
-  return mode === null ? { state: 'invalid', reason: `${path} is neither the store mode nor a connection with an https origin and a SHA-256 fingerprint` } : { state: 'saved', mode };
+  return mode === null ? { state: 'invalid', reason: `${path} is neither the store mode nor a connection (with an https origin and a SHA-256 fingerprint, or neither)` } : { state: 'saved', mode };
 }
 
 /** Replaces mode.json whole (written aside, then renamed), readable by this user only. */
@@ -107,7 +109,7 @@ export async function writeMode(dataDir: string, mode: AppMode): Promise<void> {
 }
 
 /** What main does at boot: run the store, connect to the pinned store, or ask the person. */
-export type BootPlan = { run: 'store' } | { run: 'connect'; origin: string; fingerprint: string } | { run: 'ask'; reason: string | null };
+export type BootPlan = { run: 'store' } | { run: 'connect'; pin: { origin: string; fingerprint: string } | null } | { run: 'ask'; reason: string | null };
 
 /**
  * `npm start` (STORE_FLAG) always runs the store and asks nothing; otherwise the saved mode,
@@ -119,7 +121,9 @@ export function decideBoot(args: readonly string[], saved: SavedMode): BootPlan 
   if (flags.length > 0) return { run: 'store' };
   if (saved.state === 'missing') return { run: 'ask', reason: null };
   if (saved.state === 'invalid') return { run: 'ask', reason: saved.reason };
-  return saved.mode.mode === 'store' ? { run: 'store' } : { run: 'connect', origin: saved.mode.origin, fingerprint: saved.mode.fingerprint };
+  const mode = saved.mode;
+  if (mode.mode === 'store') return { run: 'store' };
+  return { run: 'connect', pin: 'origin' in mode ? { origin: mode.origin, fingerprint: mode.fingerprint } : null };
 }
 
 /** The arguments of a relaunch: the same, without STORE_FLAG, so the mode just saved is the one that runs. */

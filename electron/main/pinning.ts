@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
-import type { ProbeProblem } from '../shared/setup-bridge.ts';
+import type { ReadProblem } from '../shared/setup-bridge.ts';
 
 /**
  * The connect-mode till trusts exactly one certificate: the one whose SHA-256 fingerprint the
@@ -59,13 +59,13 @@ const PROBE_TIMEOUT_MS = 10_000;
  * self-signed certificate can be read at all: nothing is sent on the connection, it is closed
  * at once, and nothing is trusted until the person confirms the fingerprint.
  */
-export function readPeerFingerprint(origin: string): Promise<{ ok: true; fingerprint: string } | { ok: false; problem: ProbeProblem }> {
+export function readPeerFingerprint(origin: string): Promise<{ ok: true; fingerprint: string } | { ok: false; problem: ReadProblem }> {
   const url = new URL(origin);
   const host = bareHost(url.hostname);
   const port = url.port === '' ? 443 : Number(url.port);
   return new Promise((resolve) => {
     const socket = connect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
-    const finish = (result: { ok: true; fingerprint: string } | { ok: false; problem: ProbeProblem }) => {
+    const finish = (result: { ok: true; fingerprint: string } | { ok: false; problem: ReadProblem }) => {
       socket.destroy();
       resolve(result);
     };

@@ -9,8 +9,10 @@ export const SETUP_CHANNELS = { probe: 'posSetup:probe', confirm: 'posSetup:conf
 /** Why an address typed on the setup page cannot be the store's. */
 export type StoreAddressProblem = 'not_an_address' | 'not_https' | 'no_port' | 'has_credentials' | 'has_path';
 
-/** Why the store's certificate could not be read, or the confirmation was refused. */
-export type ProbeProblem = StoreAddressProblem | 'unreachable' | 'not_tls';
+/** Why the certificate at a well-formed address could not be read. */
+export type ReadProblem = 'unreachable' | 'not_tls';
+
+export type ProbeProblem = StoreAddressProblem | ReadProblem;
 
 export type ProbeResult = { ok: true; origin: string; fingerprint: string } | { ok: false; problem: ProbeProblem };
 
