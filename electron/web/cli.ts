@@ -3,8 +3,10 @@ import { composeCore } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { sandboxHelp } from '../launch.ts';
+import { isLoopbackHost, shellNames } from './addresses.ts';
 import { openAppWindow } from './open-browser.ts';
 import { startWebShell } from './server.ts';
+import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
@@ -64,8 +66,13 @@ try {
   process.exit(1);
 }
 
+let tls: TlsIdentity | null = null;
 try {
-  shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token });
+  // Off loopback the shell serves HTTPS only (issue 9): the merchant's certificate, or the one kept in the data dir.
+  if (config.web.tls !== null || !isLoopbackHost(config.web.host)) {
+    tls = await loadTlsIdentity({ dataDir: config.dataDir, certFile: config.web.tls?.certFile, keyFile: config.web.tls?.keyFile, hosts: shellNames(config.web.host), log: core.log });
+  }
+  shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token, ...(tls === null ? {} : { tls }) });
 } catch (err) {
   const code = (err as NodeJS.ErrnoException).code;
   console.error(
@@ -78,6 +85,10 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
+if (shell.fingerprint !== null) {
+  if (tls?.generated) console.log(`Made a certificate for this store in ${config.dataDir}/tls; browsers will ask to trust it once.`);
+  console.log(`Certificate SHA-256 fingerprint: ${shell.fingerprint} (compare it with the one a till shows before pairing it)`);
+}
 const help = sandboxHelp(core.status().service, core.checkout);
 if (help !== null) console.log(help);
 if (wantOpen) {
