@@ -3,10 +3,10 @@ import { composeCore } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { sandboxHelp } from '../launch.ts';
-import { isLoopbackHost, shellNames } from './addresses.ts';
 import { openAppWindow } from './open-browser.ts';
-import { startWebShell } from './server.ts';
-import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
+import type { WebShell } from './server.ts';
+import { certificateLines, startStoreShell } from './store-shell.ts';
+import type { TlsIdentity } from './tls.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
@@ -46,7 +46,7 @@ if (wantRemember) {
 }
 const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
-let shell: Awaited<ReturnType<typeof startWebShell>> | undefined;
+let shell: WebShell | undefined;
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
@@ -68,11 +68,7 @@ try {
 
 let tls: TlsIdentity | null = null;
 try {
-  // Off loopback the shell serves HTTPS only (issue 9): the merchant's certificate, or the one kept in the data dir.
-  if (config.web.tls !== null || !isLoopbackHost(config.web.host)) {
-    tls = await loadTlsIdentity({ dataDir: config.dataDir, certFile: config.web.tls?.certFile, keyFile: config.web.tls?.keyFile, hosts: shellNames(config.web.host), log: core.log });
-  }
-  shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token, ...(tls === null ? {} : { tls }) });
+  ({ shell, tls } = await startStoreShell(core, config, rendererDir));
 } catch (err) {
   const code = (err as NodeJS.ErrnoException).code;
   console.error(
@@ -85,10 +81,7 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
-if (shell.fingerprint !== null) {
-  if (tls?.generated) console.log(`Made a certificate for this store in ${config.dataDir}/tls; browsers will ask to trust it once.`);
-  console.log(`Certificate SHA-256 fingerprint: ${shell.fingerprint} (compare it with the one a till shows before pairing it)`);
-}
+for (const line of certificateLines(shell, tls, config.dataDir)) console.log(line);
 const help = sandboxHelp(core.status().service, core.checkout);
 if (help !== null) console.log(help);
 if (wantOpen) {
