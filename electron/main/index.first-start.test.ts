@@ -1,11 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_INVOKE_PREFIX, METHODS } from '../core/contract.ts';
 import { stub, until } from './fixtures/electron-stub.ts';
 import { MODE_FILE, STORE_FLAG } from './mode.ts';
+import { pemFingerprint, readPeerFingerprint } from './pinning.ts';
 
 /**
  * Contract test of the Electron shell's first start (stubbed `electron`, real main entry, real
@@ -16,6 +19,7 @@ import { MODE_FILE, STORE_FLAG } from './mode.ts';
 vi.mock('electron', async () => (await import('./fixtures/electron-stub.ts')).electron);
 
 let dataDir = '';
+const logged: string[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-first-'));
@@ -23,7 +27,10 @@ beforeAll(async () => {
   process.env.POS_LANG = 'en';
   process.env.POS_WEB_PORT = '0';
   process.env.POS_CUSTOMER_DISPLAY = 'off';
-  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  // The merchant's own certificate for the browser shell: the store serves HTTPS with it.
+  process.env.POS_TLS_CERT = fileURLToPath(new URL('./fixtures/store.cert.pem', import.meta.url));
+  process.env.POS_TLS_KEY = fileURLToPath(new URL('./fixtures/store.key.pem', import.meta.url));
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
   stub.answers.push(0);
   await import('./index.ts');
   stub.resolveReady();
@@ -50,6 +57,24 @@ describe('Electron shell, first start', () => {
     expect([...stub.handlers.keys()].sort()).toEqual(METHODS.map((m) => IPC_INVOKE_PREFIX + m).sort());
     expect(stub.windows[0]?.loaded[0]).toMatch(/renderer[\\/]index\.html$/);
     expect(await stub.invoke(IPC_INVOKE_PREFIX + 'core.status', pathToFileURL(stub.windows[0]?.loaded[0] ?? '').href)).toMatchObject({ ok: true, result: { state: 'ready' } });
+  });
+
+  it('serves the browser shell over HTTPS with the store’s certificate, the one a connecting till reads and pins', async () => {
+    const fingerprint = pemFingerprint(readFileSync(process.env.POS_TLS_CERT ?? '', 'utf8'));
+    const line = await until(() => logged.find((l) => l.startsWith('Other tills and customer displays connect at ')), 'the browser shell’s address');
+    const origin = /connect at (https:\/\/127\.0\.0\.1:\d+) /.exec(line)?.[1] ?? '';
+    expect(origin).not.toBe('');
+    expect(logged).toContain(`Certificate SHA-256 fingerprint: ${fingerprint} (compare it with the one a till shows before pairing it)`);
+    expect(await readPeerFingerprint(origin)).toEqual({ ok: true, fingerprint });
+    const health = await new Promise<string>((resolve, reject) => {
+      const req = httpsGet(`${origin}/healthz`, { ca: readFileSync(process.env.POS_TLS_CERT ?? '', 'utf8') }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+    });
+    expect(JSON.parse(health)).toEqual({ state: 'ready' });
   });
 
   it('asks the manager to confirm a change of mode, Cancel being the default', async () => {

@@ -8,7 +8,8 @@ import { ConfigError, knownFlags, loadConfig, type CoreConfig, type Lang } from 
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { FileSecretStore, type SecretStore } from '../core/secrets.ts';
 import { sandboxHelp } from '../launch.ts';
-import { startWebShell, type WebShell } from '../web/server.ts';
+import type { WebShell } from '../web/server.ts';
+import { certificateLines, startStoreShell } from '../web/store-shell.ts';
 import { DEVICE_FILE, registerDeviceBridge } from './device-credential.ts';
 import { registerBridge } from './ipc.ts';
 import { appMenuTemplate, type ModeSwitch } from './menu.ts';
@@ -171,8 +172,10 @@ async function runStore(config: CoreConfig, args: readonly string[]): Promise<vo
   // POS_CUSTOMER_DISPLAY=off for a till without a customer-facing screen.
   if (process.env.POS_CUSTOMER_DISPLAY !== 'off') createDisplayWindow();
   try {
-    shell = await startWebShell({ core: running, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token });
+    const started = await startStoreShell(running, config, rendererDir);
+    shell = started.shell;
     console.log(`Other tills and customer displays connect at ${shell.origin} (pair them on the Devices screen).`);
+    for (const line of certificateLines(shell, started.tls, config.dataDir)) console.log(line);
   } catch (err) {
     // This till works without it; only the other tills cannot reach the store.
     const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
