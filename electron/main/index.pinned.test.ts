@@ -24,6 +24,9 @@ beforeAll(async () => {
   process.env.POS_DATA_DIR = dataDir;
   process.env.POS_LANG = 'es';
   await writeMode(dataDir, { mode: 'connect', origin: ORIGIN, fingerprint: pemFingerprint(cert('store')) ?? '' });
+  // The store presents another certificate at the first attempt (Chromium refused it through the pin).
+  stub.failingLoads.push(Object.assign(new Error('net::ERR_CERT_AUTHORITY_INVALID'), { errno: -202, code: 'ERR_CERT_AUTHORITY_INVALID' }));
+  stub.answers.push(0);
   await import('./index.ts');
   stub.resolveReady();
   await until(() => stub.windows[0]?.loaded[0], 'the store’s page');
@@ -34,10 +37,11 @@ afterAll(async () => {
 });
 
 describe('Electron shell, a paired till starting again', () => {
-  it('asks nothing and opens the pinned store’s page with the device preload', () => {
-    expect(stub.asked).toEqual([]);
+  it('asks nothing about the mode and opens the pinned store’s page with the device preload', async () => {
+    expect(stub.asked.every((q) => q.type === 'error')).toBe(true);
     expect(stub.windows).toHaveLength(1);
-    expect(stub.windows[0]?.loaded).toEqual([`${ORIGIN}/`]);
+    await until(() => (stub.windows[0]?.loaded.length === 2 ? true : undefined), 'the second attempt');
+    expect(stub.windows[0]?.loaded).toEqual([`${ORIGIN}/`, `${ORIGIN}/`]);
     expect(stub.windows[0]?.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: expect.stringMatching(/preload[\\/]device\.cjs$/) });
   });
 
@@ -55,6 +59,15 @@ describe('Electron shell, a paired till starting again', () => {
     expect(verify('192.168.0.10', cert('store'))).toBe(CERTIFICATE_ACCEPTED);
     expect(verify('192.168.0.10', cert('other'))).toBe(CERTIFICATE_REFUSED);
     expect(verify('192.168.0.11', cert('store'))).toBe(CERTIFICATE_REFUSED);
+  });
+
+  it('says when the store no longer presents the pinned certificate, and tries again when asked', () => {
+    expect(stub.asked).toHaveLength(1);
+    expect(stub.asked[0]).toMatchObject({
+      type: 'error',
+      message: `La tienda en ${ORIGIN} ya no presenta el certificado en el que confía esta caja.`,
+      buttons: ['Intentar de nuevo', 'Cancelar'],
+    });
   });
 
   it('labels the menu in the configured language', () => {

@@ -14,7 +14,7 @@ import { DEVICE_FILE, registerDeviceBridge } from './device-credential.ts';
 import { registerBridge } from './ipc.ts';
 import { appMenuTemplate, type ModeSwitch } from './menu.ts';
 import { decideBoot, readMode, relaunchArgs, writeMode } from './mode.ts';
-import { certificateVerdict, readPeerFingerprint, type Pin } from './pinning.ts';
+import { certificateVerdict, readPeerFingerprint, storeLoadFailure, type Pin } from './pinning.ts';
 import { safeStorageCodec } from './secrets.ts';
 import { hardenApp, hardenSession, isPinnedSender, isTrustedSender, secureWebPreferences, trustedDevServerUrl } from './security.ts';
 import { registerSetupBridge } from './setup.ts';
@@ -184,6 +184,34 @@ async function runStore(config: CoreConfig, args: readonly string[]): Promise<vo
 }
 
 /**
+ * The pinned store's page, with window.posDevice. When it does not load, say why (the store
+ * is off, or its certificate is not the pinned one) and offer to try again.
+ */
+function openStore(pin: Pin, lang: Lang): void {
+  const win = newWindow('device');
+  const t = text(lang);
+  const load = (): void => {
+    win.loadURL(pin.origin + '/').catch(async (err: unknown) => {
+      const failure = storeLoadFailure(err);
+      if (failure === 'aborted' || win.isDestroyed()) return;
+      const certificate = failure === 'certificate';
+      const { response } = await dialog.showMessageBox(win, {
+        type: 'error',
+        title: 'Pix cashier',
+        message: translate(lang, certificate ? 'shell.storeCertificate' : 'shell.storeUnreachable', { origin: pin.origin }),
+        detail: t(certificate ? 'shell.storeCertificateDetail' : 'shell.storeUnreachableDetail'),
+        buttons: [t('shell.tryAgain'), t('shell.cancel')],
+        defaultId: 0,
+        cancelId: 1,
+        noLink: true,
+      });
+      if (response === 0 && !win.isDestroyed()) load();
+    });
+  };
+  load();
+}
+
+/**
  * Connect mode: no core, no journal, no service credentials. Every certificate is judged by
  * the pin (pinning.ts); the window shows the setup page until a store is pinned, then the
  * store's own page with window.posDevice, whose credential main keeps with safeStorage.
@@ -196,7 +224,7 @@ function runConnect(config: CoreConfig, pin: Pin | null): void {
   );
   installMenu('connect', config, config.lang);
   if (pin !== null) {
-    void newWindow('device').loadURL(pin.origin + '/');
+    openStore(pin, config.lang);
     return;
   }
   const setup = newWindow('setup');
@@ -207,7 +235,7 @@ function runConnect(config: CoreConfig, pin: Pin | null): void {
       await writeMode(config.dataDir, { mode: 'connect', ...chosen });
       pinned = chosen;
       unregisterSetup();
-      void newWindow('device').loadURL(chosen.origin + '/');
+      openStore(chosen, config.lang);
       setup.close();
     },
   });

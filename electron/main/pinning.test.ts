@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CERTIFICATE_ACCEPTED, CERTIFICATE_REFUSED, certificateVerdict, pemFingerprint, readPeerFingerprint } from './pinning.ts';
+import { CERTIFICATE_ACCEPTED, CERTIFICATE_REFUSED, certificateVerdict, pemFingerprint, readPeerFingerprint, storeLoadFailure } from './pinning.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const STORE_CERT = fixture('store.cert.pem');
@@ -64,5 +64,21 @@ describe('readPeerFingerprint (a real TLS server on loopback)', () => {
     const free = port(closed);
     await new Promise((r) => closed.close(r));
     expect(await readPeerFingerprint(`https://127.0.0.1:${free}`)).toEqual({ ok: false, problem: 'unreachable' });
+  });
+});
+
+describe('storeLoadFailure', () => {
+  it.each([
+    [{ errno: -202, code: 'ERR_CERT_AUTHORITY_INVALID' }, 'certificate'],
+    [{ errno: -200, code: 'ERR_CERT_COMMON_NAME_INVALID' }, 'certificate'],
+    [{ code: 'ERR_CERT_DATE_INVALID' }, 'certificate'],
+    [{ errno: -3, code: 'ERR_ABORTED' }, 'aborted'],
+    [{ errno: -102, code: 'ERR_CONNECTION_REFUSED' }, 'unreachable'],
+    [{ errno: -105, code: 'ERR_NAME_NOT_RESOLVED' }, 'unreachable'],
+    [{ errno: -300, code: 'ERR_INVALID_URL' }, 'unreachable'],
+    [new Error('anything'), 'unreachable'],
+    [null, 'unreachable'],
+  ])('%j -> %s', (err, expected) => {
+    expect(storeLoadFailure(err)).toBe(expected);
   });
 });

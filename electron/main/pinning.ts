@@ -81,3 +81,16 @@ export function readPeerFingerprint(origin: string): Promise<{ ok: true; fingerp
     });
   });
 }
+
+/**
+ * Why the pinned store's page did not load, from the error webContents.loadURL rejects with
+ * (Chromium's net error number): a certificate the pin refused (net errors -200 to -299),
+ * a navigation that was cancelled (-3, e.g. by the navigation guard; nothing to tell), or
+ * a store that did not answer.
+ */
+export function storeLoadFailure(err: unknown): 'certificate' | 'aborted' | 'unreachable' {
+  const { errno, code } = (typeof err === 'object' && err !== null ? err : {}) as { errno?: unknown; code?: unknown };
+  if (errno === -3 || code === 'ERR_ABORTED') return 'aborted';
+  if ((typeof errno === 'number' && errno <= -200 && errno > -300) || (typeof code === 'string' && code.startsWith('ERR_CERT_'))) return 'certificate';
+  return 'unreachable';
+}
