@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Lang } from '../../electron/shared/lang.ts';
 import type { PosSetup, ProbeProblem } from '../../electron/shared/setup-bridge.ts';
 import { Icon } from '../components/Icon.tsx';
@@ -78,15 +78,22 @@ export function SetupScreen({ lang }: { lang: Lang }) {
             <p className="help">{t('setup.checkHelp', { origin: probed.origin })}</p>
             <div className="field">
               <span>{t('setup.fingerprint')}</span>
-              <code className="notice" aria-label={t('setup.fingerprint')}>
-                {probed.fingerprint}
+              <code className="notice fingerprint" aria-label={t('setup.fingerprint')}>
+                {/* Lines break between pairs only, so each pair reads as the Devices screen writes it. */}
+                {probed.fingerprint.split(':').map((pair, i) => (
+                  <Fragment key={i}>
+                    {i > 0 && ':'}
+                    {i > 0 && <wbr />}
+                    {pair}
+                  </Fragment>
+                ))}
               </code>
             </div>
             <div className="actions">
               <button type="button" className="primary" disabled={busy} onClick={() => void confirm()}>
                 {t('setup.matches')}
               </button>
-              <button type="button" disabled={busy} onClick={() => setProbed(null)}>
+              <button type="button" className="secondary" disabled={busy} onClick={() => setProbed(null)}>
                 {t('setup.differs')}
               </button>
             </div>
