@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { electronUnavailable } from './launch.ts';
-import { STORE_FLAG } from './main/mode.ts';
+import { npmStartElectronArgs } from './main/mode.ts';
 
 /**
  * `npm start`: the Electron app when Electron's binary is here (or can be fetched);
@@ -39,7 +39,7 @@ function electronBinary(): string | null {
 
 const binary = process.env.POS_SHELL === 'web' ? null : electronBinary();
 const child = binary
-  ? spawn(binary, [root, STORE_FLAG, ...args], { stdio: 'inherit' })
+  ? spawn(binary, npmStartElectronArgs(root, args), { stdio: 'inherit' })
   : spawn(process.execPath, [join(root, 'electron/web/cli.ts'), '--open', ...args], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

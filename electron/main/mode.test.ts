@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decideBoot, isFingerprint, isStoreOrigin, MODE_FILE, parseMode, parseStoreAddress, readMode, relaunchArgs, STORE_FLAG, writeMode } from './mode.ts';
+import { decideBoot, isFingerprint, isStoreOrigin, MODE_FILE, npmStartElectronArgs, parseMode, parseStoreAddress, readMode, relaunchArgs, STORE_FLAG, writeMode } from './mode.ts';
 
 const FP = Array.from({ length: 32 }, (_, i) => (i * 7).toString(16).padStart(2, '0').toUpperCase()).join(':');
 
@@ -139,6 +139,12 @@ describe('decideBoot', () => {
     for (const saved of [{ state: 'missing' } as const, { state: 'invalid', reason: 'x' } as const, store, connect]) {
       expect(decideBoot(['--lang=en', STORE_FLAG], saved)).toEqual({ run: 'store' });
     }
+  });
+
+  it('npm start launches Electron with the flag, so the boot it decides is the store', () => {
+    const args = npmStartElectronArgs('/app', ['--lang', 'en']);
+    expect(args).toEqual(['/app', STORE_FLAG, '--lang', 'en']);
+    expect(decideBoot(args.slice(1), { state: 'missing' })).toEqual({ run: 'store' });
   });
 
   it('refuses any other --mode', () => {

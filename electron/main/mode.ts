@@ -126,6 +126,11 @@ export function decideBoot(args: readonly string[], saved: SavedMode): BootPlan 
   return { run: 'connect', pin: 'origin' in mode ? { origin: mode.origin, fingerprint: mode.fingerprint } : null };
 }
 
+/** How `npm start` (electron/start.ts) launches Electron: the app, then STORE_FLAG, then what the person typed. */
+export function npmStartElectronArgs(appDir: string, typed: readonly string[]): string[] {
+  return [appDir, STORE_FLAG, ...typed];
+}
+
 /** The arguments of a relaunch: the same, without STORE_FLAG, so the mode just saved is the one that runs. */
 export function relaunchArgs(argv: readonly string[]): string[] {
   return argv.slice(1).filter((a) => a !== STORE_FLAG);
