@@ -145,6 +145,7 @@ export async function rememberSecrets(core: Core, env: NodeJS.ProcessEnv = proce
 export { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK };
 
 const PROBE_INTERVAL_MS = 15_000;
+const ATTENTION_COALESCE_MS = 250;
 const STATUS_INTERVAL_MS = 5_000;
 
 /**
@@ -174,6 +175,7 @@ export class Core {
   #operators: Operators | null = null;
   #devices: Devices | null = null;
   #lastAttentionJson = '';
+  #attentionTimer: NodeJS.Timeout | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
@@ -254,6 +256,13 @@ export class Core {
   statusFor(session: Session, status: CoreStatus = this.status()): CoreStatus {
     const connection = this.connectionOf(session);
     return { ...status, terminal: this.checkoutFor(session), device: connection.kind === 'device' ? connection.device : null };
+  }
+
+  /** A device enters a pairing code (Devices.pair); its checkout is then prepared like the store's own. */
+  async pairDevice(code: string, from: string): ReturnType<Devices['pair']> {
+    const paired = await this.devices.pair(code, from);
+    await this.#preparePrintedCheckout({ storeId: paired.device.storeId, checkoutId: paired.device.checkoutId });
+    return paired;
   }
 
   async displayView(checkout: CheckoutKey): Promise<DisplayView> {
@@ -339,7 +348,8 @@ export class Core {
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
-      await this.#preparePrintedCheckout();
+      // Every checkout a till rings up on: the store computer's own and each paired device's.
+      for (const checkout of [this.#checkout, ...this.#devices.checkouts()]) await this.#preparePrintedCheckout(checkout);
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
@@ -415,7 +425,7 @@ export class Core {
     this.#lang = patch.lang ?? this.#lang;
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
     await writeSettings(this.config.dataDir, this.settings());
-    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout();
+    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout(this.#checkout);
     this.#emitStatus();
     if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
     return this.settings();
@@ -542,10 +552,10 @@ export class Core {
    * A terminal is a printed checkout. An endpoint that can print its QR does (the embedded
    * sandbox starts with none, contract 7); with a real service a manager does this.
    */
-  async #preparePrintedCheckout(): Promise<void> {
+  async #preparePrintedCheckout(checkout: CheckoutKey): Promise<void> {
     if (!this.#endpoint?.prepareCheckout) return;
     try {
-      await this.#endpoint.prepareCheckout({ ...this.#checkout });
+      await this.#endpoint.prepareCheckout({ ...checkout });
     } catch (err) {
       this.log.warn('could not prepare the printed QR of this checkout', { error: err });
     }
@@ -562,8 +572,21 @@ export class Core {
         this.log.warn('could not build a checkout view', { error: err });
       }
     }
-    await this.#emitAttentionIfChanged();
+    this.#scheduleAttention();
     this.#emitStatusIfChanged();
+  }
+
+  /**
+   * The merchant-wide list is read anew at most every ATTENTION_COALESCE_MS, however many
+   * sales change meanwhile: a busy store's payments do not each rebuild it.
+   */
+  #scheduleAttention(): void {
+    if (this.#attentionTimer !== null) return;
+    this.#attentionTimer = setTimeout(() => {
+      this.#attentionTimer = null;
+      if (this.#state === 'ready') void this.#emitAttentionIfChanged();
+    }, ATTENTION_COALESCE_MS);
+    this.#attentionTimer.unref();
   }
 
   async #emitAttentionIfChanged(): Promise<void> {
@@ -579,6 +602,8 @@ export class Core {
   }
 
   async #closeResources(): Promise<void> {
+    if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
+    this.#attentionTimer = null;
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const steps: Array<[string, (() => Promise<void>) | undefined]> = [

@@ -82,7 +82,7 @@ export function createHandlers(core: Core) {
       handler('anyone', 'pair this device', v.object({ code: v.string({ min: 1, max: 32, describe: 'a pairing code of 8 digits' }) }), ({ code }, session) => {
         const connection = core.connectionOf(session);
         if (connection.kind !== 'unpaired') throw new CoreError('conflict', 'This connection is already a till of this store.', { reason: 'already_paired' });
-        return core.devices.pair(code, connection.from);
+        return core.pairDevice(code, connection.from);
       }),
     ),
     'devices.list': handler('manager', 'see the devices', v.none(), () => core.devices.list()),

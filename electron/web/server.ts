@@ -1,7 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -23,6 +24,8 @@ import {
   parseClientMessage,
   type ServerMessage,
 } from '../shared/ws-protocol.ts';
+import { isLoopbackHost, shellAddresses } from './addresses.ts';
+import { certificateFingerprint } from './tls.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
@@ -39,6 +42,8 @@ export interface WebShellOptions {
   port: number;
   /** Fixed token (POS_WEB_TOKEN) or null for a random one per run. */
   token: string | null;
+  /** PEM certificate and key (see tls.ts): HTTPS/WSS only. Required off loopback. */
+  tls?: { cert: string; key: string };
 }
 
 export interface WebShell {
@@ -46,6 +51,8 @@ export interface WebShell {
   url: string;
   origin: string;
   token: string;
+  /** SHA-256 of the served certificate ("AB:CD:…"), null over plain HTTP. */
+  fingerprint: string | null;
   /** A one-time address for a window the app opens itself (no token on a command line). */
   launchUrl(): string;
   close(): Promise<void>;
@@ -87,6 +94,12 @@ function securityHeaders(res: ServerResponse): void {
 
 export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const { core } = opts;
+  // Issue 9 (transport): another computer reaches the bridge only over TLS, so its token,
+  // credentials and PINs never cross the network in clear text.
+  if (opts.tls === undefined && !isLoopbackHost(opts.host)) {
+    throw new Error(`The browser shell serves ${opts.host} over HTTPS only: give it a certificate (POS_TLS_CERT and POS_TLS_KEY) or let it generate one (loadTlsIdentity).`);
+  }
+  const fingerprint = opts.tls === undefined ? null : certificateFingerprint(opts.tls.cert);
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const dispatch = createCoreDispatcher(core);
   let origin = '';
@@ -150,13 +163,15 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     }
   }
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     serveStatic(req, res).catch((err: unknown) => {
       core.log.error('web shell failed to serve a file', { error: err });
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('Internal error.');
     });
-  });
+  };
+  // With TLS there is no plain listener at all: a plain request fails its handshake, never falls back.
+  const server: Server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' }, serve) : createServer(serve);
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -276,19 +291,20 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  origin = `http://${hostForUrl}:${port}`;
-  allowedHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`].map((h) => h.toLowerCase()));
+  const addresses = shellAddresses(opts.host, port, opts.tls !== undefined);
+  origin = addresses.origin;
+  allowedHosts = new Set(addresses.hosts);
   // The page may be opened under any of the names the Host check accepts.
-  allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
+  allowedOrigins = new Set(addresses.origins);
   const url = `${origin}/#token=${token}`;
   // Where another till opens the store to pair: the address without the store's token.
-  core.devices.setEntrance({ urls: [`${origin}/`], fingerprint: null });
+  core.devices.setEntrance({ urls: addresses.entrances.map((o) => `${o}/`), fingerprint });
 
   return {
     url,
     origin,
     token,
+    fingerprint,
     launchUrl() {
       const now = Date.now();
       for (const [code, expires] of launchCodes) if (expires <= now) launchCodes.delete(code);

@@ -102,7 +102,7 @@ export function PairScreen() {
         </p>
       </form>
       {fingerprint !== null && (
-        <div className="fingerprint">
+        <div className="pair-fingerprint">
           <p className="help">{t('pair.fingerprint')}</p>
           <p className="fingerprint-value" data-testid="pair-fingerprint">
             {fingerprint}
