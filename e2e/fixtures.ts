@@ -1,5 +1,4 @@
 import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
-import { SANDBOX_APP_TOKEN } from '../electron/sandbox/fixture.ts';
 import { startApp, type RunningApp } from './app.ts';
 
 export { startApp, type RunningApp };
@@ -26,18 +25,6 @@ export class Payer {
   /** Scans the printed QR of a checkout of store 1 (checkout 1 unless told): pays its newest sale, or another sum. */
   payCheckout(amount?: string, checkoutId = 1) {
     return this.#post('/_sandbox/pay', { store_id: 1, checkout_id: checkoutId, ...(amount === undefined ? {} : { amount }) });
-  }
-
-  /**
-   * The merchant's manager prints a checkout's permanent QR at the service (reference 4.4), as
-   * they do for every till of a real store: the app prints only its own checkout's in sandbox mode.
-   */
-  async printCheckout(storeId: number, checkoutId: number): Promise<void> {
-    const res = await this.#request.post(`${this.baseUrl}/v2/printed_dynamic_qrs`, {
-      headers: { authorization: `Bearer ${SANDBOX_APP_TOKEN}` },
-      data: { store_id: storeId, checkout_id: checkoutId, auto_create_checkout: true },
-    });
-    expect([200, 201], await res.text()).toContain(res.status());
   }
 
   /** Pays a displaced sale late (the payer paid just before the new sale was created). */

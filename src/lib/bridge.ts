@@ -11,6 +11,7 @@ import type {
   WireError,
 } from '../../electron/core/contract.ts';
 import type { UiError } from './errorText.ts';
+import { isDeviceCredential, type PosDevice } from '../../electron/shared/device-bridge.ts';
 import {
   BRIDGE_PATH,
   BRIDGE_PROTOCOL,
@@ -69,14 +70,10 @@ export interface Bridge {
 }
 
 /**
- * Where a paired device keeps its credential: the Electron till's preload (safeStorage) when
- * there is one, else this browser's own storage (issue 9, point 2).
+ * Where a paired device keeps its credential: the Electron till's preload (main keeps it with
+ * safeStorage) when there is one, else this browser's own storage (issue 9, point 2).
  */
-export interface DeviceCredentialStore {
-  load(): Promise<string | null>;
-  save(credential: string): Promise<void>;
-  forget(): Promise<void>;
-}
+export type DeviceCredentialStore = PosDevice;
 
 declare global {
   interface Window {
@@ -91,7 +88,10 @@ export const DEVICE_CREDENTIAL_KEY = 'pos.deviceCredential';
 /** A browser's device credential: in its own storage for this origin, surviving a restart. */
 export function browserCredentialStore(storage: Storage): DeviceCredentialStore {
   return {
-    load: () => Promise.resolve(storage.getItem(DEVICE_CREDENTIAL_KEY)),
+    load: () => {
+      const kept = storage.getItem(DEVICE_CREDENTIAL_KEY);
+      return Promise.resolve(kept === null || isDeviceCredential(kept) ? kept : null);
+    },
     save: (credential) => Promise.resolve(storage.setItem(DEVICE_CREDENTIAL_KEY, credential)),
     forget: () => Promise.resolve(storage.removeItem(DEVICE_CREDENTIAL_KEY)),
   };

@@ -261,6 +261,12 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
               <p>
                 {t('devices.openAddress')} <strong data-testid="pairing-address">{address}</strong>
               </p>
+              {/* The store may be reached by more than one address (every interface, its name). */}
+              {offer.urls.length > 1 && (
+                <p className="help">
+                  {t('devices.otherAddresses')} {offer.urls.slice(1).join(' · ')}
+                </p>
+              )}
             </>
           )}
           {offer.fingerprint !== null && (

@@ -594,6 +594,7 @@ export const en = {
   'devices.addressQr': 'QR code of the store’s address',
   'devices.openAddress': 'On the till, open',
   'devices.fingerprint': 'Certificate fingerprint (the till shows the same):',
+  'devices.otherAddresses': 'Or, on the same network:',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -591,4 +591,5 @@ export const es: Dictionary = {
   'devices.addressQr': 'Código QR de la dirección de la tienda',
   'devices.openAddress': 'En la caja, abra',
   'devices.fingerprint': 'Huella del certificado (la caja muestra la misma):',
+  'devices.otherAddresses': 'O, en la misma red:',
 };

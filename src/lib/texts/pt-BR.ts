@@ -591,4 +591,5 @@ export const ptBR: Dictionary = {
   'devices.addressQr': 'QR code do endereço da loja',
   'devices.openAddress': 'No caixa, abra',
   'devices.fingerprint': 'Impressão digital do certificado (o caixa mostra a mesma):',
+  'devices.otherAddresses': 'Ou, na mesma rede:',
 };
