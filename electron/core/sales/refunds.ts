@@ -19,15 +19,15 @@ export function chargedCents(sale: Sale): number | null {
 }
 
 /**
- * What the service would still refund, as far as this app can know: the charge's paid
- * amount less the refunds confirmed, and less an unanswered one (it may have been made).
- * Zero once Tx Status said `refunded` (contract 3: nothing is left).
+ * What a supervisor may refund now, as far as this app can know: the charge's paid amount
+ * less the refunds confirmed. Zero while a refund is unanswered (it may have been made, so
+ * what is left is not known), and once Tx Status said `refunded` (contract 3: nothing is left).
  */
 export function refundableCents(sale: Sale): number {
   const charged = chargedCents(sale);
   if (charged === null || !REFUNDABLE_STATUSES.includes(sale.status) || sale.payments.some((p) => p.refunded)) return 0;
-  const open = openRefund(sale)?.amount_cents ?? 0;
-  return Math.max(0, charged - refundsMadeCents(sale) - open);
+  if (openRefund(sale)) return 0;
+  return Math.max(0, charged - refundsMadeCents(sale));
 }
 
 export type RefundRefusal =

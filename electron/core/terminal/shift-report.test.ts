@@ -59,6 +59,7 @@ describe('shift totals', () => {
       unmatched_cents: 0,
       refunded: 0,
       refunded_cents: 0,
+      partly_refunded: 0,
     });
   });
 
