@@ -2,6 +2,7 @@ import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { JournalRepair } from '../components/JournalRepair.tsx';
+import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
@@ -14,7 +15,7 @@ import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed', 'partly_refunded'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
@@ -30,6 +31,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
   { key: 'refunded', label: 'report.refunded' },
   { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
+  { key: 'partly_refunded', label: 'report.partlyRefunded' },
 ];
 
 function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
@@ -94,6 +96,7 @@ function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
                       {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
                     </span>
                   ))}
+                  <RefundSale sale={s} />
                 </td>
                 <td className="num">{s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)}</td>
                 <td>{s.external_id ?? '—'}</td>

@@ -169,7 +169,7 @@ export function eventView(entry: JournalEntry): JournalEventView {
     sale_ids: Array.isArray(data.sale_ids) ? (data.sale_ids as string[]) : [],
     by,
     details: {
-      amount_cents: cents(first.amount_cents) ?? cents(first.amount_brl),
+      amount_cents: cents(first.amount_cents) ?? cents(first.refunded_cents) ?? cents(first.amount_brl),
       pix_id: text(first.pix_id),
       external_id: text(first.external_id),
       reason: text(first.reason),

@@ -536,6 +536,10 @@ export const en = {
   'error.problem.refund_reason_too_long': 'The reason may have at most 255 characters; shorten it. Nothing was sent.',
   'error.problem.refund_less_left': 'The payment service says less is left to refund on this charge than this app knew: part of it was refunded elsewhere. Nothing was refunded now.',
   'error.problem.refund_charge_not_found': 'The payment service does not know this charge, so it cannot refund it. Nothing was refunded.',
+  'event.type.refund.requested': 'Refund requested',
+  'event.type.refund.made': 'Refund made',
+  'event.type.refund.refused': 'Refund refused by the service',
+  'event.type.refund.uncertain': 'Refund not confirmed',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -533,4 +533,8 @@ export const es: Dictionary = {
   'error.problem.refund_reason_too_long': 'El motivo puede tener como máximo 255 caracteres; acórtelo. No se envió nada.',
   'error.problem.refund_less_left': 'El servicio de pago dice que queda menos por reembolsar en este cobro de lo que la app sabía: parte se reembolsó por otro medio. No se reembolsó nada ahora.',
   'error.problem.refund_charge_not_found': 'El servicio de pago no conoce este cobro, así que no puede reembolsarlo. No se reembolsó nada.',
+  'event.type.refund.requested': 'Reembolso solicitado',
+  'event.type.refund.made': 'Reembolso hecho',
+  'event.type.refund.refused': 'Reembolso rechazado por el servicio',
+  'event.type.refund.uncertain': 'Reembolso no confirmado',
 };

@@ -533,4 +533,8 @@ export const ptBR: Dictionary = {
   'error.problem.refund_reason_too_long': 'O motivo pode ter no máximo 255 caracteres; encurte-o. Nada foi enviado.',
   'error.problem.refund_less_left': 'O serviço de pagamento diz que resta menos a estornar nesta cobrança do que o app sabia: parte dela foi estornada por outro meio. Nada foi estornado agora.',
   'error.problem.refund_charge_not_found': 'O serviço de pagamento não conhece esta cobrança, então não pode estorná-la. Nada foi estornado.',
+  'event.type.refund.requested': 'Estorno pedido',
+  'event.type.refund.made': 'Estorno feito',
+  'event.type.refund.refused': 'Estorno recusado pelo serviço',
+  'event.type.refund.uncertain': 'Estorno não confirmado',
 };
