@@ -58,6 +58,8 @@ export class Refunding {
   readonly #sending = new Set<string>();
   /** When each open refund may be asked again (refund_id → clock ms); absent: at once. */
   readonly #nextAt = new Map<string, number>();
+  /** Refunds whose first attempt is still this app's own call (see refund). */
+  readonly #firstAttempt = new Set<string>();
 
   constructor(ctx: TerminalContext, payments: PaymentIntake) {
     this.#ctx = ctx;
@@ -70,10 +72,11 @@ export class Refunding {
     const row = await journal.sales.get(input.saleId);
     if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
     const checkout = checkoutOf(row.sale);
-    const refundId = await locks.exclusive(keyOf(checkout), async () => {
+    const refundId = randomUUID();
+    await locks.exclusive(keyOf(checkout), async () => {
       const sale = (await journal.sales.get(input.saleId))?.sale ?? row.sale;
       const plan = planRefund(sale, {
-        refund_id: randomUUID(),
+        refund_id: refundId,
         idempotency_key: newIdempotencyKey(),
         amount_cents: input.amountCents,
         ...(input.reason === undefined ? {} : { reason: input.reason }),
@@ -81,11 +84,23 @@ export class Refunding {
         at: clock.now(),
       });
       if (!plan.ok) throw refusalError(plan.reason, plan.left_cents);
-      await journal.append([saleFact([plan.event], { by: input.by })]);
-      return plan.event.refund_id;
+      // The first attempt is this call's: the follow-up leaves it alone until it has answered.
+      this.#firstAttempt.add(refundId);
+      try {
+        await journal.append([saleFact([plan.event], { by: input.by })]);
+      } catch (err) {
+        // Not known to be journaled: if it was, the follow-up must find it.
+        this.#firstAttempt.delete(refundId);
+        throw err;
+      }
     });
     this.#ctx.onChange([checkout]);
-    const refusal = await this.send(input.saleId, refundId, false);
+    let refusal: CoreError | null;
+    try {
+      refusal = await this.send(input.saleId, refundId, false);
+    } finally {
+      this.#firstAttempt.delete(refundId);
+    }
     if (refusal) throw refusal;
     return (await journal.sales.get(input.saleId))?.sale ?? row.sale;
   }
@@ -161,7 +176,7 @@ export class Refunding {
     const open = journal.projection<OpenRefunds>(OPEN_REFUNDS_PROJECTION);
     for (const refundId of this.#nextAt.keys()) if (!Object.hasOwn(open, refundId)) this.#nextAt.delete(refundId);
     for (const [refundId, saleId] of Object.entries(open)) {
-      if ((this.#nextAt.get(refundId) ?? 0) > clock.now()) continue;
+      if (this.#firstAttempt.has(refundId) || (this.#nextAt.get(refundId) ?? 0) > clock.now()) continue;
       this.#nextAt.set(refundId, clock.now() + REFUND_RETRY_MS);
       await this.send(saleId, refundId, true).catch((err: unknown) => log.error('asking again for a refund failed; will try again', { saleId, refundId, error: err }));
     }
