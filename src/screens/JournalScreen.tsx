@@ -261,7 +261,7 @@ function formatDay(lang: Lang, day: string): string {
  * Payments that arrived in this report's period for a sale of another (after the close of
  * this shift, or in it for an earlier shift's sale): each points back to its sale and shift.
  */
-function CarriedPayments({ id, heading, help, total, items, cents }: { id: string; heading: TextKey; help: TextKey; total: TextKey; items: readonly CarriedPayment[]; cents: number }) {
+function CarriedPayments({ id, heading, help, total, items, cents, refundsCents = 0 }: { id: string; heading: TextKey; help: TextKey; total: TextKey; items: readonly CarriedPayment[]; cents: number; refundsCents?: number }) {
   const t = useText();
   const lang = useLang();
   const select = useShift((s) => s.select);
@@ -271,6 +271,7 @@ function CarriedPayments({ id, heading, help, total, items, cents }: { id: strin
       <h2 id={`${id}-heading`}>{t(heading)}</h2>
       <p className="help">{t(help)}</p>
       <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
+      {refundsCents > 0 && <p data-testid={`${id}-refunds`}>{t('report.carriedRefunds', { amount: formatMoney(lang, refundsCents) })}</p>}
       <div className="table-wrap">
         <table className="report-table" aria-labelledby={`${id}-heading`}>
           <thead>
@@ -662,10 +663,10 @@ export function JournalScreen() {
       </section>
 
       {report && shift?.closed_at != null && (
-        <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} />
+        <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} refundsCents={report.after_close_refunds_cents} />
       )}
       {report && (shift || day) && (
-        <CarriedPayments id="carried" heading="report.carried" help="report.carriedHelp" total="report.carriedTotal" items={report.carried} cents={report.carried_cents} />
+        <CarriedPayments id="carried" heading="report.carried" help="report.carriedHelp" total="report.carriedTotal" items={report.carried} cents={report.carried_cents} refundsCents={report.carried_refunds_cents} />
       )}
 
       <UnmatchedPayments />

@@ -164,4 +164,19 @@ describe('a supervisor refunds a paid sale', () => {
     expect(detail?.sale).toMatchObject({ status: 'refunded', refunded_cents: 800, received_total_cents: 0, refundable_cents: 0, refunds: [{ state: 'refused', error_code: 'refund_less_left' }] });
     expect(detail?.events.find((e) => e.type === 'refund.refused')?.data).toMatchObject({ events: [{ error: { status: 422 } }] });
   });
+
+  it('a refund of an earlier shift’s sale is money given back in the shift it was made in; the closed shift stays as closed', async () => {
+    const { saleId } = await paidSale(900);
+    const closed = await core.closeShift('Marta', undefined, true);
+    const frozen = (await core.shifts.report({ shiftId: closed.shift_id })).totals;
+    await core.openShift('Marta', undefined);
+
+    await core.terminal.refund({ saleId, amountCents: 250, by: 'Rui' });
+    const now = await core.shifts.report({});
+    expect(now.sales.map((s) => s.sale_id)).not.toContain(saleId);
+    expect(now.carried_refunds_cents).toBe(250);
+    expect(now.carried).toEqual([expect.objectContaining({ type: 'refund.made', sale_id: saleId, amount_cents: 250, sale_shift_id: closed.shift_id })]);
+    expect(now.carried_cents).toBe(0);
+    expect((await core.shifts.report({ shiftId: closed.shift_id })).totals).toEqual(frozen);
+  });
 });

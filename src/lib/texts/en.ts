@@ -540,6 +540,7 @@ export const en = {
   'event.type.refund.made': 'Refund made',
   'event.type.refund.refused': 'Refund refused by the service',
   'event.type.refund.uncertain': 'Refund not confirmed',
+  'report.carriedRefunds': 'Refunded on earlier sales: {amount}',
 } as const;
 
 export type TextKey = keyof typeof en;

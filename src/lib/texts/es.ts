@@ -537,4 +537,5 @@ export const es: Dictionary = {
   'event.type.refund.made': 'Reembolso hecho',
   'event.type.refund.refused': 'Reembolso rechazado por el servicio',
   'event.type.refund.uncertain': 'Reembolso no confirmado',
+  'report.carriedRefunds': 'Reembolsado de ventas anteriores: {amount}',
 };

@@ -537,4 +537,5 @@ export const ptBR: Dictionary = {
   'event.type.refund.made': 'Estorno feito',
   'event.type.refund.refused': 'Estorno recusado pelo serviço',
   'event.type.refund.uncertain': 'Estorno não confirmado',
+  'report.carriedRefunds': 'Estornado de vendas anteriores: {amount}',
 };
