@@ -60,6 +60,8 @@ export class Refunding {
   readonly #nextAt = new Map<string, number>();
   /** Refunds whose first attempt is still this app's own call (see refund). */
   readonly #firstAttempt = new Set<string>();
+  /** Requests the follow-up sent and does not wait for (see resume). */
+  readonly #resends = new Set<Promise<unknown>>();
 
   constructor(ctx: TerminalContext, payments: PaymentIntake) {
     this.#ctx = ctx;
@@ -170,7 +172,10 @@ export class Refunding {
     }
   }
 
-  /** One pass over the open refunds: those due are asked again (same key). */
+  /**
+   * One pass over the open refunds: those due are asked again (same key), not awaited, so a
+   * request the service holds for its whole deadline never stalls the follow-up of sales.
+   */
   async resume(): Promise<void> {
     const { journal, clock, log } = this.#ctx;
     const open = journal.projection<OpenRefunds>(OPEN_REFUNDS_PROJECTION);
@@ -178,8 +183,15 @@ export class Refunding {
     for (const [refundId, saleId] of Object.entries(open)) {
       if (this.#firstAttempt.has(refundId) || (this.#nextAt.get(refundId) ?? 0) > clock.now()) continue;
       this.#nextAt.set(refundId, clock.now() + REFUND_RETRY_MS);
-      await this.send(saleId, refundId, true).catch((err: unknown) => log.error('asking again for a refund failed; will try again', { saleId, refundId, error: err }));
+      const resend = this.send(saleId, refundId, true).catch((err: unknown) => log.error('asking again for a refund failed; will try again', { saleId, refundId, error: err }));
+      this.#resends.add(resend);
+      void resend.finally(() => this.#resends.delete(resend));
     }
+  }
+
+  /** Resolves once the requests the follow-up sent have ended. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.#resends]);
   }
 
   /**

@@ -95,6 +95,7 @@ export class Terminal {
 
   async stop(): Promise<void> {
     await this.#followUp.stop();
+    await this.#refunding.drain();
     await this.#ctx.locks.drain();
   }
 
