@@ -41,8 +41,12 @@ export interface RefundInput {
   by: string;
 }
 
-/** How long an unanswered refund waits before it is asked again (same key): on the core's clock. */
+/**
+ * How long an unanswered refund waits before it is asked again (same key), on the core's
+ * clock: doubling after each attempt that brings no definite answer, up to the ceiling.
+ */
 export const REFUND_RETRY_MS = 10_000;
+export const REFUND_RETRY_MAX_MS = 5 * 60_000;
 
 /**
  * A supervisor's refund of a paid sale (contract 5). The intent, with ONE Idempotency-Key,
@@ -58,6 +62,8 @@ export class Refunding {
   readonly #sending = new Set<string>();
   /** When each open refund may be asked again (refund_id → clock ms); absent: at once. */
   readonly #nextAt = new Map<string, number>();
+  /** The wait after the last attempt without a definite answer (refund_id → ms). */
+  readonly #wait = new Map<string, number>();
   /** Refunds whose first attempt is still this app's own call (see refund). */
   readonly #firstAttempt = new Set<string>();
   /** Requests the follow-up sent and does not wait for (see resume). */
@@ -153,7 +159,9 @@ export class Refunding {
         } else {
           event = fact.state === 'requested' ? { type: 'refund.uncertain', sale_id: saleId, refund_id: refundId, reason: uncertainReason(err), attempts: err.attempts, at: clock.now() } : null;
         }
-        this.#nextAt.set(refundId, clock.now() + REFUND_RETRY_MS);
+        const wait = Math.min((this.#wait.get(refundId) ?? REFUND_RETRY_MS / 2) * 2, REFUND_RETRY_MAX_MS);
+        this.#wait.set(refundId, wait);
+        this.#nextAt.set(refundId, clock.now() + wait);
       }
       if (event !== null) {
         const e = event;
@@ -165,7 +173,10 @@ export class Refunding {
         // tells when it was all of it (contract 3); a part is not learnable (see README).
         await this.#settledByStatus(sale, null).catch(() => false);
       }
-      if (event?.type === 'refund.made' || event?.type === 'refund.refused') this.#nextAt.delete(refundId);
+      if (event?.type === 'refund.made' || event?.type === 'refund.refused') {
+        this.#nextAt.delete(refundId);
+        this.#wait.delete(refundId);
+      }
       return refusal;
     } finally {
       this.#sending.delete(refundId);
@@ -179,7 +190,11 @@ export class Refunding {
   async resume(): Promise<void> {
     const { journal, clock, log } = this.#ctx;
     const open = journal.projection<OpenRefunds>(OPEN_REFUNDS_PROJECTION);
-    for (const refundId of this.#nextAt.keys()) if (!Object.hasOwn(open, refundId)) this.#nextAt.delete(refundId);
+    for (const refundId of this.#nextAt.keys()) {
+      if (Object.hasOwn(open, refundId)) continue;
+      this.#nextAt.delete(refundId);
+      this.#wait.delete(refundId);
+    }
     for (const [refundId, saleId] of Object.entries(open)) {
       if (this.#firstAttempt.has(refundId) || (this.#nextAt.get(refundId) ?? 0) > clock.now()) continue;
       this.#nextAt.set(refundId, clock.now() + REFUND_RETRY_MS);
