@@ -154,8 +154,9 @@ export class Refunding {
           };
         } else if (err.outcome === 'not_created') {
           // A refusal of a repeat says nothing of the earlier attempt, which may have been
-          // made: the refund stays uncertain (the sale may not be refunded twice).
-          event = null;
+          // made: the refund stays uncertain (the sale may not be refunded twice). One left
+          // `requested` by a crash is uncertain from here on.
+          event = fact.state === 'requested' ? { type: 'refund.uncertain', sale_id: saleId, refund_id: refundId, reason: 'interrupted', attempts: err.attempts, at: clock.now() } : null;
         } else {
           event = fact.state === 'requested' ? { type: 'refund.uncertain', sale_id: saleId, refund_id: refundId, reason: uncertainReason(err), attempts: err.attempts, at: clock.now() } : null;
         }
