@@ -68,6 +68,7 @@ export const METHODS = [
   'devices.list',
   'devices.startPairing',
   'devices.revoke',
+  'sale.refund',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

@@ -241,6 +241,16 @@ export function createHandlers(core: Core) {
     'payment.attribute': handler('supervisor', 'tie a payment to a sale', v.object({ seq: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }), saleId: id() }), (a, by) =>
       core.terminal.attribute({ ...a, by: by.name }),
     ),
+    /**
+     * A supervisor gives back part or all of what is left of a paid sale (contract 5), in
+     * their name. Resolves with the sale once the service's answer (or its absence) is journaled.
+     */
+    'sale.refund': handler(
+      'supervisor',
+      'refund a sale',
+      v.object({ saleId: id(), amountCents: v.int({ min: 1, max: 100_000_000 }), reason: v.optional(v.string({ min: 0, max: 2000 })) }),
+      ({ saleId, amountCents, reason }, by) => core.terminal.refund({ saleId, amountCents, ...(reason === undefined ? {} : { reason }), by: by.name }),
+    ),
   };
 }
 

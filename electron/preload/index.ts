@@ -61,6 +61,7 @@ const api = {
   'devices.list': invoker('devices.list'),
   'devices.startPairing': invoker('devices.startPairing'),
   'devices.revoke': invoker('devices.revoke'),
+  'sale.refund': invoker('sale.refund'),
   listen,
 } satisfies PreloadApi;
 

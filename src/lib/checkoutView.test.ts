@@ -21,6 +21,8 @@ function sale(id: string, status: SaleSummary['status'], amount = 1000, seq = 1)
     received_cents: null,
     received_total_cents: 0,
     refunded_cents: 0,
+    refundable_cents: 0,
+    refunds: [],
     paid_at: null,
     e2e_id: null,
     description: { key: 'sale.pending', params: {}, tone: 'info', needs_person: false, attention: [], acknowledged: [] },

@@ -24,6 +24,7 @@ export const STATUS_ICON: Record<SaleStatus, IconName> = {
   refunded: 'dot',
   uncertain: 'question',
   failed: 'cross',
+  partly_refunded: 'dot',
 };
 
 export function statusWordKey(status: SaleStatus): TextKey {

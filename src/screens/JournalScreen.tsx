@@ -2,6 +2,7 @@ import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { JournalRepair } from '../components/JournalRepair.tsx';
+import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
 import { StatusWord } from '../components/StatusWord.tsx';
@@ -14,7 +15,7 @@ import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
-const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed'];
+const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed', 'partly_refunded'];
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
@@ -30,6 +31,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
   { key: 'refunded', label: 'report.refunded' },
   { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
+  { key: 'partly_refunded', label: 'report.partlyRefunded' },
 ];
 
 function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
@@ -94,6 +96,7 @@ function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
                       {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
                     </span>
                   ))}
+                  <RefundSale sale={s} />
                 </td>
                 <td className="num">{s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)}</td>
                 <td>{s.external_id ?? '—'}</td>
@@ -258,7 +261,7 @@ function formatDay(lang: Lang, day: string): string {
  * Payments that arrived in this report's period for a sale of another (after the close of
  * this shift, or in it for an earlier shift's sale): each points back to its sale and shift.
  */
-function CarriedPayments({ id, heading, help, total, items, cents }: { id: string; heading: TextKey; help: TextKey; total: TextKey; items: readonly CarriedPayment[]; cents: number }) {
+function CarriedPayments({ id, heading, help, total, items, cents, refundsCents = 0 }: { id: string; heading: TextKey; help: TextKey; total: TextKey; items: readonly CarriedPayment[]; cents: number; refundsCents?: number }) {
   const t = useText();
   const lang = useLang();
   const select = useShift((s) => s.select);
@@ -268,6 +271,7 @@ function CarriedPayments({ id, heading, help, total, items, cents }: { id: strin
       <h2 id={`${id}-heading`}>{t(heading)}</h2>
       <p className="help">{t(help)}</p>
       <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
+      {refundsCents > 0 && <p data-testid={`${id}-refunds`}>{t('report.carriedRefunds', { amount: formatMoney(lang, refundsCents) })}</p>}
       <div className="table-wrap">
         <table className="report-table" aria-labelledby={`${id}-heading`}>
           <thead>
@@ -659,10 +663,10 @@ export function JournalScreen() {
       </section>
 
       {report && shift?.closed_at != null && (
-        <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} />
+        <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} refundsCents={report.after_close_refunds_cents} />
       )}
       {report && (shift || day) && (
-        <CarriedPayments id="carried" heading="report.carried" help="report.carriedHelp" total="report.carriedTotal" items={report.carried} cents={report.carried_cents} />
+        <CarriedPayments id="carried" heading="report.carried" help="report.carriedHelp" total="report.carriedTotal" items={report.carried} cents={report.carried_cents} refundsCents={report.carried_refunds_cents} />
       )}
 
       <UnmatchedPayments />

@@ -152,7 +152,7 @@ export interface ServiceClient {
   createDynamicPix(sale: CreateSaleInput, options?: WriteOptions): Promise<DynamicPixCharge>;
   /** Contract 3: `{found: false}` for a displaced or foreign sale; never an error for that. */
   txStatus(pixId: string, options?: CallOptions): Promise<TxStatus>;
-  requestRefund(refund: RefundRequestInput, options?: CallOptions): Promise<Refund>;
+  requestRefund(refund: RefundRequestInput, options?: WriteOptions): Promise<Refund>;
   listWallets(options?: CallOptions): Promise<Wallet[]>;
   listPayouts(query?: PageQuery, options?: CallOptions): Promise<Payout[]>;
   getPayout(serviceId: string, options?: CallOptions): Promise<Payout>;

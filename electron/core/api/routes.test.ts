@@ -72,8 +72,9 @@ describe('the route table', () => {
       else expect(r.retry, n).not.toBe('always');
     }
     const keyed = names.filter((n) => ROUTES[n].retry === 'idempotency_key');
-    // Contract 2: only create_dynamic_pix takes an Idempotency-Key.
-    expect(keyed).toEqual(['sales.create']);
+    // Contract 2: create_dynamic_pix takes an Idempotency-Key; a refund (contract 5, silent on
+    // it) is sent with the key journaled with its intent and repeated only with it (issue 10).
+    expect([...keyed].sort()).toEqual(['refunds.request', 'sales.create']);
   });
 
   it('gives every route an action for sentences and its success statuses', () => {

@@ -946,9 +946,12 @@ export const ROUTES = {
     path: '/v2/pay_in_refunds/request',
     action: 'request the refund',
     access: PAY_IN,
-    retry: 'never',
+    retry: 'idempotency_key',
     success: [201],
-    assumptions: ['Request and 201 body as contract 5; no Idempotency-Key support is stated, so a refund is never repeated automatically.'],
+    assumptions: [
+      'Request and 201 body as contract 5.',
+      'Contract 5 does not state Idempotency-Key support; this app assumes it is honoured as for a create (contract 2, and the sandbox does): a refund is repeated only with the key journaled with its intent, and without a key never.',
+    ],
     encode: (input: RefundRequestInput) => ({
       body: {
         service_id: input.service_id,

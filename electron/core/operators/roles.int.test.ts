@@ -53,6 +53,7 @@ const TABLE: Record<Method, Access> = {
   'devices.list': 'manager',
   'devices.startPairing': 'manager',
   'devices.revoke': 'manager',
+  'sale.refund': 'supervisor',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

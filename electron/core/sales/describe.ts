@@ -3,7 +3,7 @@
  * money travels as integer cents, time as epoch ms, and the renderer turns a key and its
  * params into the cashier's language ("R$ 10,00").
  */
-import { activeDisplacements } from './lifecycle.ts';
+import { activeDisplacements, refundsMadeCents } from './lifecycle.ts';
 import type { Attention, Sale, SaleStatus } from './lifecycle.ts';
 
 export type MessageParams = Readonly<Record<string, string | number | boolean | null>>;
@@ -23,7 +23,8 @@ export type SaleMessageKey =
   | 'sale.paid_withdrawn'
   | 'sale.refunded'
   | 'sale.uncertain'
-  | 'sale.failed';
+  | 'sale.failed'
+  | 'sale.partly_refunded';
 
 export type AttentionMessageKey =
   | 'attention.amount_mismatch'
@@ -55,7 +56,7 @@ export interface SaleDescription {
 /** Sales still open to payment at the service: a newer one in these states must not be collected twice. */
 const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
 /** Sales the customer paid: a newer one in these states means the customer has paid twice. */
-const PAID: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late'];
+const PAID: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'partly_refunded'];
 
 /**
  * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
@@ -154,6 +155,14 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       params = { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null };
       tone = 'info';
       break;
+    case 'partly_refunded': {
+      // Contract 5: part of the payment went back to the payer through a refund.
+      const refunded = refundsMadeCents(sale);
+      key = 'sale.partly_refunded';
+      params = { amount_cents: sale.amount_cents, received_cents: received, refunded_cents: refunded, kept_cents: received === null ? null : Math.max(0, received - refunded) };
+      tone = 'info';
+      break;
+    }
     case 'uncertain':
       key = 'sale.uncertain';
       params = { amount_cents: sale.amount_cents, reason: sale.uncertain?.reason ?? null };

@@ -61,6 +61,13 @@ const STATES: Record<SaleStatus, readonly SaleEvent[]> = {
   withdrawn: [requested, created, withdrawnByAna],
   paid_late: [requested, created, displacedBy2, paidE1('10.00')],
   refunded: [requested, created, paidE1('10.00'), refundedE1],
+  partly_refunded: [
+    requested,
+    created,
+    paidE1('10.00'),
+    { type: 'refund.requested', sale_id: S1, refund_id: 'r1', idempotency_key: 'k-r1', amount_cents: 400, requested_by: 'sue', at: T0 + 150_000 },
+    { type: 'refund.made', sale_id: S1, refund_id: 'r1', pay_in_refund_request_id: 'rpir_1', service_refund_id: 'rpi_1', refunded_cents: 400, at: T0 + 151_000 },
+  ],
   uncertain: [requested, uncertain],
   failed: [requested, refused],
 };
@@ -129,6 +136,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: '=',
     paid_late: '=',
     refunded: '=',
+    partly_refunded: '=',
     uncertain: 'pending', // resolved late: the sale existed after all
     failed: 'pending!created_after_refusal',
   },
@@ -142,6 +150,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced!created_twice',
     paid_late: 'paid_late!created_twice',
     refunded: 'refunded!created_twice',
+    partly_refunded: 'partly_refunded!created_twice',
     uncertain: 'pending',
     failed: 'pending!created_after_refusal',
   },
@@ -155,6 +164,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced!refused_after_created',
     paid_late: 'paid_late!refused_after_created',
     refunded: 'refunded!refused_after_created',
+    partly_refunded: 'partly_refunded!refused_after_created',
     uncertain: 'failed', // a later retry got a definite answer: nothing was created
     failed: '=',
   },
@@ -168,6 +178,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced!uncertain_after_outcome',
     paid_late: 'paid_late!uncertain_after_outcome',
     refunded: 'refunded!uncertain_after_outcome',
+    partly_refunded: 'partly_refunded!uncertain_after_outcome',
     uncertain: '=',
     failed: 'failed!uncertain_after_outcome',
   },
@@ -181,6 +192,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: '=',
     paid_late: '=',
     refunded: 'refunded!displaced_after_payment',
+    partly_refunded: 'partly_refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -194,6 +206,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced', // the provisional displacement is confirmed
     paid_late: 'paid_late',
     refunded: 'refunded!displaced_after_payment',
+    partly_refunded: 'partly_refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -207,6 +220,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced',
     paid_late: 'paid_late',
     refunded: 'refunded!displaced_after_payment',
+    partly_refunded: 'partly_refunded!displaced_after_payment',
     uncertain: 'displaced',
     failed: 'failed!displaced_refused_sale',
   },
@@ -220,6 +234,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'pending', // the newer create was refused: the service still holds this one
     paid_late: 'paid', // ...and its payment is an ordinary one
     refunded: 'refunded!reinstated_without_displacement',
+    partly_refunded: 'partly_refunded!reinstated_without_displacement',
     uncertain: 'uncertain!reinstated_without_displacement',
     failed: 'failed!reinstated_without_displacement',
   },
@@ -233,6 +248,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced!expired_while_displaced', // reference 4.5 rule 4
     paid_late: 'paid_late!expired_while_displaced',
     refunded: 'refunded!expired_after_payment',
+    partly_refunded: 'partly_refunded!expired_after_payment',
     uncertain: 'uncertain!expired_before_created',
     failed: 'failed!expired_before_created',
   },
@@ -246,6 +262,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'displaced!expired_while_displaced',
     paid_late: 'paid_late!expired_while_displaced',
     refunded: 'refunded!expired_after_payment',
+    partly_refunded: 'partly_refunded!expired_after_payment',
     uncertain: 'uncertain!expired_before_created',
     failed: 'failed!expired_before_created',
   },
@@ -259,6 +276,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
+    partly_refunded: 'partly_refunded',
     uncertain: 'paid', // the sale existed after all
     failed: 'paid!payment_on_refused_sale', // never drop money
   },
@@ -272,6 +290,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
+    partly_refunded: 'partly_refunded',
     uncertain: 'amount_mismatch',
     failed: 'amount_mismatch!payment_on_refused_sale',
   },
@@ -285,6 +304,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
+    partly_refunded: 'partly_refunded',
     uncertain: 'amount_mismatch',
     failed: 'amount_mismatch!payment_on_refused_sale',
   },
@@ -299,6 +319,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'x:identity_mismatch',
     paid_late: 'x:identity_mismatch',
     refunded: 'x:identity_mismatch',
+    partly_refunded: 'x:identity_mismatch',
     uncertain: 'paid',
     failed: 'paid!payment_on_refused_sale',
   },
@@ -312,6 +333,7 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     displaced: 'paid_late',
     paid_late: 'paid_late',
     refunded: 'refunded',
+    partly_refunded: 'partly_refunded',
     uncertain: 'paid',
     failed: 'paid!payment_on_refused_sale',
   },

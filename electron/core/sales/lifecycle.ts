@@ -15,6 +15,7 @@
  *       │                    └──withdrawn by a person──▶ withdrawn ──payment──▶ paid_late
  *       │                          (still payable: expires or is displaced like a pending sale)
  *       │                       paid, amount_mismatch, paid_late ──Tx Status refunded──▶ refunded
+ *       │                       paid, amount_mismatch, paid_late ──refund made (part)──▶ partly_refunded ──(rest)──▶ refunded
  *       ├──definite refusal──▶ failed
  *       └──timeout, retry could not resolve──▶ uncertain ──newer sale──▶ displaced
  *
@@ -39,7 +40,8 @@ export type SaleStatus =
   | 'paid_late'
   | 'refunded'
   | 'uncertain'
-  | 'failed';
+  | 'failed'
+  | 'partly_refunded';
 
 export const SALE_STATUSES: readonly SaleStatus[] = [
   'requested',
@@ -53,6 +55,7 @@ export const SALE_STATUSES: readonly SaleStatus[] = [
   'refunded',
   'uncertain',
   'failed',
+  'partly_refunded',
 ];
 
 /** Reference 4.5: always branch on qr_type; a printed checkout can still answer `dynamic`. */
@@ -217,7 +220,78 @@ export interface ChargeDone {
   readonly at: number;
 }
 
+// --- refunds (contract 5) ------------------------------------------------------------------
+
+/**
+ * A supervisor's refund of a paid sale, journaled with its Idempotency-Key BEFORE the
+ * request is first sent: from here on it cannot be lost, and every attempt carries that key.
+ */
+export interface RefundRequested {
+  readonly type: 'refund.requested';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly idempotency_key: string;
+  readonly amount_cents: number;
+  readonly reason?: string;
+  readonly requested_by: string;
+  readonly at: number;
+}
+
+/**
+ * The service answered 201 (contract 5), or, for a refund whose answer was lost, Tx Status
+ * read `refunded` when it asked for all that was left (contract 3): then the ids are null.
+ */
+export interface RefundMade {
+  readonly type: 'refund.made';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly pay_in_refund_request_id: string | null;
+  readonly service_refund_id: string | null;
+  readonly refunded_cents: number;
+  readonly at: number;
+}
+
+/** A definite refusal: nothing was refunded. */
+export interface RefundRefused {
+  readonly type: 'refund.refused';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly error: CreateRefusal;
+  readonly at: number;
+}
+
+/** No definite answer (timeout, 5xx, connection lost, a crash): followed up, never forgotten. */
+export interface RefundUncertain {
+  readonly type: 'refund.uncertain';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly reason: UncertainReason;
+  readonly attempts: number;
+  readonly at: number;
+}
+
+export type RefundEvent = RefundRequested | RefundMade | RefundRefused | RefundUncertain;
+export const REFUND_EVENT_TYPES: readonly RefundEvent['type'][] = ['refund.requested', 'refund.made', 'refund.refused', 'refund.uncertain'];
+
+export type RefundState = 'requested' | 'uncertain' | 'made' | 'refused';
+
+/** One refund of the sale as the journal knows it. */
+export interface RefundFact {
+  readonly refund_id: string;
+  readonly idempotency_key: string;
+  readonly amount_cents: number;
+  readonly reason?: string;
+  readonly requested_by: string;
+  readonly requested_at: number;
+  /** made and refused are final; requested/uncertain are open (the follow-up resolves them). */
+  readonly state: RefundState;
+  readonly made?: { readonly pay_in_refund_request_id: string | null; readonly service_refund_id: string | null; readonly refunded_cents: number; readonly at: number };
+  readonly error?: CreateRefusal;
+  readonly uncertain?: { readonly reason: UncertainReason; readonly attempts: number; readonly at: number };
+}
+
 export type SaleEvent =
+  | RefundEvent
   | SaleRequested
   | SaleCreated
   | SaleCreateFailed
@@ -435,6 +509,8 @@ export interface Sale {
   readonly issues: readonly SaleIssue[];
   /** Contradicting facts that were refused rather than stored (the first fact stands). */
   readonly conflicts: readonly SaleIssue[];
+  /** Refunds asked for in this app, in the order asked (absent on sales journaled before refunds existed). */
+  readonly refunds?: readonly RefundFact[];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -680,7 +756,55 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
     }
     case 'charge.done':
       return { ...sale, dones: upsert(sale.dones, doneFrom(event, attribution), (d) => d.key, mergeDone) };
+    case 'refund.requested':
+    case 'refund.made':
+    case 'refund.refused':
+    case 'refund.uncertain':
+      return mergeRefund(sale, event);
   }
+}
+
+/** What a refund's state may become: a definite answer is final, the first one stands. */
+const REFUND_RANK: Readonly<Record<RefundState, number>> = { requested: 0, uncertain: 1, refused: 2, made: 3 };
+
+function mergeRefund(sale: Sale, e: RefundEvent): Sale {
+  const refunds = sale.refunds ?? [];
+  const current = refunds.find((r) => r.refund_id === e.refund_id);
+  if (e.type === 'refund.requested') {
+    if (current) return sale;
+    const fact: RefundFact = {
+      refund_id: e.refund_id,
+      idempotency_key: e.idempotency_key,
+      amount_cents: e.amount_cents,
+      ...(e.reason === undefined ? {} : { reason: e.reason }),
+      requested_by: e.requested_by,
+      requested_at: e.at,
+      state: 'requested',
+    };
+    return { ...sale, refunds: [...refunds, fact] };
+  }
+  // An outcome of a refund this sale never asked for is not this sale's to record.
+  if (!current) return sale;
+  let next: RefundFact = current;
+  if (e.type === 'refund.made' && REFUND_RANK[current.state] < REFUND_RANK.made) {
+    const { error: _e, ...rest } = current;
+    next = { ...rest, state: 'made', made: { pay_in_refund_request_id: e.pay_in_refund_request_id, service_refund_id: e.service_refund_id, refunded_cents: e.refunded_cents, at: e.at } };
+  } else if (e.type === 'refund.refused' && REFUND_RANK[current.state] < REFUND_RANK.refused) {
+    next = { ...current, state: 'refused', error: e.error };
+  } else if (e.type === 'refund.uncertain' && current.state === 'requested') {
+    next = { ...current, state: 'uncertain', uncertain: { reason: e.reason, attempts: e.attempts, at: e.at } };
+  }
+  return next === current ? sale : { ...sale, refunds: refunds.map((r) => (r.refund_id === e.refund_id ? next : r)) };
+}
+
+/** Cents the service confirmed refunded through this app. */
+export function refundsMadeCents(sale: Pick<Sale, 'refunds'>): number {
+  return (sale.refunds ?? []).reduce((sum, r) => sum + (r.made?.refunded_cents ?? 0), 0);
+}
+
+/** The refund asked for and not yet answered for certain, if any (one at a time per sale). */
+export function openRefund(sale: Pick<Sale, 'refunds'>): RefundFact | undefined {
+  return (sale.refunds ?? []).find((r) => r.state === 'requested' || r.state === 'uncertain');
 }
 
 function requestFacts(s: Sale): unknown {
@@ -873,6 +997,12 @@ function settle(f: Sale): Sale {
   for (const issue of issues) wanted.push({ reason: 'conflict', subject: `${issue.code}:${issue.detail}` });
   const acked = new Set(f.acknowledgements.map((a) => `${a.reason}\u0000${a.subject}`));
   const attention = dedupeAttention(wanted.filter((a) => !acked.has(`${a.reason}\u0000${a.subject}`)));
+  // Contract 5: money given back through this app. What needs a person about the payment
+  // itself (above) stays; the status says how much of it the store kept.
+  const made = refundsMadeCents(f);
+  if (paid && made > 0 && (status === 'paid' || status === 'amount_mismatch' || status === 'paid_late')) {
+    status = paid.received_cents !== null && made >= paid.received_cents ? 'refunded' : 'partly_refunded';
+  }
 
   const webhookIds = sortedUnique([...ordered.flatMap((p) => p.webhook_ids), ...f.dones.flatMap((d) => d.webhook_ids)]);
 
@@ -1002,7 +1132,7 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
       return before.created || before.create_error || hasPayment ? 'uncertain_after_outcome' : null;
     case 'sale.displaced':
       if (s === 'requested') return 'displaced_in_flight';
-      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded') return 'displaced_after_payment';
+      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded' || s === 'partly_refunded') return 'displaced_after_payment';
       if (s === 'expired') return 'displaced_after_expiry';
       if (s === 'failed') return 'displaced_refused_sale';
       return null; // pending, uncertain, displaced (one more displacer), paid_late
@@ -1013,12 +1143,18 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
     case 'sale.expired':
       if (s === 'pending' || s === 'expired' || s === 'withdrawn') return null;
       if (s === 'displaced' || s === 'paid_late') return 'expired_while_displaced';
-      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded') return 'expired_after_payment';
+      if (s === 'paid' || s === 'amount_mismatch' || s === 'refunded' || s === 'partly_refunded') return 'expired_after_payment';
       return 'expired_before_created';
     case 'sale.withdrawn':
       return s === 'pending' ? null : 'withdrawn_not_pending';
     case 'sale.acknowledged':
       return before.attention.some((a) => a.reason === event.reason && a.subject === event.subject) ? null : 'nothing_to_acknowledge';
+    case 'refund.requested':
+    case 'refund.made':
+    case 'refund.refused':
+    case 'refund.uncertain':
+      // The terminal asks only for a paid sale; an answer is always recorded (money is never dropped).
+      return null;
     case 'payment.received':
     case 'charge.done':
       // Every state takes a payment (extra ones need a person); only a sale the service

@@ -57,8 +57,12 @@ export class FollowUpLoop {
   #ticking: Promise<void> | null = null;
   #stopped = false;
 
-  constructor(ctx: TerminalContext, charging: Charging, payments: PaymentIntake, poll: PollPolicy) {
+  /** Further open work each pass resumes (the refunds left unanswered: refunding.ts). */
+  readonly #alsoFollow: () => Promise<void>;
+
+  constructor(ctx: TerminalContext, charging: Charging, payments: PaymentIntake, poll: PollPolicy, alsoFollow: () => Promise<void> = async () => {}) {
     this.#ctx = ctx;
+    this.#alsoFollow = alsoFollow;
     this.#charging = charging;
     this.#payments = payments;
     this.#poll = poll;
@@ -130,6 +134,7 @@ export class FollowUpLoop {
       }
     }
     if (changed.length > 0) this.#ctx.onChange(changed);
+    if (!this.#stopped) await this.#alsoFollow();
   }
 
   #dueAt(f: FollowUp, sales: readonly Sale[], now: number): number {

@@ -21,6 +21,8 @@ function sale(over: Partial<SaleSummary>): SaleSummary {
     received_cents: 1250,
     received_total_cents: 1250,
     refunded_cents: 0,
+    refundable_cents: 0,
+    refunds: [],
     paid_at: Date.UTC(2026, 10, 21, 13, 1),
     e2e_id: 'E1',
     description: { key: 'sale.paid', params: {}, tone: 'success', needs_person: false, attention: [], acknowledged: [] },
@@ -57,6 +59,7 @@ describe('shift totals', () => {
       unmatched_cents: 0,
       refunded: 0,
       refunded_cents: 0,
+      partly_refunded: 0,
     });
   });
 

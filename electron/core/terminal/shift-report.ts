@@ -35,9 +35,14 @@ export interface ShiftTotals {
   unmatched_count: number;
   /** Their amounts, where readable. */
   unmatched_cents: number;
-  /** Sales whose charge was refunded (Tx Status `refunded`), and the money that went back: not in collected_cents. */
+  /**
+   * Sales refunded in full (Tx Status `refunded`, or refunds made here), and the money that
+   * went back from every sale, partly refunded ones included: not in collected_cents.
+   */
   refunded: number;
   refunded_cents: number;
+  /** Sales of which only part was given back (contract 5); still counted as paid money kept in part. */
+  partly_refunded: number;
 }
 
 /** A payment no sale holds, as the totals count it. */
@@ -85,6 +90,7 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
     unmatched_cents: unmatched.reduce((sum, u) => sum + (u.amount_cents ?? 0), 0),
     refunded: 0,
     refunded_cents: 0,
+    partly_refunded: 0,
   };
   for (const s of sales) {
     t.collected_cents += s.received_total_cents;
@@ -120,6 +126,9 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
         break;
       case 'refunded':
         t.refunded++;
+        break;
+      case 'partly_refunded':
+        t.partly_refunded++;
         break;
     }
   }
@@ -160,7 +169,7 @@ export function eventView(entry: JournalEntry): JournalEventView {
     sale_ids: Array.isArray(data.sale_ids) ? (data.sale_ids as string[]) : [],
     by,
     details: {
-      amount_cents: cents(first.amount_cents) ?? cents(first.amount_brl),
+      amount_cents: cents(first.amount_cents) ?? cents(first.refunded_cents) ?? cents(first.amount_brl),
       pix_id: text(first.pix_id),
       external_id: text(first.external_id),
       reason: text(first.reason),

@@ -33,6 +33,13 @@ export interface ShiftReport {
   /** A closed shift: payments journaled after its close, before the next shift opened. */
   after_close: CarriedPayment[];
   after_close_cents: number;
+  /**
+   * Refunds made in this shift or day (listed in `carried`, type `refund.made`) of sales of an
+   * earlier one: money given back here, not in totals (those count this shift's own sales).
+   */
+  carried_refunds_cents?: number;
+  /** A closed shift: refunds journaled after its close, before the next shift opened. */
+  after_close_refunds_cents?: number;
 }
 
 export interface DayFrame {
@@ -166,6 +173,8 @@ export class Shifts {
       carried_cents: carried.cents,
       after_close: afterClose.items,
       after_close_cents: afterClose.cents,
+      carried_refunds_cents: carried.refundsCents,
+      after_close_refunds_cents: afterClose.refundsCents,
     };
   }
 
@@ -207,6 +216,7 @@ export class Shifts {
       carried_cents: carried.cents,
       after_close: [],
       after_close_cents: 0,
+      carried_refunds_cents: carried.refundsCents,
     };
   }
 
@@ -293,14 +303,15 @@ export class Shifts {
    * Payments among `entries` on sales that `foreign` says belong elsewhere, each pointing
    * back to its sale and that sale's shift; their money, each payment once.
    */
-  async #carried(entries: readonly JournalEntry[], foreign: (saleId: string) => boolean, rows: Map<string, SaleRow | undefined>): Promise<{ items: CarriedPayment[]; cents: number }> {
+  async #carried(entries: readonly JournalEntry[], foreign: (saleId: string) => boolean, rows: Map<string, SaleRow | undefined>): Promise<{ items: CarriedPayment[]; cents: number; refundsCents: number }> {
     const items: CarriedPayment[] = [];
+    let refundsCents = 0;
     // Per sale, one payment per identity (lifecycle's samePayment): a webhook and a poll of one payment count once.
     const payments = new Map<string, { e2e_id?: string | null; cents: number }[]>();
     for (const entry of entries) {
       const data = factData(entry);
       const report = data?.events[0];
-      if (!data || !PAYMENT_ENTRIES.has(entry.type)) continue;
+      if (!data || (!PAYMENT_ENTRIES.has(entry.type) && entry.type !== 'refund.made')) continue;
       for (const saleId of data.sale_ids.filter(foreign)) {
         if (!rows.has(saleId)) rows.set(saleId, await this.#journal.sales.get(saleId));
         const row = rows.get(saleId);
@@ -316,6 +327,8 @@ export class Shifts {
           sale_requested_by: row?.sale.requested_by ?? null,
           sale_shift_id: row?.shift_id ?? null,
         });
+        // Contract 5: a refund of an earlier sale, given back here (each refund is one entry).
+        if (report?.type === 'refund.made') refundsCents += report.refunded_cents;
         if (report?.type === 'payment.received') {
           const known = payments.get(saleId) ?? [];
           if (!known.some((p) => samePayment(p, report))) known.push({ e2e_id: report.e2e_id, cents: wireBrlCents(report.amount_brl) ?? 0 });
@@ -326,7 +339,7 @@ export class Shifts {
     // A charge.done stands for its payment only while that payment's own report is missing.
     const reported = new Set(items.filter((i) => i.type !== 'charge.done').map((i) => i.sale_id));
     const shown = items.filter((i) => i.type !== 'charge.done' || !reported.has(i.sale_id));
-    return { items: shown, cents: [...payments.values()].flat().reduce((sum, p) => sum + p.cents, 0) };
+    return { items: shown, cents: [...payments.values()].flat().reduce((sum, p) => sum + p.cents, 0), refundsCents };
   }
 
   /** Where a day's payments kept apart may have been claimed: any attribution, any rematch of the sales they name. */

@@ -11,6 +11,7 @@ import { OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } 
 import { DEFAULT_POLL, FOLLOWED_STATUSES, FollowUpLoop, type PollPolicy } from './follow-up.ts';
 import { PaymentIntake, UNMATCHED_PROJECTION, unmatchedProjection } from './payment-intake.ts';
 import { SETTLED_PROJECTION, SettlementIntake, settledProjection } from './settlement-intake.ts';
+import { OPEN_REFUNDS_PROJECTION, openRefundsProjection, Refunding, type RefundInput } from './refunding.ts';
 import { checkoutView, RECENT, saleSummary, type CheckoutView, type SaleSummary } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
 
@@ -41,7 +42,7 @@ export const TERMINAL_JOURNAL = {
   saleKeys: saleRowKeys,
   operatorActions: OPERATOR_ACTIONS,
   openStatuses: FOLLOWED_STATUSES,
-  projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection },
+  projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection, [OPEN_REFUNDS_PROJECTION]: openRefundsProjection },
 } as const satisfies Partial<OpenJournalOptions<SaleRow>>;
 
 export interface TerminalOptions {
@@ -63,6 +64,7 @@ export class Terminal {
   readonly payments: PaymentIntake;
   readonly #settlements: SettlementIntake;
   readonly #followUp: FollowUpLoop;
+  readonly #refunding: Refunding;
 
   constructor(options: TerminalOptions) {
     this.#ctx = {
@@ -77,7 +79,8 @@ export class Terminal {
     this.payments = new PaymentIntake(this.#ctx);
     this.#charging = new Charging(this.#ctx, (pixId, serviceId) => this.payments.rematchIds(pixId, serviceId));
     this.#settlements = new SettlementIntake(this.#ctx);
-    this.#followUp = new FollowUpLoop(this.#ctx, this.#charging, this.payments, { ...DEFAULT_POLL, ...options.poll });
+    this.#refunding = new Refunding(this.#ctx, this.payments);
+    this.#followUp = new FollowUpLoop(this.#ctx, this.#charging, this.payments, { ...DEFAULT_POLL, ...options.poll }, () => this.#refunding.resume());
   }
 
   /** Rebuilds what lives only in memory (payments without a sale) from the journal. */
@@ -92,6 +95,7 @@ export class Terminal {
 
   async stop(): Promise<void> {
     await this.#followUp.stop();
+    await this.#refunding.drain();
     await this.#ctx.locks.drain();
   }
 
@@ -138,6 +142,17 @@ export class Terminal {
   /** A person withdraws a pending sale (see Charging.withdraw); resolves with its checkout's view. */
   async withdraw(input: { saleId: string; by: string }): Promise<CheckoutView> {
     return this.checkoutView(await this.#charging.withdraw(input));
+  }
+
+  /**
+   * A supervisor refunds part or all of what is left of a paid sale (see Refunding): resolves
+   * with the sale once the outcome is journaled; a definite refusal rejects with its sentence.
+   */
+  async refund(input: RefundInput): Promise<{ sale: SaleSummary; events: JournalEntry[] }> {
+    await this.#refunding.refund(input);
+    const detail = await this.saleDetail(input.saleId);
+    if (!detail) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+    return detail;
   }
 
   // ── A person's acknowledgement ────────────────────────────────────────────────────

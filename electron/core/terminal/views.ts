@@ -1,7 +1,8 @@
 import { validateBrCode } from '../../shared/emv.ts';
 import { checkoutScreen } from '../sales/checkout.ts';
 import { describeSale, type SaleDescription } from '../sales/describe.ts';
-import type { AttentionReason, QrType, Sale, SaleIssue, SaleStatus } from '../sales/lifecycle.ts';
+import { refundsMadeCents, type AttentionReason, type QrType, type RefundState, type Sale, type SaleIssue, type SaleStatus } from '../sales/lifecycle.ts';
+import { refundableCents } from '../sales/refunds.ts';
 
 /**
  * What the renderer is shown. The core decides every state; the renderer only displays
@@ -29,12 +30,33 @@ export interface SaleSummary {
    * counts as its payment); a refunded payment is in refunded_cents instead.
    */
   received_total_cents: number;
-  /** Payments whose charge was refunded (Tx Status `refunded`): received, then given back. */
+  /**
+   * Money received, then given back: a payment whose charge Tx Status reads `refunded`, or
+   * the refunds this app made (contract 5). Never also in received_total_cents.
+   */
   refunded_cents: number;
+  /** What a supervisor may still refund (0 while a refund is unanswered: one at a time). */
+  refundable_cents: number;
+  /** The refunds asked for through this app, oldest first. */
+  refunds: RefundView[];
   paid_at: number | null;
   e2e_id: string | null;
   description: SaleDescription;
   issues: SaleIssue[];
+}
+
+export interface RefundView {
+  refund_id: string;
+  amount_cents: number;
+  reason: string | null;
+  requested_by: string;
+  requested_at: number;
+  /** requested/uncertain: not answered for certain yet (followed up); made; refused. */
+  state: RefundState;
+  refunded_cents: number | null;
+  /** A refusal's stable code (ServiceError.problem), and the service's detail. */
+  error_code: string | null;
+  error_detail: string | null;
 }
 
 export type ScreenView =
@@ -116,7 +138,19 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
     displaced_by: sale.displaced_by ?? null,
     received_cents: sale.paid?.received_cents ?? null,
     received_total_cents: receivedTotal(sale),
-    refunded_cents: sale.payments.filter((p) => p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0),
+    refunded_cents: refundedCents(sale),
+    refundable_cents: refundableCents(sale),
+    refunds: (sale.refunds ?? []).map((r) => ({
+      refund_id: r.refund_id,
+      amount_cents: r.amount_cents,
+      reason: r.reason ?? null,
+      requested_by: r.requested_by,
+      requested_at: r.requested_at,
+      state: r.state,
+      refunded_cents: r.made?.refunded_cents ?? null,
+      error_code: r.error?.code ?? null,
+      error_detail: r.error?.detail ?? null,
+    })),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
     description: describeSale(sale, checkoutSales),
@@ -126,8 +160,15 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
 
 function receivedTotal(sale: Sale): number {
   // charge.done before charge.paid (contract 4: no order): the done stands for its payment.
-  if (sale.payments.length === 0) return sale.paid?.received_cents ?? 0;
-  return sale.payments.filter((p) => !p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
+  const kept = sale.payments.length === 0 ? (sale.paid?.received_cents ?? 0) : sale.payments.filter((p) => !p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
+  // A charge Tx Status reads `refunded` is already out of `kept`; otherwise the refunds made here come off it.
+  return sale.payments.some((p) => p.refunded) ? kept : Math.max(0, kept - refundsMadeCents(sale));
+}
+
+function refundedCents(sale: Sale): number {
+  const byStatus = sale.payments.filter((p) => p.refunded).reduce((sum, p) => sum + (p.received_cents ?? 0), 0);
+  // Tx Status `refunded` covers the whole charge, the refunds made here included.
+  return byStatus > 0 ? byStatus : refundsMadeCents(sale);
 }
 
 /** Contract 2: a client validates the CRC before it ever shows a code. */

@@ -4,6 +4,7 @@
  * modes the refund brings a deduction into the checkout's pending refunds (refunds.ts,
  * settlement.ts); a charge refunded in full reads `refunded` in Tx Status.
  */
+import { createHash } from 'node:crypto';
 import { ACCESS, guard } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
 import { detailError } from '../http.ts';
@@ -13,6 +14,7 @@ import type { ChargeQuote } from '../quotes.ts';
 import { planRefund, refundView } from '../refunds.ts';
 import { formatCents } from '../../shared/money.ts';
 import { Fields } from '../validate.ts';
+import { IDEMPOTENCY_TTL_MS } from './sales.ts';
 import { runnerOf } from './settlements.ts';
 
 export const DETAIL_CHARGE_NOT_FOUND = 'Charge not found';
@@ -24,12 +26,27 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.add('POST', '/v2/pay_in_refunds/request', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const f = Fields.body(req.body);
+    const h = Fields.headers(req.headers);
+    const idempotencyKey = h.string('idempotency-key', { min: 1, max: 255 });
+    const f = Fields.body(req.body, h.items);
     const serviceId = f.string('service_id', { required: true, min: 1 });
     const amountCents = f.cents('amount', { gt: 0 });
     const reason = f.string('reason', { max: REFUND_REASON_MAX });
     f.check();
     const { state } = ctx;
+    // Contract 5 does not say whether a refund takes an Idempotency-Key; the sandbox honours
+    // it as contract 2 does for a create (same key and request within 24 h: the first answer
+    // again, nothing refunded twice; another request under the key: 409), so a client that
+    // lost an answer can ask again safely. Keys live apart from the creates' keys.
+    const idemKey = idempotencyKey === undefined ? null : `${p.merchantId}:refund:${idempotencyKey}`;
+    const requestHash = createHash('sha256').update(JSON.stringify([serviceId, amountCents ?? null, reason ?? null])).digest('hex');
+    if (idemKey !== null) {
+      const previous = state.idempotency[idemKey];
+      if (previous !== undefined && previous.expires_at > ctx.clock.now()) {
+        if (previous.body_hash !== requestHash) throw detailError(409, 'Idempotency-Key reused with a different body');
+        return { status: previous.status, body: previous.body, headers: { 'Idempotent-Replayed': 'true' } };
+      }
+    }
     const pixId = Object.hasOwn(state.saleIdByServiceId, serviceId as string) ? state.saleIdByServiceId[serviceId as string] : undefined;
     const sale = pixId === undefined ? undefined : state.sales[pixId];
     // reference 5 rule 4: another merchant's charge is answered as a missing one
@@ -69,7 +86,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     // contract 3: Tx Status reads `refunded` once nothing is left
     if (plan.fullyRefunded) sale.status = 'refunded';
     runner.sync();
+    const body = refundView(plan.record);
+    if (idemKey !== null) state.idempotency[idemKey] = { body_hash: requestHash, status: 201, body, expires_at: ctx.clock.now() + IDEMPOTENCY_TTL_MS };
     ctx.persist();
-    return { status: 201, body: refundView(plan.record) };
+    return { status: 201, body };
   });
 }

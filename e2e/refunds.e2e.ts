@@ -1,0 +1,100 @@
+import type { APIRequestContext, Page } from '@playwright/test';
+import { addOperator, expect, openCashier, signIn, signOut, snap, test, type Payer } from './fixtures.ts';
+
+/**
+ * Refunds (issue 10, point 4) as a supervisor lives them: a paid sale of the shift is
+ * refunded in part, then the rest, from the Shift journal; the sale reads Partly refunded,
+ * then Refunded, the totals change, and the service's own state is read through its public
+ * API (Tx Status, and a refund request for more than any charge could have left, whose 422
+ * names what is left) after each step, never from the screen alone.
+ */
+
+const currentSale = (page: Page) => page.getByRole('region', { name: 'Current sale' });
+const salesRegion = (page: Page) => page.getByRole('region', { name: 'Sales of the shift' });
+/** Contract 7: the fixture's supervisor token (pay_in, any role may refund: contract 1). */
+const TOKEN = 'Bearer sandbox-supervisor-token';
+
+async function txStatus(request: APIRequestContext, payer: Payer, pixId: string): Promise<string> {
+  const res = await request.get(`${payer.baseUrl}/v2/tx_status/${pixId}`, { headers: { authorization: TOKEN } });
+  expect(res.status()).toBe(200);
+  return ((await res.json()) as { status: string }).status;
+}
+
+/** What the service would still refund: asking for more than any charge has is always a 422 that says. */
+async function leftAtService(request: APIRequestContext, payer: Payer, serviceId: string): Promise<string | undefined> {
+  const res = await request.post(`${payer.baseUrl}/v2/pay_in_refunds/request`, { headers: { authorization: TOKEN }, data: { service_id: serviceId, amount: '999999.99' } });
+  expect(res.status()).toBe(422);
+  return ((await res.json()) as { detail: { ctx?: { le?: string } }[] }).detail[0]?.ctx?.le;
+}
+
+test('a supervisor refunds part, then the rest, of a paid sale and sees the totals change', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
+  await addOperator(page, rui);
+  await signOut(page);
+  await signIn(page, rui);
+
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  await page.getByRole('button', { name: 'Open shift' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+
+  // A paid sale of R$ 10,00.
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await page.getByLabel('Amount', { exact: true }).fill('10,00');
+  await page.getByLabel('Amount', { exact: true }).press('Enter');
+  await expect(currentSale(page).getByRole('img', { name: 'Payment QR code' })).toBeVisible();
+  await payer.payCheckout();
+  await expect(currentSale(page)).toContainText('R$10.00 received.');
+  const [sold] = await payer.sales();
+  expect(sold?.status).toBe('paid');
+  const { pix_id: pixId, service_id: serviceId } = sold as { pix_id: string; service_id: string };
+
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  const row = salesRegion(page).locator('tbody tr[data-sale-id]').filter({ hasText: pixId });
+  await expect(row).toHaveAttribute('data-status', 'paid');
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$10.00');
+  await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$0.00');
+
+  // ── Part: the amount is prefilled with all that is left; the supervisor gives back 4,00 ──
+  await row.getByRole('button', { name: 'Refund', exact: true }).click();
+  const form = row.getByRole('form', { name: 'Refund' });
+  await expect(form.getByLabel('Amount', { exact: true })).toHaveValue('10.00');
+  await expect(form).toContainText('Left to refund: R$10.00');
+  // More than the sale: refused in words before anything is sent.
+  await form.getByLabel('Amount', { exact: true }).fill('10.01');
+  await form.getByRole('button', { name: 'Confirm refund' }).click();
+  await expect(form.getByRole('alert')).toHaveText('That is more than is left to refund on this sale; nothing was sent. Refund at most what is left.');
+  expect(await leftAtService(request, payer, serviceId)).toBe('10.00');
+
+  await form.getByLabel('Amount', { exact: true }).fill('4.00');
+  await form.getByLabel('Reason', { exact: true }).fill('one item returned');
+  await form.getByRole('button', { name: 'Confirm refund' }).click();
+  await expect(row).toHaveAttribute('data-status', 'partly_refunded');
+  await expect(row).toContainText('Partly refunded');
+  await expect(row).toContainText('Refunded R$4.00 to the customer (Rui).');
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$6.00');
+  await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$4.00');
+  await expect(page.getByTestId('total-partly_refunded')).toHaveText('1');
+  expect(await txStatus(request, payer, pixId)).toBe('paid');
+  expect(await leftAtService(request, payer, serviceId)).toBe('6.00');
+  await snap(page, testInfo, '01-partly-refunded');
+
+  // ── The rest ──────────────────────────────────────────────────────────────────────
+  await row.getByRole('button', { name: 'Refund', exact: true }).click();
+  await expect(form.getByLabel('Amount', { exact: true })).toHaveValue('6.00');
+  await form.getByRole('button', { name: 'Confirm refund' }).click();
+  await expect(row).toHaveAttribute('data-status', 'refunded');
+  await expect(row.getByRole('button', { name: 'Refund', exact: true })).toHaveCount(0);
+  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$0.00');
+  await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$10.00');
+  await expect(page.getByTestId('total-refunded')).toHaveText('1');
+  await expect(page.getByTestId('total-partly_refunded')).toHaveText('0');
+  expect(await txStatus(request, payer, pixId)).toBe('refunded');
+  expect((await payer.sales())[0]?.status).toBe('refunded');
+  await snap(page, testInfo, '02-refunded');
+
+  // The cashier's list says so too.
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await expect(page.getByRole('region', { name: 'Recent sales' }).locator('[data-status="refunded"]')).toHaveCount(1);
+});

@@ -1,0 +1,182 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
+import type { Core } from '../core.ts';
+import { CoreError } from '../errors.ts';
+import { memoryLogger } from '../log.ts';
+import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { waitFor, type ServiceControl } from './fixtures/service.ts';
+
+/**
+ * Refunds (contract 5) against the embedded sandbox over real HTTP: the supervisor's refund
+ * of part, then the rest; an amount over what is left refused before anything is sent; an
+ * unknown outcome asked again with the same Idempotency-Key and refunded exactly once; a
+ * refund made outside the app learnt from Tx Status. The service's side is read through
+ * its public API (Tx Status, and a refund request that asks one cent too much: its 422
+ * names what is left), never through the app alone.
+ */
+const log = memoryLogger(systemClock);
+let app: CoreOnSandbox;
+let core: Core;
+let svc: ServiceControl;
+const REFUND = { target: 'route', method: 'POST', path: '/v2/pay_in_refunds/request' } as const;
+
+beforeAll(async () => {
+  app = await startCoreOnSandbox('refunds', log, { secondCheckout: false });
+  ({ core, svc } = app);
+  await core.openShift('Marta', undefined);
+}, 60_000);
+afterAll(() => app?.stop());
+afterEach(() => app.settle());
+
+/** A sale charged and paid by webhook; its ids at the service. */
+async function paidSale(amountCents: number): Promise<{ saleId: string; pixId: string; serviceId: string }> {
+  const saleId = (await core.charge({ by: 'Caio', amountCents })).newest?.sale_id ?? '';
+  expect((await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
+  const sale = await waitFor(async () => {
+    const d = await core.terminal.saleDetail(saleId);
+    return d?.sale.status === 'paid' ? d.sale : undefined;
+  }, 'the sale to be paid');
+  return { saleId, pixId: sale.pix_id ?? '', serviceId: sale.service_id ?? '' };
+}
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  fetch(`${core.status().service.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${FIXTURE_TOKENS.supervisor}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+
+const txStatus = async (pixId: string) => ((await (await api(`/v2/tx_status/${pixId}`)).json()) as { status: string }).status;
+
+/**
+ * What the service still would refund, read through its public API: a request for more than
+ * the charge could ever have left is always refused (contract 5: 422) and refunds nothing;
+ * its validation item names the bound (reference 7: `less_than_equal`, ctx.le).
+ */
+async function leftAtService(serviceId: string): Promise<string | null> {
+  const res = await api('/v2/pay_in_refunds/request', { method: 'POST', body: { service_id: serviceId, amount: '999999.99' } });
+  expect(res.status).toBe(422);
+  const body = (await res.json()) as { detail: { type: string; ctx?: { le?: string } }[] };
+  return body.detail[0]?.type === 'less_than_equal' ? (body.detail[0].ctx?.le ?? null) : null;
+}
+
+describe('a supervisor refunds a paid sale', () => {
+  it('part, then the rest: Partly refunded, then Refunded, in every view and at the service', async () => {
+    const { saleId, pixId, serviceId } = await paidSale(1000);
+    const supervisor = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
+
+    const part = await supervisor('sale.refund', { saleId, amountCents: 400, reason: 'one item returned' });
+    expect(part).toMatchObject({ ok: true, result: { sale: { status: 'partly_refunded', refunded_cents: 400, received_total_cents: 600, refundable_cents: 600 } } });
+    expect(await leftAtService(serviceId)).toBe('6.00');
+    expect(await txStatus(pixId)).toBe('paid');
+
+    // The intent was journaled in the supervisor's name, with its key, before the answer.
+    const events = (await core.terminal.saleDetail(saleId))?.events ?? [];
+    const intent = events.find((e) => e.type === 'refund.requested');
+    expect(intent?.data).toMatchObject({ by: 'Rui', events: [{ amount_cents: 400, reason: 'one item returned', requested_by: 'Rui' }] });
+    expect((intent?.data as { events: { idempotency_key: string }[] }).events[0]?.idempotency_key).toMatch(/^[\x21-\x7e]{1,255}$/);
+    expect(events.map((e) => e.type).slice(-2)).toEqual(['refund.requested', 'refund.made']);
+
+    let view = await core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
+    expect(view.recent.find((s) => s.sale_id === saleId)?.status).toBe('partly_refunded');
+    let report = await core.shifts.report({});
+    expect(report.totals).toMatchObject({ partly_refunded: 1, refunded_cents: 400 });
+    const collectedBefore = report.totals.collected_cents;
+
+    const rest = await supervisor('sale.refund', { saleId, amountCents: 600 });
+    expect(rest).toMatchObject({ ok: true, result: { sale: { status: 'refunded', refunded_cents: 1000, received_total_cents: 0, refundable_cents: 0 } } });
+    expect(await txStatus(pixId)).toBe('refunded');
+
+    view = await core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
+    expect(view.recent.find((s) => s.sale_id === saleId)?.status).toBe('refunded');
+    report = await core.shifts.report({});
+    expect(report.totals).toMatchObject({ partly_refunded: 0, refunded_cents: 1000, collected_cents: collectedBefore - 600 });
+    const row = (await core.shifts.exportCsv(undefined)).csv.split('\r\n').find((line) => line.startsWith(saleId));
+    expect(row?.split(',')[3]).toBe('refunded');
+    expect(row?.split(',').at(-1)).toBe('10.00');
+
+    // Nothing is left: a further refund is refused in words, and nothing is sent.
+    expect(await supervisor('sale.refund', { saleId, amountCents: 1 })).toMatchObject({ ok: false, error: { code: 'conflict', params: { problem: 'refund_nothing_left' } } });
+  });
+
+  it('a cashier may not refund', async () => {
+    const { saleId } = await paidSale(500);
+    const cashier = await dispatcherAs(core, await sessionAs(core, 'cashier'));
+    expect(await cashier('sale.refund', { saleId, amountCents: 100 })).toMatchObject({ ok: false, error: { code: 'forbidden', params: { role: 'supervisor' } } });
+    expect((await core.terminal.saleDetail(saleId))?.sale.status).toBe('paid');
+  });
+
+  it('more than is left is refused with a sentence, and nothing reaches the service', async () => {
+    const { saleId, serviceId } = await paidSale(1000);
+    await core.terminal.refund({ saleId, amountCents: 300, by: 'Rui' });
+    // Armed on the refund route: a request sent would consume it.
+    await svc('POST', '/_sandbox/faults', { ...REFUND, fault: 'http_503', count: 1 });
+    const refused = await core.terminal.refund({ saleId, amountCents: 701, by: 'Rui' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CoreError);
+    expect(refused).toMatchObject({ code: 'invalid_argument', params: { problem: 'refund_amount_too_large', left_cents: 700 } });
+    expect((refused as Error).message).toBe('At most R$ 7.00 is left to refund on this sale; nothing was sent.');
+    expect(await svc.faults()).toMatchObject([{ remaining: 1 }]);
+    await svc('DELETE', '/_sandbox/faults');
+    const detail = await core.terminal.saleDetail(saleId);
+    expect(detail?.events.filter((e) => e.type === 'refund.requested')).toHaveLength(1);
+    expect(detail?.sale).toMatchObject({ status: 'partly_refunded', refundable_cents: 700 });
+    expect(await leftAtService(serviceId)).toBe('7.00');
+  });
+
+  it.each(['lost_response', 'http_502'] as const)('an unknown outcome (%s) is asked again with the same key and refunded exactly once', async (fault) => {
+    const { saleId, serviceId } = await paidSale(1000);
+    // More failures than one call's attempts: the call ends without a definite answer.
+    await svc('POST', '/_sandbox/faults', { ...REFUND, fault, count: 8 });
+    const sale = await core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
+    expect(sale.sale).toMatchObject({ status: 'paid', refundable_cents: 0, refunds: [{ amount_cents: 400, state: 'uncertain', requested_by: 'Rui' }] });
+    // One at a time: while its outcome is unknown, no other refund of the sale is asked for.
+    await expect(core.terminal.refund({ saleId, amountCents: 100, by: 'Rui' })).rejects.toMatchObject({ params: { problem: 'refund_open' } });
+
+    await svc('DELETE', '/_sandbox/faults');
+    const settled = await waitFor(
+      async () => {
+        const d = await core.terminal.saleDetail(saleId);
+        return d?.sale.refunds[0]?.state === 'made' ? d : undefined;
+      },
+      'the follow-up to resolve the refund',
+      { between: async () => {
+        await svc('POST', '/_sandbox/clock/advance', { seconds: 11 });
+        await core.terminal.tick();
+      } },
+    );
+    expect(settled.sale).toMatchObject({ status: 'partly_refunded', refunded_cents: 400, refundable_cents: 600 });
+    expect(settled.events.filter((e) => e.type === 'refund.requested')).toHaveLength(1);
+    // Exactly one refund of 4.00 at the service, however many requests it took.
+    expect(await leftAtService(serviceId)).toBe('6.00');
+  });
+
+  it('a refund made outside the app is learnt from Tx Status when the app asks for what it thought was left', async () => {
+    const { saleId, pixId, serviceId } = await paidSale(800);
+    const outside = await api('/v2/pay_in_refunds/request', { method: 'POST', body: { service_id: serviceId } });
+    expect(outside.status).toBe(201);
+    expect(await txStatus(pixId)).toBe('refunded');
+
+    const refused = await core.terminal.refund({ saleId, amountCents: 800, by: 'Rui' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'conflict', params: { problem: 'refund_less_left' } });
+    const detail = await core.terminal.saleDetail(saleId);
+    expect(detail?.sale).toMatchObject({ status: 'refunded', refunded_cents: 800, received_total_cents: 0, refundable_cents: 0, refunds: [{ state: 'refused', error_code: 'refund_less_left' }] });
+    expect(detail?.events.find((e) => e.type === 'refund.refused')?.data).toMatchObject({ events: [{ error: { status: 422 } }] });
+  });
+
+  it('a refund of an earlier shift’s sale is money given back in the shift it was made in; the closed shift stays as closed', async () => {
+    const { saleId } = await paidSale(900);
+    const closed = await core.closeShift('Marta', undefined, true);
+    const frozen = (await core.shifts.report({ shiftId: closed.shift_id })).totals;
+    await core.openShift('Marta', undefined);
+
+    await core.terminal.refund({ saleId, amountCents: 250, by: 'Rui' });
+    const now = await core.shifts.report({});
+    expect(now.sales.map((s) => s.sale_id)).not.toContain(saleId);
+    expect(now.carried_refunds_cents).toBe(250);
+    expect(now.carried).toEqual([expect.objectContaining({ type: 'refund.made', sale_id: saleId, amount_cents: 250, sale_shift_id: closed.shift_id })]);
+    expect(now.carried_cents).toBe(0);
+    expect((await core.shifts.report({ shiftId: closed.shift_id })).totals).toEqual(frozen);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The sandbox's decision where contract 5 is silent: `POST /v2/pay_in_refunds/request` honours
+ * an Idempotency-Key as contract 2 does for a create (README, "Refund Idempotency-Key"). What
+ * the app's refund follow-up relies on to ask again after a lost answer without refunding twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, TOKENS, type TestSandbox } from './harness.ts';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startTestSandbox({ host: '127.0.0.1' });
+});
+afterAll(() => t?.close());
+
+async function paidCharge(amount: string): Promise<{ pix_id: string; service_id: string }> {
+  const created = await t.api.post('/v2/create_dynamic_pix', { amount }, { token: TOKENS.cashier });
+  expect(created.status).toBe(201);
+  expect((await t.api.post('/_sandbox/pay', { emv: created.body.emv }, { token: null })).status).toBe(200);
+  return created.body as { pix_id: string; service_id: string };
+}
+
+const refund = (body: unknown, key?: string) =>
+  t.api.post('/v2/pay_in_refunds/request', body, { token: TOKENS.supervisor, ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }) });
+
+describe('POST /v2/pay_in_refunds/request with an Idempotency-Key', () => {
+  it('answers the same request under the same key with the first 201, refunding once', async () => {
+    const charge = await paidCharge('10.00');
+    const first = await refund({ service_id: charge.service_id, amount: '4.00' }, 'refund-key-1');
+    const again = await refund({ service_id: charge.service_id, amount: '4.00' }, 'refund-key-1');
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // 6.00 is left: the repeat refunded nothing.
+    const probe = await refund({ service_id: charge.service_id, amount: '6.01' });
+    expect(probe.body.detail[0].ctx).toEqual({ le: '6.00' });
+  });
+
+  it('refuses another request under a used key with 409 and refunds nothing', async () => {
+    const charge = await paidCharge('10.00');
+    expect((await refund({ service_id: charge.service_id, amount: '1.00' }, 'refund-key-2')).status).toBe(201);
+    const other = await refund({ service_id: charge.service_id, amount: '2.00' }, 'refund-key-2');
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({ detail: 'Idempotency-Key reused with a different body' });
+    expect((await refund({ service_id: charge.service_id, amount: '9.01' })).body.detail[0].ctx).toEqual({ le: '9.00' });
+  });
+
+  it('keeps refunds without a key as before: each request is a refund', async () => {
+    const charge = await paidCharge('10.00');
+    expect((await refund({ service_id: charge.service_id, amount: '1.00' })).status).toBe(201);
+    expect((await refund({ service_id: charge.service_id, amount: '1.00' })).status).toBe(201);
+    expect((await refund({ service_id: charge.service_id, amount: '8.01' })).body.detail[0].ctx).toEqual({ le: '8.00' });
+  });
+});
