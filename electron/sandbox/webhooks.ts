@@ -13,7 +13,8 @@
  *   Contract 4 promises no order, so a receiver that is slow or failing for one event holds
  *   one slot, not the whole outbox. Attempts start in the order they became due, and the
  *   events of one sale (same pix_id) go one at a time, so charge.paid still precedes its
- *   charge.done when the receiver is healthy; retries, delays and reorders make no promise.
+ *   charge.done when the receiver is healthy; so do the events a reorder fault releases, in
+ *   the order it gives. Retries and delays make no promise.
  * - The outbox lives in the state, so pending deliveries survive a restart.
  *
  * S2 emits `settlement.settled` through ctx.webhooks.enqueueEvent.
@@ -140,14 +141,18 @@ export class WebhookDispatcher implements WebhookApi {
     return webhookId;
   }
 
-  /** Sends held events (a full reorder fault, or faults cleared), in the order given. */
+  /**
+   * Sends held events (a full reorder fault, or faults cleared) one at a time in the order
+   * given: they share one order key, since the order is what the fault is about.
+   */
   releaseHeld(webhookIds: readonly string[]): void {
     const state = this.#deps.state();
+    const batch = `held:${webhookIds[0] ?? ''}`;
     for (const id of webhookIds) {
       const record = state.webhookEvents[id];
       if (record === undefined || record.state !== 'held') continue;
       record.state = 'pending';
-      this.#sendFirst(record);
+      this.#sendFirst(record, batch);
     }
   }
 
@@ -194,12 +199,12 @@ export class WebhookDispatcher implements WebhookApi {
     return { url: endpoint.url, secret: endpoint.secret };
   }
 
-  #sendFirst(record: WebhookEventRecord): void {
+  #sendFirst(record: WebhookEventRecord, key?: string): void {
     if (this.#held) {
       record.next_attempt_at = this.#deps.clock.now();
       return;
     }
-    this.#enqueueAttempt(record, false);
+    this.#enqueueAttempt(record, false, key);
   }
 
   #schedule(record: WebhookEventRecord, dueMs: number): void {
@@ -213,9 +218,9 @@ export class WebhookDispatcher implements WebhookApi {
   }
 
   /** Every attempt (first, retry, duplicate copy) waits here for one of the slots. */
-  #enqueueAttempt(record: WebhookEventRecord, duplicate: boolean): void {
+  #enqueueAttempt(record: WebhookEventRecord, duplicate: boolean, key = this.#orderKey(record)): void {
     if (this.#closed) return;
-    this.#queue.push({ record, duplicate, key: this.#orderKey(record) });
+    this.#queue.push({ record, duplicate, key });
     this.#pump();
   }
 
