@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, loadConfig } from './config.ts';
+import { resolve } from 'node:path';
+import { ConfigError, describeConfig, knownFlags as knownFlagsOf, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
   it('defaults to the embedded sandbox, pt-BR, store 1 checkout 1, loopback', () => {
@@ -8,7 +9,7 @@ describe('loadConfig', () => {
       dataDir: '/tmp/pos-x',
       lang: 'pt-BR',
       service: { kind: 'sandbox', port: 0 },
-      web: { host: '127.0.0.1', port: 5180, token: null },
+      web: { host: '127.0.0.1', port: 5180, token: null, tls: null },
       webhook: { host: '127.0.0.1', port: 0, secret: null },
       terminal: { storeId: 1, checkoutId: 1 },
     });
@@ -67,6 +68,21 @@ describe('loadConfig', () => {
     const argv = ['--inspect=9229', '--lang', 'en', '--no-sandbox', '--web-port=0', '--enable-logging', '--checkout-id', '3'];
     expect(knownFlags(argv)).toEqual(['--lang', 'en', '--web-port=0', '--checkout-id', '3']);
     expect(loadConfig({}, knownFlags(argv))).toMatchObject({ lang: 'en', web: { port: 0 }, terminal: { checkoutId: 3 } });
+  });
+
+  it('takes the browser shell certificate and key together (POS_TLS_CERT, POS_TLS_KEY or their flags), as absolute paths', () => {
+    expect(loadConfig({}, []).web.tls).toBeNull();
+    expect(loadConfig({ POS_TLS_CERT: '/etc/pos/cert.pem', POS_TLS_KEY: '/etc/pos/key.pem' }, []).web.tls).toEqual({ certFile: '/etc/pos/cert.pem', keyFile: '/etc/pos/key.pem' });
+    expect(loadConfig({ POS_TLS_CERT: '/etc/pos/cert.pem', POS_TLS_KEY: '/etc/pos/key.pem' }, ['--tls-cert', 'c.pem', '--tls-key=k.pem']).web.tls).toEqual({ certFile: resolve('c.pem'), keyFile: resolve('k.pem') });
+    expect(() => loadConfig({ POS_TLS_CERT: '/etc/pos/cert.pem' }, [])).toThrow('POS_TLS_CERT is set but POS_TLS_KEY is not: give the certificate and its private key together, or neither to use a generated certificate.');
+    expect(() => loadConfig({}, ['--tls-key', 'k.pem'])).toThrow(/^POS_TLS_KEY is set but POS_TLS_CERT is not/);
+    expect(() => loadConfig({ POS_TLS_CERT: ' ', POS_TLS_KEY: '/k.pem' }, [])).toThrow(ConfigError);
+    expect(knownFlagsOf(['--tls-cert', 'c.pem', '--no-sandbox', '--tls-key=k.pem'])).toEqual(['--tls-cert', 'c.pem', '--tls-key=k.pem']);
+  });
+
+  it('describes the certificate by its paths only', () => {
+    const c = loadConfig({ POS_TLS_CERT: '/etc/pos/cert.pem', POS_TLS_KEY: '/etc/pos/key.pem' }, []);
+    expect(describeConfig(c).web).toEqual({ host: '127.0.0.1', port: 5180, fixedToken: false, tls: { certFile: '/etc/pos/cert.pem', keyFile: '/etc/pos/key.pem' } });
   });
 
   it('never describes the service token', () => {

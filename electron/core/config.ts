@@ -27,7 +27,13 @@ export interface CoreConfig {
   lang: Lang;
   service: ServiceConfig;
   /** Browser shell: where it listens and the token that guards its bridge (null = random per run). */
-  web: { host: string; port: number; token: string | null };
+  web: {
+    host: string;
+    port: number;
+    token: string | null;
+    /** The merchant's own certificate and key (POS_TLS_CERT, POS_TLS_KEY); null = one generated in the data dir when needed. */
+    tls: { certFile: string; keyFile: string } | null;
+  };
   /** Webhook receiver of the core. */
   webhook: { host: string; port: number; secret: string | null };
   /** The checkout this terminal rings sales up on. */
@@ -50,6 +56,8 @@ const FLAGS = {
   'service-url': { type: 'string' },
   'web-host': { type: 'string' },
   'web-port': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   'sandbox-port': { type: 'string' },
   'webhook-host': { type: 'string' },
   'webhook-port': { type: 'string' },
@@ -64,6 +72,8 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
                         POS_SERVICE_TOKEN   the service's bearer token (environment only, never a flag)
   --web-host HOST       POS_WEB_HOST        browser shell address (default 127.0.0.1)
   --web-port PORT       POS_WEB_PORT        browser shell port (default 5180; 0 = any free port)
+  --tls-cert FILE       POS_TLS_CERT        browser shell's certificate (PEM) for HTTPS; off loopback, without it one is generated in the data dir
+  --tls-key FILE        POS_TLS_KEY         that certificate's private key (PEM); give both or neither
                         POS_WEB_TOKEN       fixes the browser shell's access token (default: random per run)
   --sandbox-port PORT   POS_SANDBOX_PORT    embedded sandbox port (default 0 = any free port)
   --webhook-host HOST   POS_WEBHOOK_HOST    webhook receiver address (default 127.0.0.1)
@@ -152,6 +162,12 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     throw new ConfigError('POS_WEB_TOKEN must be 16 to 128 letters, digits, "-" or "_".');
   }
 
+  const tlsCert = pick(values['tls-cert'], env.POS_TLS_CERT);
+  const tlsKey = pick(values['tls-key'], env.POS_TLS_KEY);
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new ConfigError(`${tlsCert === undefined ? 'POS_TLS_KEY' : 'POS_TLS_CERT'} is set but ${tlsCert === undefined ? 'POS_TLS_CERT' : 'POS_TLS_KEY'} is not: give the certificate and its private key together, or neither to use a generated certificate.`);
+  }
+
   return {
     dataDir,
     lang,
@@ -160,6 +176,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       host: host('POS_WEB_HOST', pick(values['web-host'], env.POS_WEB_HOST)),
       port: port('POS_WEB_PORT', pick(values['web-port'], env.POS_WEB_PORT), 5180),
       token: webToken,
+      tls: tlsCert === undefined || tlsKey === undefined ? null : { certFile: resolve(tlsCert), keyFile: resolve(tlsKey) },
     },
     webhook: {
       host: host('POS_WEBHOOK_HOST', pick(values['webhook-host'], env.POS_WEBHOOK_HOST)),
@@ -210,7 +227,7 @@ export function describeConfig(c: CoreConfig): Record<string, unknown> {
     dataDir: c.dataDir,
     lang: c.lang,
     service: c.service.kind === 'remote' ? { kind: 'remote', baseUrl: c.service.baseUrl } : c.service,
-    web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null },
+    web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null, tls: c.web.tls },
     webhook: { host: c.webhook.host, port: c.webhook.port, secretSet: c.webhook.secret !== null },
     terminal: c.terminal,
   };

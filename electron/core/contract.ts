@@ -7,7 +7,9 @@ import type { PushEvents } from './core.ts';
 import type { createHandlers } from './handlers.ts';
 import type { Envelope } from './errors.ts';
 
-export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView } from './core.ts';
+export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView, DisplayView, AttentionView } from './core.ts';
+export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
+export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './terminal/shift-report.ts';
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';
@@ -59,8 +61,15 @@ export const METHODS = [
   'operators.add',
   'operators.change',
   'operators.disable',
+  'display.view',
+  'attention.list',
+  'pairing.info',
+  'pairing.pair',
+  'devices.list',
+  'devices.startPairing',
+  'devices.revoke',
 ] as const satisfies readonly Method[];
-export const PUSH_EVENTS = ['core.status', 'checkout.changed'] as const satisfies readonly PushEvent[];
+export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 
 // Compile-time exhaustiveness: a handler or event missing from the lists is a type error.
 type Missing<All, Listed> = Exclude<All, Listed>;

@@ -5,11 +5,14 @@ import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
+import type { Connection } from './devices/connection.ts';
+import { Devices } from './devices/devices.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, type DeviceInfo } from './devices/registry.ts';
 import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
-import { Operators } from './operators/operators.ts';
+import { Operators, type Session } from './operators/operators.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './operators/registry.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
@@ -18,7 +21,7 @@ import type { SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
 import { Shifts } from './terminal/shifts.ts';
 import { Terminal, TERMINAL_JOURNAL, type CheckoutKey } from './terminal/terminal.ts';
-import type { CheckoutView } from './terminal/views.ts';
+import type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 
 export type CoreState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'failed';
@@ -59,7 +62,10 @@ export interface CoreStatus {
   state: CoreState;
   startedAt: string | null;
   lang: Lang;
+  /** The checkout the asking connection rings sales up on (a paired till's own, else the store computer's). */
   terminal: { storeId: number; checkoutId: number };
+  /** The paired device the asking connection is, or null for the store computer's own windows. */
+  device: DeviceInfo | null;
   service: ServiceStatus;
   webhooks: WebhookStatus;
   journal: JournalHealth;
@@ -75,11 +81,38 @@ export interface SettingsView {
   checkoutId: number;
 }
 
-/** Push events, core → renderer. The map IS the contract for `listen`. */
+/**
+ * What a customer display may read of its checkout: the screen and whether the customer must
+ * wait, in the store's language; nothing of other sales, alerts or people.
+ */
+export interface DisplayView {
+  store_id: number;
+  checkout_id: number;
+  now: number;
+  lang: Lang;
+  screen: ScreenView;
+  /** A payment on this checkout waits for a person: the customer is asked to wait. */
+  hold: boolean;
+}
+
+/** Every sale of the merchant, on any checkout, that still needs a person: a supervisor's list. */
+export interface AttentionView {
+  items: SaleSummary[];
+}
+
+/**
+ * Push events, core → renderer. The map IS the contract for `listen`. Each shell sends a
+ * connection only what is its (routing.ts): its checkout's views, and the merchant's
+ * attention list when a supervisor or a manager is signed in on it.
+ */
 export interface PushEvents {
   'core.status': CoreStatus;
-  /** A checkout's sales changed: its new view (the renderer shows its own checkout's). */
+  /** A checkout's sales changed: its new view, sent to that checkout's tills. */
   'checkout.changed': CheckoutView;
+  /** A checkout's display state changed: sent to that checkout's tills and customer displays. */
+  'display.changed': DisplayView;
+  /** The merchant-wide list of sales needing a person changed: sent to supervisors and managers. */
+  'attention.changed': AttentionView;
 }
 
 export interface CoreDeps {
@@ -112,6 +145,7 @@ export async function rememberSecrets(core: Core, env: NodeJS.ProcessEnv = proce
 export { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK };
 
 const PROBE_INTERVAL_MS = 15_000;
+const ATTENTION_COALESCE_MS = 250;
 const STATUS_INTERVAL_MS = 5_000;
 
 /**
@@ -139,6 +173,9 @@ export class Core {
   #shift: ShiftView | null = null;
   #checkout: CheckoutKey;
   #operators: Operators | null = null;
+  #devices: Devices | null = null;
+  #lastAttentionJson = '';
+  #attentionTimer: NodeJS.Timeout | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
@@ -195,6 +232,48 @@ export class Core {
     return this.#operators;
   }
 
+  /** The store's paired tills and customer displays, once the journal is open. */
+  get devices(): Devices {
+    if (!this.#devices) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#devices;
+  }
+
+  /** A session's connection as it stands now: a device revoked since it connected may only pair again. */
+  connectionOf(session: Session): Connection {
+    const { connection } = session;
+    if (connection.kind !== 'device') return connection;
+    const device = this.#devices?.active(connection.device.id);
+    return device ? { kind: 'device', device } : { kind: 'unpaired', from: 'revoked' };
+  }
+
+  /** The checkout a connection rings sales up on and shows: a paired device's own, else the store computer's. */
+  checkoutFor(session: Session): CheckoutKey {
+    const connection = this.connectionOf(session);
+    return connection.kind === 'device' ? { storeId: connection.device.storeId, checkoutId: connection.device.checkoutId } : this.checkout;
+  }
+
+  /** The status as one connection sees it: its own checkout and device. */
+  statusFor(session: Session, status: CoreStatus = this.status()): CoreStatus {
+    const connection = this.connectionOf(session);
+    return { ...status, terminal: this.checkoutFor(session), device: connection.kind === 'device' ? connection.device : null };
+  }
+
+  /** A device enters a pairing code (Devices.pair); its checkout is then prepared like the store's own. */
+  async pairDevice(code: string, from: string): ReturnType<Devices['pair']> {
+    const paired = await this.devices.pair(code, from);
+    await this.#preparePrintedCheckout({ storeId: paired.device.storeId, checkoutId: paired.device.checkoutId });
+    return paired;
+  }
+
+  async displayView(checkout: CheckoutKey): Promise<DisplayView> {
+    return toDisplayView(await this.terminal.checkoutView(checkout), this.#lang);
+  }
+
+  /** Every sale of the merchant that needs a person, newest first. */
+  async attention(): Promise<AttentionView> {
+    return { items: await this.terminal.attentionEverywhere() };
+  }
+
   get journal(): Journal<SaleRow> {
     if (!this.#journal) throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
     return this.#journal;
@@ -222,9 +301,9 @@ export class Core {
         clock: this.clock,
         ...TERMINAL_JOURNAL,
         log: this.log,
-        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS],
-        // The operators too are read at start from the checkpoint, never from history.
-        projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection },
+        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS],
+        // The operators and devices too are read at start from the checkpoint, never from history.
+        projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection },
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
         ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
         // Charging stops and resumes with the journal's writes: the status bar must say so at once.
@@ -234,6 +313,9 @@ export class Core {
       const operators = new Operators({ journal: this.#journal, clock: this.clock, log: this.log, lockMinutes: this.config.lockMinutes });
       await operators.load();
       this.#operators = operators;
+      const devices = new Devices({ journal: this.#journal, clock: this.clock, log: this.log });
+      devices.load();
+      this.#devices = devices;
 
       const endpoint = this.#endpoint;
       if (endpoint === null) throw new CoreError('conflict', 'This core has stopped; start a new one.');
@@ -266,7 +348,8 @@ export class Core {
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
-      await this.#preparePrintedCheckout();
+      // Every checkout a till rings up on: the store computer's own and each paired device's.
+      for (const checkout of [this.#checkout, ...this.#devices.checkouts()]) await this.#preparePrintedCheckout(checkout);
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
@@ -308,6 +391,7 @@ export class Core {
       startedAt: this.#startedAt === null ? null : new Date(this.#startedAt).toISOString(),
       lang: this.#lang,
       terminal: { ...this.#checkout },
+      device: null,
       service: { ...this.#service },
       webhooks: {
         url: this.#receiver?.url ?? null,
@@ -341,7 +425,7 @@ export class Core {
     this.#lang = patch.lang ?? this.#lang;
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
     await writeSettings(this.config.dataDir, this.settings());
-    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout();
+    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout(this.#checkout);
     this.#emitStatus();
     if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
     return this.settings();
@@ -383,8 +467,9 @@ export class Core {
     return this.#shift;
   }
 
-  async closeShift(by: string, note: string | undefined, confirmPending: boolean): Promise<ShiftView> {
-    const view = await this.terminal.checkoutView(this.#checkout);
+  /** `checkout`: the closing till's, whose pending sale the closer is warned of. */
+  async closeShift(by: string, note: string | undefined, confirmPending: boolean, checkout: CheckoutKey = this.#checkout): Promise<ShiftView> {
+    const view = await this.terminal.checkoutView(checkout);
     const pending = view.recent.filter((s) => s.status === 'pending' || s.status === 'requested').length;
     const closed = await this.shifts.close(by, note, pending, confirmPending);
     this.#shift = null;
@@ -400,7 +485,10 @@ export class Core {
   }
 
   async setLang(lang: Lang): Promise<CoreStatus> {
+    const changed = lang !== this.#lang;
     await this.updateSettings({ lang });
+    // Customer displays follow the store's language: each shown checkout's display hears of it.
+    if (changed && this.#terminal) await this.#pushCheckouts([this.#checkout, ...this.devices.checkouts()]);
     return this.status();
   }
 
@@ -464,10 +552,10 @@ export class Core {
    * A terminal is a printed checkout. An endpoint that can print its QR does (the embedded
    * sandbox starts with none, contract 7); with a real service a manager does this.
    */
-  async #preparePrintedCheckout(): Promise<void> {
+  async #preparePrintedCheckout(checkout: CheckoutKey): Promise<void> {
     if (!this.#endpoint?.prepareCheckout) return;
     try {
-      await this.#endpoint.prepareCheckout({ ...this.#checkout });
+      await this.#endpoint.prepareCheckout({ ...checkout });
     } catch (err) {
       this.log.warn('could not prepare the printed QR of this checkout', { error: err });
     }
@@ -477,15 +565,45 @@ export class Core {
     const unique = new Map(checkouts.map((c) => [`${c.storeId}/${c.checkoutId}`, c]));
     for (const checkout of unique.values()) {
       try {
-        this.events.emit('checkout.changed', await this.terminal.checkoutView(checkout));
+        const view = await this.terminal.checkoutView(checkout);
+        this.events.emit('checkout.changed', view);
+        this.events.emit('display.changed', toDisplayView(view, this.#lang));
       } catch (err) {
         this.log.warn('could not build a checkout view', { error: err });
       }
     }
+    this.#scheduleAttention();
     this.#emitStatusIfChanged();
   }
 
+  /**
+   * The merchant-wide list is read anew at most every ATTENTION_COALESCE_MS, however many
+   * sales change meanwhile: a busy store's payments do not each rebuild it.
+   */
+  #scheduleAttention(): void {
+    if (this.#attentionTimer !== null) return;
+    this.#attentionTimer = setTimeout(() => {
+      this.#attentionTimer = null;
+      if (this.#state === 'ready') void this.#emitAttentionIfChanged();
+    }, ATTENTION_COALESCE_MS);
+    this.#attentionTimer.unref();
+  }
+
+  async #emitAttentionIfChanged(): Promise<void> {
+    try {
+      const attention = await this.attention();
+      const json = JSON.stringify(attention.items.map((s) => [s.sale_id, s.status, s.description.attention]));
+      if (json === this.#lastAttentionJson) return;
+      this.#lastAttentionJson = json;
+      this.events.emit('attention.changed', attention);
+    } catch (err) {
+      this.log.warn('could not build the attention list', { error: err });
+    }
+  }
+
   async #closeResources(): Promise<void> {
+    if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
+    this.#attentionTimer = null;
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const steps: Array<[string, (() => Promise<void>) | undefined]> = [
@@ -509,6 +627,7 @@ export class Core {
     this.#endpoint = null;
     this.#journal = null;
     this.#operators = null;
+    this.#devices = null;
   }
 
   #setState(state: CoreState): void {
@@ -525,4 +644,8 @@ export class Core {
   #emitStatusIfChanged(): void {
     if (JSON.stringify(this.status()) !== this.#lastStatusJson) this.#emitStatus();
   }
+}
+
+function toDisplayView(view: CheckoutView, lang: Lang): DisplayView {
+  return { store_id: view.store_id, checkout_id: view.checkout_id, now: view.now, lang, screen: view.screen, hold: view.hold !== null };
 }

@@ -21,6 +21,10 @@ export type ErrorCode =
   | 'signed_out'
   /** A name and PIN that do not match (params.reason wrong_pin), or a locked operator (locked, until). */
   | 'sign_in_refused'
+  /** A pairing code refused: params.reason wrong_code, expired, used or too_many_attempts. */
+  | 'pairing_refused'
+  /** This connection is not a paired device (never paired, or revoked): it may only pair. */
+  | 'not_paired'
   | 'internal';
 
 export type ErrorParams = Readonly<Record<string, string | number | boolean | null>>;

@@ -1,9 +1,11 @@
 import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
-import { createDispatcher, handler } from './bridge/handler.ts';
+import { createDispatcher, handler, reaching } from './bridge/handler.ts';
 import { v } from './bridge/schema.ts';
 import { CoreError } from './errors.ts';
+import { DEVICE_KINDS } from './devices/registry.ts';
+import type { Caller, Session } from './operators/operators.ts';
 import { PIN_PATTERN } from './operators/pin.ts';
 import { ROLES } from './operators/roles.ts';
 import { SALE_STATUSES } from './sales/lifecycle.ts';
@@ -24,19 +26,39 @@ const note = v.string({ min: 1, max: 500, describe: 'a note of 1 to 500 characte
 /** An IANA zone name like America/Sao_Paulo; the core checks that Intl knows it. */
 const timeZone = v.string({ min: 1, max: 64, pattern: /^[A-Za-z][\w+\-/]*$/, describe: 'a time zone like America/Sao_Paulo' });
 const localDay = v.string({ min: 10, max: 10, pattern: /^\d{4}-\d{2}-\d{2}$/, describe: 'a day like 2026-11-23' });
-const checkoutArgs = { storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })), checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })) };
+const storeId = v.int({ min: 1, max: 2_147_483_647 });
+const checkoutId = v.int({ min: 1, max: 2_147_483_647 });
+const checkoutArgs = { storeId: v.optional(storeId), checkoutId: v.optional(checkoutId) };
+const deviceId = v.string({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'a device id' });
 
 export function createHandlers(core: Core) {
-  const checkoutOf = (a: { storeId?: number; checkoutId?: number }) => ({
-    storeId: a.storeId ?? core.checkout.storeId,
-    checkoutId: a.checkoutId ?? core.checkout.checkoutId,
-  });
+  /**
+   * The checkout a call is about: its connection's. The store computer's own windows may name
+   * another; a paired till is bound to the checkout it was paired for, and naming another is refused.
+   */
+  const checkoutOf = (a: { storeId?: number; checkoutId?: number }, session: Session) => {
+    const own = core.checkoutFor(session);
+    const asked = { storeId: a.storeId ?? own.storeId, checkoutId: a.checkoutId ?? own.checkoutId };
+    if (session.connection.kind === 'device' && (asked.storeId !== own.storeId || asked.checkoutId !== own.checkoutId)) {
+      throw new CoreError('forbidden', `This till rings up and shows checkout ${own.checkoutId} of store ${own.storeId} only.`, { reason: 'other_checkout' });
+    }
+    return asked;
+  };
+  /**
+   * A cashier on a paired till acts on its checkout's sales only; a supervisor or a manager
+   * follows every checkout's (their attention list is the merchant's).
+   */
+  const ownSale = async (saleId: string, session: Session, by: Caller) => {
+    if (session.connection.kind !== 'device' || by.role !== 'cashier') return;
+    const detail = await core.terminal.saleDetail(saleId);
+    if (detail) checkoutOf({ storeId: detail.sale.store_id, checkoutId: detail.sale.checkout_id }, session);
+  };
   return {
     // The status bar stands above the sign-in screen too.
-    'core.status': handler('anyone', 'read the till’s status', v.none(), () => core.status()),
-    'core.checkService': handler('cashier', 'check the payment service', v.none(), async () => {
+    'core.status': handler('anyone', 'read the till’s status', v.none(), (_a, session) => core.statusFor(session)),
+    'core.checkService': handler('cashier', 'check the payment service', v.none(), async (_a, _by, session) => {
       await core.probeService();
-      return core.status();
+      return core.statusFor(session);
     }),
     // Whoever stands at the sign-in screen must be able to read it.
     'settings.setLang': handler('anyone', 'change the language', v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
@@ -46,7 +68,31 @@ export function createHandlers(core: Core) {
      * customer display shows it with no one signed in on it, and it keeps showing a pending
      * sale while the till is locked; `checkout.changed` pushes the same view to every window.
      */
-    'checkout.view': handler('anyone', 'see the checkout', v.object(checkoutArgs), (a) => core.terminal.checkoutView(checkoutOf(a))),
+    'checkout.view': handler('anyone', 'see the checkout', v.object(checkoutArgs), (a, session) => core.terminal.checkoutView(checkoutOf(a, session))),
+    /** All a customer display may read: its checkout's screen, in the store's language. */
+    'display.view': reaching('display', handler('anyone', 'show the customer display', v.none(), (_a, session) => core.displayView(core.checkoutFor(session)))),
+    /** Every checkout's sales that need a person: the attention list of supervisors and managers. */
+    'attention.list': handler('supervisor', 'see what needs a person', v.none(), () => core.attention()),
+
+    /** What a device not paired yet is shown: the certificate to compare with the Devices screen. */
+    'pairing.info': reaching('pairing', handler('anyone', 'see how to pair', v.none(), () => ({ fingerprint: core.devices.entrance.fingerprint }))),
+    /** A device enters the pairing code a manager gave; it receives its credential once. */
+    'pairing.pair': reaching(
+      'pairing',
+      handler('anyone', 'pair this device', v.object({ code: v.string({ min: 1, max: 32, describe: 'a pairing code of 8 digits' }) }), ({ code }, session) => {
+        const connection = core.connectionOf(session);
+        if (connection.kind !== 'unpaired') throw new CoreError('conflict', 'This connection is already a till of this store.', { reason: 'already_paired' });
+        return core.pairDevice(code, connection.from);
+      }),
+    ),
+    'devices.list': handler('manager', 'see the devices', v.none(), () => core.devices.list()),
+    'devices.startPairing': handler(
+      'manager',
+      'pair a till',
+      v.object({ kind: v.literal(...DEVICE_KINDS), storeId, checkoutId, name: v.string({ min: 1, max: 60, pattern: /\S/, describe: 'a device name of 1 to 60 characters' }) }),
+      (a, by) => core.devices.startPairing(by, a),
+    ),
+    'devices.revoke': handler('manager', 'revoke a device', v.object({ deviceId }), ({ deviceId: id }, by) => core.devices.revoke(by, id)),
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),
@@ -86,13 +132,13 @@ export function createHandlers(core: Core) {
         reference: v.optional(v.string({ min: 1, max: 128, pattern: /^[^\p{Cc}]+$/u, describe: 'a reference of 1 to 128 characters' })),
         ...checkoutArgs,
       }),
-      (a, by) => {
+      (a, by, session) => {
         // The one reader of what a cashier types, the one the screen previews with: it never
         // rewrites an amount ("-5", "1e3", "2.500"), it says which problem it refused.
         const typed = readTypedAmount(a.amount);
         if (!typed.ok) throw new CoreError('invalid_argument', TYPED_AMOUNT_PROBLEM_TEXT[typed.problem], { field: 'amount', problem: typed.problem });
         return core.charge({
-          ...checkoutOf(a),
+          ...checkoutOf(a, session),
           amountCents: typed.cents,
           ...(a.reference === undefined ? {} : { externalId: a.reference }),
           by: by.name,
@@ -109,16 +155,23 @@ export function createHandlers(core: Core) {
         reason: v.literal('amount_mismatch', 'paid_late', 'paid_withdrawn', 'paid_after_expiry', 'extra_payment', 'displaced_unknown', 'conflict'),
         subject: v.string({ min: 0, max: 300 }),
       }),
-      (a, by) => core.terminal.acknowledge({ ...a, by: by.name }),
+      async (a, by, session) => {
+        await ownSale(a.saleId, session, by);
+        return core.terminal.acknowledge({ ...a, by: by.name });
+      },
     ),
 
     /**
      * Withdraws the checkout's pending sale: no QR of it is shown any more. The service has no
      * cancel, so it stays payable until it expires or is displaced; a payment then needs a person.
      */
-    'sale.withdraw': handler('cashier', 'withdraw a sale', v.object({ saleId: id() }), ({ saleId }, by) => core.terminal.withdraw({ saleId, by: by.name })),
+    'sale.withdraw': handler('cashier', 'withdraw a sale', v.object({ saleId: id() }), async ({ saleId }, by, session) => {
+      await ownSale(saleId, session, by);
+      return core.terminal.withdraw({ saleId, by: by.name });
+    }),
 
-    'sale.detail': handler('cashier', 'see a sale', v.object({ saleId: id() }), async ({ saleId }) => {
+    'sale.detail': handler('cashier', 'see a sale', v.object({ saleId: id() }), async ({ saleId }, by, session) => {
+      await ownSale(saleId, session, by);
       const detail = await core.terminal.saleDetail(saleId);
       if (!detail) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
       return detail;
@@ -136,7 +189,7 @@ export function createHandlers(core: Core) {
     }),
 
     // A cashier may read this till's settings, not change them.
-    'settings.get': handler('cashier', 'see the settings', v.none(), () => core.settings()),
+    'settings.get': handler('cashier', 'see the settings', v.none(), (_a, _by, session) => ({ ...core.settings(), ...core.checkoutFor(session) })),
     'settings.update': handler(
       'manager',
       'change the settings',
@@ -145,14 +198,20 @@ export function createHandlers(core: Core) {
         storeId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
         checkoutId: v.optional(v.int({ min: 1, max: 2_147_483_647 })),
       }),
-      (patch) => core.updateSettings(patch),
+      (patch, _by, session) => {
+        // The checkout setting is the store computer's own till's: a paired till is bound by its pairing.
+        if (session.connection.kind === 'device' && (patch.storeId !== undefined || patch.checkoutId !== undefined)) {
+          throw new CoreError('forbidden', 'A paired till keeps the checkout it was paired for: pair it again for another checkout.', { reason: 'paired_checkout' });
+        }
+        return core.updateSettings(patch);
+      },
     ),
 
     'shift.current': handler('cashier', 'see the shift', v.none(), () => core.shifts.current()),
     'shift.open': handler('supervisor', 'open a shift', v.object({ note: v.optional(note) }), ({ note: text }, by) => core.openShift(by.name, text)),
     /** Closing over a pending sale is refused (reason pending_sale) unless confirmPending. */
-    'shift.close': handler('supervisor', 'close a shift', v.object({ note: v.optional(note), confirmPending: v.optional(v.boolean()) }), ({ note: text, confirmPending }, by) =>
-      core.closeShift(by.name, text, confirmPending ?? false),
+    'shift.close': handler('supervisor', 'close a shift', v.object({ note: v.optional(note), confirmPending: v.optional(v.boolean()) }), ({ note: text, confirmPending }, by, session) =>
+      core.closeShift(by.name, text, confirmPending ?? false, core.checkoutFor(session)),
     ),
     'journal.shiftReport': handler(
       'supervisor',
@@ -192,6 +251,7 @@ export function createHandlers(core: Core) {
 export function createCoreDispatcher(core: Core) {
   return createDispatcher(createHandlers(core), {
     callerOf: (session) => core.operators.caller(session),
+    connectionOf: (session) => core.connectionOf(session),
     onUnexpected: (method, err) => core.log.error('bridge handler failed', { method, error: err }),
   });
 }

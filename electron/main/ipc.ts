@@ -4,6 +4,7 @@ import type { Core } from '../core/core.ts';
 import type { Envelope } from '../core/errors.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
+import { routedPush } from '../core/routing.ts';
 
 /**
  * Registers exactly the contract's methods on ipcMain, each behind the sender-frame check,
@@ -36,9 +37,15 @@ export function registerBridge(
       return dispatch(method, args, sessionOf(event));
     });
   }
+  // Each window hears what its session may (routing.ts): a window not signed in as a
+  // supervisor never receives the merchant's attention list.
   const unsubscribe = PUSH_EVENTS.map((name) =>
     core.events.on(name, (payload) => {
-      for (const win of windows()) if (!win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, name, payload);
+      for (const win of windows()) {
+        if (win.isDestroyed()) continue;
+        const routed = routedPush(core, sessions.get(win.webContents.id) ?? newSession(), name, payload as never);
+        if (routed !== undefined) win.webContents.send(IPC_EVENT_CHANNEL, name, routed);
+      }
     }),
   );
   return () => {

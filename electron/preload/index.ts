@@ -54,6 +54,13 @@ const api = {
   'operators.add': invoker('operators.add'),
   'operators.change': invoker('operators.change'),
   'operators.disable': invoker('operators.disable'),
+  'display.view': invoker('display.view'),
+  'attention.list': invoker('attention.list'),
+  'pairing.info': invoker('pairing.info'),
+  'pairing.pair': invoker('pairing.pair'),
+  'devices.list': invoker('devices.list'),
+  'devices.startPairing': invoker('devices.startPairing'),
+  'devices.revoke': invoker('devices.revoke'),
   listen,
 } satisfies PreloadApi;
 

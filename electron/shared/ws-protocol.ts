@@ -18,6 +18,24 @@ export const LAUNCH_PROTOCOL_PREFIX = 'pos.launch.';
  */
 export const RESUME_PROTOCOL_PREFIX = 'pos.resume.';
 
+/**
+ * A paired till's or customer display's credential (issue 9): 43 characters of base64url,
+ * given once at pairing. A connection that offers no token, launch code or credential is an
+ * unpaired device, which may only pair (`pairing.info`, `pairing.pair`).
+ */
+export const DEVICE_PROTOCOL_PREFIX = 'pos.device.';
+/** The close code of a revoked device's connections: the page forgets its credential. */
+export const REVOKED_CLOSE_CODE = 4401;
+
+/** What a connection is, as the server says right after it connects. */
+export interface DeviceHello {
+  id: string;
+  kind: 'till' | 'display';
+  name: string;
+  storeId: number;
+  checkoutId: number;
+}
+
 export interface ClientMessage {
   id: number;
   method: string;
@@ -28,7 +46,14 @@ export type ServerMessage =
   | { type: 'reply'; id: number; envelope: unknown }
   | { type: 'event'; event: string; payload: unknown }
   | { type: 'session'; token: string }
-  | { type: 'resume'; key: string };
+  | { type: 'resume'; key: string }
+  /**
+   * Sent right after connecting: what this connection is — the store computer's own window,
+   * a paired device (which one), or an unpaired device. `reason` says why a credential
+   * offered did not count: `unknown` (never paired here, or revoked before) or `revoked`
+   * (sent when a manager revokes the device; then the socket closes with REVOKED_CLOSE_CODE).
+   */
+  | { type: 'device'; connection: 'store' | 'device' | 'unpaired'; device: DeviceHello | null; reason?: 'unknown' | 'revoked' };
 
 /** Parses a message from the renderer; null for anything malformed. */
 export function parseClientMessage(text: string): ClientMessage | null {

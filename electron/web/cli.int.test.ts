@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
+import { loadTlsIdentity } from './tls.ts';
 
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const running: ChildProcess[] = [];
@@ -70,5 +71,21 @@ describe('npm run start:web', () => {
 
   it('with POS_SERVICE_URL and no token anywhere, says what to set, in one sentence', async () => {
     await expect(startWeb({ POS_SERVICE_URL: 'http://127.0.0.1:9' }, /running/)).rejects.toThrow(/Cannot start: POS_SERVICE_URL is set but no service token is: set POS_SERVICE_TOKEN/);
+  });
+
+  it('with POS_TLS_CERT and POS_TLS_KEY serves https and prints the certificate fingerprint beside the address', async () => {
+    const merchant = await mkdtemp(join(tmpdir(), 'pos-cli-cert-'));
+    dirs.push(merchant);
+    const own = await loadTlsIdentity({ dataDir: merchant, hosts: ['127.0.0.2'] });
+    const web = await startWeb(
+      { POS_WEB_HOST: '127.0.0.2', POS_TLS_CERT: join(merchant, 'tls', 'cert.pem'), POS_TLS_KEY: join(merchant, 'tls', 'key.pem') },
+      /Certificate SHA-256 fingerprint: .*\n/,
+    );
+    expect(web.out()).toMatch(/Pix cashier is running: open https:\/\/127\.0\.0\.2:\d+\/#token=/);
+    expect(web.out()).toContain(`Certificate SHA-256 fingerprint: ${own.fingerprint}`);
+  });
+
+  it('with only one of POS_TLS_CERT and POS_TLS_KEY says to give both, in one sentence', async () => {
+    await expect(startWeb({ POS_TLS_CERT: '/nowhere/cert.pem' }, /running/)).rejects.toThrow(/Cannot start: POS_TLS_CERT is set but POS_TLS_KEY is not/);
   });
 });

@@ -4,7 +4,9 @@ import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { sandboxHelp } from '../launch.ts';
 import { openAppWindow } from './open-browser.ts';
-import { startWebShell } from './server.ts';
+import type { WebShell } from './server.ts';
+import { certificateLines, startStoreShell } from './store-shell.ts';
+import { spkiPin, type TlsIdentity } from './tls.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
@@ -44,7 +46,7 @@ if (wantRemember) {
 }
 const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
-let shell: Awaited<ReturnType<typeof startWebShell>> | undefined;
+let shell: WebShell | undefined;
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
@@ -64,8 +66,9 @@ try {
   process.exit(1);
 }
 
+let tls: TlsIdentity | null = null;
 try {
-  shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token });
+  ({ shell, tls } = await startStoreShell(core, config, rendererDir));
 } catch (err) {
   const code = (err as NodeJS.ErrnoException).code;
   console.error(
@@ -78,10 +81,11 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
+for (const line of certificateLines(shell, tls, config.dataDir)) console.log(line);
 const help = sandboxHelp(core.status().service, core.checkout);
 if (help !== null) console.log(help);
 if (wantOpen) {
-  const outcome = openAppWindow(shell.launchUrl(), config.dataDir);
+  const outcome = openAppWindow(shell.launchUrl(), config.dataDir, tls === null ? null : spkiPin(tls.cert));
   console.log(outcome);
 }
 

@@ -43,17 +43,32 @@ export const CHROMIUM_FLAGS = [
 ];
 
 /**
+ * The app window's command line. Over HTTPS with the store's own certificate (issue 9), the
+ * window trusts exactly that certificate's public key (`spkiPin`, tls.ts) and nothing more:
+ * no warning page, and no blanket --ignore-certificate-errors. Chromium honours the pin only
+ * with a profile of its own, which this window always has.
+ */
+export function appWindowArgs(url: string, dataDir: string, spkiPin: string | null = null): string[] {
+  return [
+    ...CHROMIUM_FLAGS,
+    `--user-data-dir=${join(dataDir, 'browser-profile')}`,
+    ...(spkiPin === null ? [] : [`--ignore-certificate-errors-spki-list=${spkiPin}`]),
+    `--app=${url}`,
+  ];
+}
+
+/**
  * Opens the app in a Chromium app window; returns a sentence saying what happened. The
  * address given is a one-time launch address: any local user can read a command line, so
  * it must not carry the bridge token itself.
  */
-export function openAppWindow(url: string, dataDir: string): string {
+export function openAppWindow(url: string, dataDir: string, spkiPin: string | null = null): string {
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     return 'No display here, so no browser window was opened: open the address above in a browser.';
   }
   const browser = findChromium();
   if (!browser) return 'No Chromium was found: open the address above in a browser.';
-  const child = spawn(browser, [...CHROMIUM_FLAGS, `--user-data-dir=${join(dataDir, 'browser-profile')}`, `--app=${url}`], {
+  const child = spawn(browser, appWindowArgs(url, dataDir, spkiPin), {
     detached: true,
     stdio: 'ignore',
   });

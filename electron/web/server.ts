@@ -1,29 +1,38 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
+import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
+import { routedPush } from '../core/routing.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
 import {
   BRIDGE_PATH,
   BRIDGE_PROTOCOL,
+  DEVICE_PROTOCOL_PREFIX,
   LAUNCH_PROTOCOL_PREFIX,
+  REVOKED_CLOSE_CODE,
   RESUME_PROTOCOL_PREFIX,
   TOKEN_PROTOCOL_PREFIX,
   parseClientMessage,
   type ServerMessage,
 } from '../shared/ws-protocol.ts';
+import { isLoopbackHost, shellAddresses } from './addresses.ts';
+import { certificateFingerprint } from './tls.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
- * for kiosk/tablet mode and for every browser test. Static files are public (they hold
- * no data); the bridge needs the per-run token, offered as a WebSocket subprotocol so it
+ * for kiosk/tablet mode, for the store's other tills and displays, and for every browser
+ * test. Static files are public (they hold no data). A bridge connection is the store
+ * computer's own window (the per-run token), a paired device (its credential), or an
+ * unpaired device, which may only pair; each is offered as a WebSocket subprotocol so it
  * never appears in a URL the server or a proxy would log.
  */
 export interface WebShellOptions {
@@ -33,6 +42,8 @@ export interface WebShellOptions {
   port: number;
   /** Fixed token (POS_WEB_TOKEN) or null for a random one per run. */
   token: string | null;
+  /** PEM certificate and key (see tls.ts): HTTPS/WSS only. Required off loopback. */
+  tls?: { cert: string; key: string };
 }
 
 export interface WebShell {
@@ -40,6 +51,8 @@ export interface WebShell {
   url: string;
   origin: string;
   token: string;
+  /** SHA-256 of the served certificate ("AB:CD:…"), null over plain HTTP. */
+  fingerprint: string | null;
   /** A one-time address for a window the app opens itself (no token on a command line). */
   launchUrl(): string;
   close(): Promise<void>;
@@ -81,6 +94,12 @@ function securityHeaders(res: ServerResponse): void {
 
 export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const { core } = opts;
+  // Issue 9 (transport): another computer reaches the bridge only over TLS, so its token,
+  // credentials and PINs never cross the network in clear text.
+  if (opts.tls === undefined && !isLoopbackHost(opts.host)) {
+    throw new Error(`The browser shell serves ${opts.host} over HTTPS only: give it a certificate (POS_TLS_CERT and POS_TLS_KEY) or let it generate one (loadTlsIdentity).`);
+  }
+  const fingerprint = opts.tls === undefined ? null : certificateFingerprint(opts.tls.cert);
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const dispatch = createCoreDispatcher(core);
   let origin = '';
@@ -89,6 +108,14 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const launchCodes = new Map<string, number>();
   // Sign-ins by resume key: a page that reconnects after a drop finds its own again.
   const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null }>();
+  // Each paired device's open sockets: a revocation closes them at once.
+  const deviceSockets = new Map<string, Set<WebSocket>>();
+  const offRevoked = core.devices.onRevoked((deviceId) => {
+    for (const ws of deviceSockets.get(deviceId) ?? []) {
+      ws.send(JSON.stringify({ type: 'device', connection: 'unpaired', device: null, reason: 'revoked' } satisfies ServerMessage));
+      ws.close(REVOKED_CLOSE_CODE, 'revoked');
+    }
+  });
 
   // DNS-rebinding guard: a page on another name that resolves to loopback must not reach us.
   const hostAllowed = (req: IncomingMessage) => allowedHosts.has(String(req.headers.host ?? '').toLowerCase());
@@ -136,13 +163,15 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     }
   }
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     serveStatic(req, res).catch((err: unknown) => {
       core.log.error('web shell failed to serve a file', { error: err });
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('Internal error.');
     });
-  });
+  };
+  // With TLS there is no plain listener at all: a plain request fails its handshake, never falls back.
+  const server: Server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' }, serve) : createServer(serve);
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -161,32 +190,50 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const presented = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? '';
     const launch = offered.find((p) => p.startsWith(LAUNCH_PROTOCOL_PREFIX))?.slice(LAUNCH_PROTOCOL_PREFIX.length) ?? '';
     const resume = offered.find((p) => p.startsWith(RESUME_PROTOCOL_PREFIX))?.slice(RESUME_PROTOCOL_PREFIX.length) ?? '';
+    const credential = offered.find((p) => p.startsWith(DEVICE_PROTOCOL_PREFIX))?.slice(DEVICE_PROTOCOL_PREFIX.length);
     const launchExpires = launch === '' ? undefined : launchCodes.get(launch);
     const launched = launchExpires !== undefined && launchExpires > Date.now();
     if (launched) launchCodes.delete(launch); // once only
-    if (!launched && !sameToken(presented, token)) {
-      core.log.warn('web shell refused a bridge connection without a valid token', { remote: req.socket.remoteAddress });
+    const from = req.socket.remoteAddress ?? 'unknown';
+    let connection: Connection;
+    let unknownCredential = false;
+    const storeWindow = offered.some((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX) || p.startsWith(LAUNCH_PROTOCOL_PREFIX));
+    if (launched || (storeWindow && sameToken(presented, token))) {
+      connection = { kind: 'store' };
+    } else if (storeWindow) {
+      // A stale token or launch code is the store's own window after a restart: it must say so, not offer pairing.
+      core.log.warn('web shell refused a bridge connection without a valid token', { remote: from });
       return refuse(401, 'Unauthorized');
+    } else {
+      const device = credential === undefined ? null : core.devices.authenticate(credential);
+      unknownCredential = credential !== undefined && device === null;
+      connection = device ? { kind: 'device', device } : { kind: 'unpaired', from };
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       // A window opened by launch code learns the session token for its reloads.
       if (launched) ws.send(JSON.stringify({ type: 'session', token } satisfies ServerMessage));
-      wss.emit('connection', ws, req, resume);
+      wss.emit('connection', ws, req, { resume, connection, unknownCredential });
     });
   });
 
-  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, resume: string) => {
+  const sameConnection = (a: Connection, b: Connection) =>
+    a.kind === b.kind && (a.kind !== 'device' || (b.kind === 'device' && a.device.id === b.device.id));
+
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: Connection; unknownCredential: boolean }) => {
+    const { connection } = opened;
     const send = (msg: ServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
     // Each page (a tab, the customer display) signs in on its own: its operator is who every
     // call on it acts as. A page reconnecting after a drop offers its resume key and goes on
-    // as it was; a reload, or an unknown or expired key, starts signed out.
-    let key = resume;
+    // as it was; a reload, or an unknown or expired key, starts signed out. A key is only
+    // good for the same connection (the same device): a credential cannot borrow a sign-in.
+    let key = opened.resume;
     let held = key === '' ? undefined : sessions.get(key);
+    if (held && !sameConnection(held.session.connection, connection)) held = undefined;
     if (!held) {
       key = randomBytes(24).toString('base64url');
-      held = { session: newSession(), sockets: 0, expiry: null };
+      held = { session: newSession(connection), sockets: 0, expiry: null };
       sessions.set(key, held);
     }
     const entry = held;
@@ -195,7 +242,32 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     entry.sockets++;
     const session = entry.session;
     send({ type: 'resume', key });
-    const unsubscribe = PUSH_EVENTS.map((event) => core.events.on(event, (payload) => send({ type: 'event', event, payload })));
+    send({
+      type: 'device',
+      connection: connection.kind,
+      device: connection.kind === 'device' ? connection.device : null,
+      ...(opened.unknownCredential ? { reason: 'unknown' as const } : {}),
+    });
+    let released: (() => void) | null = null;
+    if (connection.kind === 'device') {
+      const id = connection.device.id;
+      let set = deviceSockets.get(id);
+      if (!set) deviceSockets.set(id, (set = new Set()));
+      set.add(ws);
+      const offline = core.devices.connected(id);
+      released = () => {
+        offline();
+        set.delete(ws);
+        if (set.size === 0) deviceSockets.delete(id);
+      };
+    }
+    // Each connection hears only what is its (core/routing.ts): its checkout, its role's lists.
+    const unsubscribe = PUSH_EVENTS.map((event) =>
+      core.events.on(event, (payload) => {
+        const routed = routedPush(core, session, event, payload as never);
+        if (routed !== undefined) send({ type: 'event', event, payload: routed });
+      }),
+    );
     ws.on('message', (data, isBinary) => {
       const msg = isBinary ? null : parseClientMessage(data.toString());
       if (msg === null) {
@@ -206,6 +278,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     });
     ws.on('close', () => {
       unsubscribe.forEach((off) => off());
+      released?.();
       if (--entry.sockets > 0) return;
       entry.expiry = setTimeout(() => sessions.delete(key), RESUME_GRACE_MS);
       entry.expiry.unref();
@@ -218,17 +291,20 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  origin = `http://${hostForUrl}:${port}`;
-  allowedHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`].map((h) => h.toLowerCase()));
+  const addresses = shellAddresses(opts.host, port, opts.tls !== undefined);
+  origin = addresses.origin;
+  allowedHosts = new Set(addresses.hosts);
   // The page may be opened under any of the names the Host check accepts.
-  allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
+  allowedOrigins = new Set(addresses.origins);
   const url = `${origin}/#token=${token}`;
+  // Where another till opens the store to pair: the address without the store's token.
+  core.devices.setEntrance({ urls: addresses.entrances.map((o) => `${o}/`), fingerprint });
 
   return {
     url,
     origin,
     token,
+    fingerprint,
     launchUrl() {
       const now = Date.now();
       for (const [code, expires] of launchCodes) if (expires <= now) launchCodes.delete(code);
@@ -237,6 +313,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       return `${origin}/#launch=${code}`;
     },
     async close() {
+      offRevoked();
       for (const client of wss.clients) client.terminate();
       for (const held of sessions.values()) if (held.expiry) clearTimeout(held.expiry);
       sessions.clear();

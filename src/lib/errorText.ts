@@ -30,6 +30,8 @@ const CODE_TEXT: Record<UiError['code'], TextKey> = {
   forbidden: 'error.code.forbidden',
   signed_out: 'error.code.signed_out',
   sign_in_refused: 'error.code.sign_in_refused',
+  pairing_refused: 'error.code.pairing_refused',
+  not_paired: 'error.code.not_paired',
   internal: 'error.code.internal',
   disconnected: 'error.disconnected',
   unauthorized: 'connection.unauthorized',
@@ -64,9 +66,9 @@ export function errorTextKey(error: UiError): TextKey {
     const key = role === null ? null : knownKey(`error.forbidden.${role}`);
     if (key) return key;
   }
-  if (error.code === 'conflict') {
+  if (error.code === 'conflict' || error.code === 'pairing_refused' || error.code === 'forbidden') {
     const reason = param(error, 'reason');
-    const key = reason === null ? null : knownKey(`error.conflict.${reason}`);
+    const key = reason === null ? null : knownKey(`error.${error.code}.${reason}`);
     if (key) return key;
   }
   // A code from a newer core than this renderer still gets a sentence.

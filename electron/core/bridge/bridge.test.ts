@@ -56,9 +56,13 @@ describe('dispatcher', () => {
         return by.role;
       }),
     },
-    { callerOf: (session) => (session.operatorId === null ? null : (operators[session.operatorId] ?? null)), onUnexpected: (method) => seen.push(method) },
+    {
+      callerOf: (session) => (session.operatorId === null ? null : (operators[session.operatorId] ?? null)),
+      connectionOf: (session) => session.connection,
+      onUnexpected: (method) => seen.push(method),
+    },
   );
-  const asCashier = (): Session => ({ operatorId: 'op-cashier' });
+  const asCashier = (): Session => ({ ...newSession(), operatorId: 'op-cashier' });
 
   it('runs a valid call as the operator of the session and wraps the result', async () => {
     expect(await dispatch('sale.charge', { amount: '9,99' }, asCashier())).toEqual({ ok: true, result: { received: '9,99', by: 'Caio' } });
@@ -85,7 +89,7 @@ describe('dispatcher', () => {
     });
     expect(await dispatch('payment.attribute', { seq: 1 }, newSession())).toMatchObject({ ok: false, error: { code: 'signed_out', params: { role: 'supervisor' } } });
     expect(ran).toEqual([]);
-    expect(await dispatch('payment.attribute', { seq: 1 }, { operatorId: 'op-supervisor' })).toEqual({ ok: true, result: 'supervisor' });
+    expect(await dispatch('payment.attribute', { seq: 1 }, { ...newSession(), operatorId: 'op-supervisor' })).toEqual({ ok: true, result: 'supervisor' });
     expect(ran).toEqual(['Rui']);
   });
 

@@ -1,4 +1,5 @@
 import { CoreError, toWireError, type Envelope } from '../errors.ts';
+import { connectionMay, connectionRefusal, type Connection, type Reach } from '../devices/connection.ts';
 import type { Caller, Session } from '../operators/operators.ts';
 import { mayUse, refusal, type Access, type Role } from '../operators/roles.ts';
 import type { Schema } from './schema.ts';
@@ -15,6 +16,8 @@ export interface CallContext {
  */
 export interface HandlerDef<A, R> {
   readonly access: Access;
+  /** Which connections it serves (devices/connection.ts); a till's unless `reaching` says more. */
+  readonly reach: Reach;
   /** "tie a payment to a sale": completes "Only a supervisor or a manager can …". */
   readonly action: string;
   readonly args: Schema<A>;
@@ -25,29 +28,37 @@ export interface HandlerDef<A, R> {
  * A method for a role and up: its function receives the signed-in operator, the only
  * source of who did it (no method takes a person's name as an argument).
  */
-export function handler<A, R>(access: Role, action: string, args: Schema<A>, run: (args: A, by: Caller) => R | Promise<R>): HandlerDef<A, R>;
+export function handler<A, R>(access: Role, action: string, args: Schema<A>, run: (args: A, by: Caller, session: Session) => R | Promise<R>): HandlerDef<A, R>;
 /** A method any connection may call, signed in or not: it receives the connection's session. */
 export function handler<A, R>(access: 'anyone', action: string, args: Schema<A>, run: (args: A, session: Session) => R | Promise<R>): HandlerDef<A, R>;
-export function handler<A, R>(access: Access, action: string, args: Schema<A>, run: (args: A, by: never) => R | Promise<R>): HandlerDef<A, R> {
-  const serve = run as (args: A, by: Caller | Session) => R | Promise<R>;
+export function handler<A, R>(access: Access, action: string, args: Schema<A>, run: (args: A, by: never, session: Session) => R | Promise<R>): HandlerDef<A, R> {
+  const serve = run as (args: A, by: Caller | Session, session: Session) => R | Promise<R>;
   return {
     access,
+    reach: 'till',
     action,
     args,
     run: async (a, ctx) => {
-      if (access === 'anyone') return serve(a, ctx.session);
       // The dispatcher checked already; a handler called some other way checks again.
+      if (access === 'anyone') return serve(a, ctx.session, ctx.session);
       if (ctx.caller === null || !mayUse(ctx.caller.role, access)) throw refusal(access, action, ctx.caller !== null);
-      return serve(a, ctx.caller);
+      return serve(a, ctx.caller, ctx.session);
     },
   };
 }
 
-type AnyHandlers = { readonly [method: string]: { readonly access: Access; readonly action: string; readonly args: Schema<unknown>; readonly run: (args: never, ctx: CallContext) => Promise<unknown> } };
+/** The same method for more connections than a till's: a customer display's, or any (pairing). */
+export function reaching<A, R>(reach: Exclude<Reach, 'till'>, def: HandlerDef<A, R>): HandlerDef<A, R> {
+  return { ...def, reach };
+}
+
+type AnyHandlers = { readonly [method: string]: { readonly access: Access; readonly reach: Reach; readonly action: string; readonly args: Schema<unknown>; readonly run: (args: never, ctx: CallContext) => Promise<unknown> } };
 
 export interface DispatcherDeps {
   /** The operator signed in on a session, looked up at each call; null when none (or disabled). */
   callerOf: (session: Session) => Caller | null;
+  /** The session's connection as it stands now (a revoked device's is unpaired from then on). */
+  connectionOf: (session: Session) => Connection;
   onUnexpected: (method: string, err: unknown) => void;
 }
 
@@ -64,6 +75,8 @@ export function createDispatcher(handlers: AnyHandlers, deps: DispatcherDeps) {
         throw new CoreError('unknown_method', `The cashier app has no operation named ${JSON.stringify(String(method)).slice(0, 80)}.`);
       }
       const def = handlers[method] as unknown as HandlerDef<unknown, unknown>;
+      const connection = deps.connectionOf(session);
+      if (!connectionMay(connection, def.reach)) throw connectionRefusal(connection);
       const caller = deps.callerOf(session);
       if (def.access !== 'anyone' && !mayUse(caller?.role ?? null, def.access)) throw refusal(def.access, def.action, caller !== null);
       const args = def.args.parse(rawArgs);

@@ -119,6 +119,8 @@ export interface SaleQueries<S> {
   recentOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]>;
   /** The checkout's sales a person must still look at (SaleKeys.needs_person). */
   needingPerson(storeId: number, checkoutId: number): Promise<S[]>;
+  /** Every checkout's sales a person must still look at: a supervisor's merchant-wide list. */
+  needingPersonAnywhere(): Promise<S[]>;
   /** The checkout's sales a newer sale would displace (SaleKeys.displaceable). */
   displaceable(storeId: number, checkoutId: number): Promise<S[]>;
   byStatus(status: string): Promise<S[]>;
@@ -205,6 +207,7 @@ class JournalImpl<S extends object> implements Journal<S> {
       latestOnCheckout: (storeId, checkoutId) => view.latestSaleOnCheckout(storeId, checkoutId),
       recentOnCheckout: (storeId, checkoutId, count, sinceMs) => view.recentSalesOnCheckout(storeId, checkoutId, count, sinceMs),
       needingPerson: (storeId, checkoutId) => view.salesNeedingPerson(storeId, checkoutId),
+      needingPersonAnywhere: () => view.salesNeedingPersonAnywhere(),
       displaceable: (storeId, checkoutId) => view.displaceableSales(storeId, checkoutId),
       byStatus: (status) => view.salesByStatus(status),
       byShift: (shiftId) => view.salesByShift(shiftId),

@@ -538,6 +538,10 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]> {
     return this.#w.salesNeedingPerson(storeId, checkoutId);
   }
+  /** A sale that needs a person never leaves the working set: it alone answers. */
+  salesNeedingPersonAnywhere(): Promise<S[]> {
+    return this.#w.salesNeedingPersonAnywhere();
+  }
   displaceableSales(storeId: number, checkoutId: number): Promise<S[]> {
     return this.#w.displaceableSales(storeId, checkoutId);
   }

@@ -207,6 +207,8 @@ export interface SaleQueriesOf<S> {
   recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]>;
   /** The checkout's sales whose keys say needs_person 'yes'. */
   salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]>;
+  /** Every sale whose keys say needs_person 'yes', on any checkout. */
+  salesNeedingPersonAnywhere(): Promise<S[]>;
   /** The checkout's sales whose keys say displaceable 'yes'. */
   displaceableSales(storeId: number, checkoutId: number): Promise<S[]>;
   salesByStatus(status: string): Promise<S[]>;
@@ -547,6 +549,10 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   async salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]> {
     return records(await this.#db.getAllFromIndex('sales', 'by_needs_person', [storeId, checkoutId, 'yes']));
+  }
+  async salesNeedingPersonAnywhere(): Promise<S[]> {
+    // Only rows whose needs_person key is set are in the index: the whole index is the answer.
+    return records(await this.#db.getAllFromIndex('sales', 'by_needs_person'));
   }
   async displaceableSales(storeId: number, checkoutId: number): Promise<S[]> {
     return records(await this.#db.getAllFromIndex('sales', 'by_displaceable', [storeId, checkoutId, 'yes']));

@@ -25,6 +25,7 @@ import {
 } from './registry.ts';
 import type { Role } from './roles.ts';
 import { Mutex } from '../../shared/mutex.ts';
+import { STORE_CONNECTION, type Connection } from '../devices/connection.ts';
 
 /** Who a call comes from: the operator signed in on its connection. */
 export interface Caller {
@@ -40,10 +41,12 @@ export interface Caller {
  */
 export interface Session {
   operatorId: string | null;
+  /** Where the connection comes from (devices/connection.ts): it decides the checkout and what it may call. */
+  readonly connection: Connection;
 }
 
-export function newSession(): Session {
-  return { operatorId: null };
+export function newSession(connection: Connection = STORE_CONNECTION): Session {
+  return { operatorId: null, connection };
 }
 
 export interface OperatorView {

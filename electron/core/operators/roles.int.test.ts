@@ -46,6 +46,13 @@ const TABLE: Record<Method, Access> = {
   'operators.add': 'manager',
   'operators.change': 'manager',
   'operators.disable': 'manager',
+  'display.view': 'anyone',
+  'pairing.info': 'anyone',
+  'pairing.pair': 'anyone',
+  'attention.list': 'supervisor',
+  'devices.list': 'manager',
+  'devices.startPairing': 'manager',
+  'devices.revoke': 'manager',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

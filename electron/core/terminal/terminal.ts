@@ -180,6 +180,13 @@ export class Terminal {
     return checkoutView(sales, [...extra, ...context], storeId, checkoutId, clock.now());
   }
 
+  /** Every sale of the merchant, on any checkout, that still needs a person, newest first. */
+  async attentionEverywhere(): Promise<SaleSummary[]> {
+    const sales = salesOf(await this.#ctx.journal.sales.needingPersonAnywhere());
+    const summaries = await Promise.all(sales.map(async (sale) => saleSummary(sale, [...sales, ...(await this.#withDisplacer(sale))])));
+    return summaries.filter((s) => s.description.needs_person).sort((a, b) => b.requested_at - a.requested_at);
+  }
+
   async saleDetail(saleId: string): Promise<{ sale: SaleSummary; events: JournalEntry[] } | null> {
     const row = await this.#ctx.journal.sales.get(saleId);
     if (!row) return null;

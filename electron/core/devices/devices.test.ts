@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { openJournal, type Journal } from '../journal/journal.ts';
+import { memoryLogger } from '../log.ts';
+import type { Caller } from '../operators/operators.ts';
+import { Devices, PAIRING_CODE_TTL_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from './registry.ts';
+
+/** The register of devices over a real journal in a temp dir, on a clock the test moves. */
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const MARTA: Caller = { id: 'op-marta', name: 'Marta', role: 'manager' };
+const TILL_2 = { kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' } as const;
+
+async function store(clock = new ManualClock()) {
+  const dir = await mkdtemp(join(tmpdir(), 'pos-devices-'));
+  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection } });
+  let journal: Journal<object> = await open();
+  cleanups.push(async () => {
+    await journal.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const log = memoryLogger(clock);
+  const make = () => {
+    const devices = new Devices({ journal, clock, log });
+    devices.load();
+    return devices;
+  };
+  return {
+    clock,
+    log,
+    dir,
+    make,
+    async reopen() {
+      await journal.close();
+      journal = await open();
+      return make();
+    },
+    async journalText() {
+      const files = (await readdir(join(dir))).filter((f) => f.endsWith('.jsonl'));
+      return (await Promise.all(files.map((f) => readFile(join(dir, f), 'utf8')))).join('\n');
+    },
+  };
+}
+
+describe('pairing a device', () => {
+  it('gives an 8-digit code that pairs one device, once, on the checkout the manager chose', async () => {
+    const s = await store();
+    const devices = s.make();
+    const offer = await devices.startPairing(MARTA, TILL_2);
+    expect(offer.code).toMatch(/^\d{8}$/);
+    expect(offer.expiresAt).toBe(s.clock.now() + PAIRING_CODE_TTL_MS);
+
+    const typed = `${offer.code.slice(0, 4)} ${offer.code.slice(4)}`;
+    const paired = await devices.pair(typed, '127.0.0.2');
+    expect(paired.credential).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(paired.device).toMatchObject({ kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' });
+    expect(devices.authenticate(paired.credential)).toEqual(paired.device);
+
+    await expect(devices.pair(offer.code, '127.0.0.3')).rejects.toMatchObject({ code: 'pairing_refused', params: { reason: 'used' } });
+  });
+
+  it('refuses a wrong code and an expired one, each with its reason', async () => {
+    const s = await store();
+    const devices = s.make();
+    const offer = await devices.startPairing(MARTA, TILL_2);
+    const wrong = offer.code === '00000000' ? '11111111' : '00000000';
+    await expect(devices.pair(wrong, '127.0.0.2')).rejects.toMatchObject({ code: 'pairing_refused', params: { reason: 'wrong_code' } });
+    s.clock.advance(PAIRING_CODE_TTL_MS);
+    await expect(devices.pair(offer.code, '127.0.0.2')).rejects.toMatchObject({ code: 'pairing_refused', params: { reason: 'expired' } });
+    expect(devices.list()).toEqual([]);
+  });
+
+  it('makes one address wait after a few wrong codes, and voids every live code after many', async () => {
+    const s = await store();
+    const devices = s.make();
+    const offer = await devices.startPairing(MARTA, TILL_2);
+    const wrongCodes = Array.from({ length: WRONG_CODES_BEFORE_VOID }, (_, i) => String(i).padStart(8, '9')).filter((c) => c !== offer.code);
+    for (const code of wrongCodes.slice(0, WRONG_CODES_PER_ADDRESS)) await expect(devices.pair(code, '10.0.0.9')).rejects.toMatchObject({ params: { reason: 'wrong_code' } });
+    // Even the right code waits: the address guessed too often.
+    await expect(devices.pair(offer.code, '10.0.0.9')).rejects.toMatchObject({ params: { reason: 'too_many_attempts' } });
+    s.clock.advance(60_000);
+
+    // Guesses from many addresses still add up: past the limit every live code is void.
+    for (const [i, code] of wrongCodes.slice(WRONG_CODES_PER_ADDRESS).entries()) await devices.pair(code, `10.0.1.${i}`).catch(() => undefined);
+    for (let i = 0; wrongCodes.length + i < WRONG_CODES_BEFORE_VOID + 1; i++) await devices.pair(`8${String(i).padStart(7, '0')}`, `10.0.2.${i}`).catch(() => undefined);
+    await expect(devices.pair(offer.code, '127.0.0.2')).rejects.toMatchObject({ params: { reason: 'too_many_attempts' } });
+
+    // A new code from the manager works.
+    const next = await devices.startPairing(MARTA, TILL_2);
+    await expect(devices.pair(next.code, '127.0.0.2')).resolves.toMatchObject({ device: { name: 'Till 2' } });
+  });
+
+  it('keeps only the SHA-256 of the credential and never the code, with who offered and who revoked', async () => {
+    const s = await store();
+    const devices = s.make();
+    const offer = await devices.startPairing(MARTA, TILL_2);
+    const { credential, device } = await devices.pair(offer.code, '127.0.0.2');
+    await devices.revoke(MARTA, device.id);
+    const text = await s.journalText();
+    expect(text).not.toContain(credential);
+    expect(text).not.toContain(offer.code);
+    expect(text).toContain(createHash('sha256').update(credential).digest('hex'));
+    const types = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data: { by?: string } });
+    expect(types.filter((e) => e.type.startsWith('device.')).map((e) => [e.type, e.data.by])).toEqual([
+      ['device.pairing_offered', 'Marta'],
+      ['device.paired', 'Marta'],
+      ['device.revoked', 'Marta'],
+    ]);
+  });
+});
+
+describe('a paired device', () => {
+  it('is known again after a restart, and a revoked one is not', async () => {
+    const s = await store();
+    const devices = s.make();
+    const a = await devices.pair((await devices.startPairing(MARTA, TILL_2)).code, '127.0.0.2');
+    const b = await devices.pair((await devices.startPairing(MARTA, { ...TILL_2, checkoutId: 1, name: 'Till 1' })).code, '127.0.0.3');
+    await devices.revoke(MARTA, b.device.id);
+
+    const again = await s.reopen();
+    expect(again.authenticate(a.credential)).toEqual(a.device);
+    expect(again.authenticate(b.credential)).toBeNull();
+    expect(again.active(b.device.id)).toBeNull();
+    expect(again.list().map((d) => [d.name, d.revokedBy])).toEqual([
+      ['Till 2', null],
+      ['Till 1', 'Marta'],
+    ]);
+    await expect(again.revoke(MARTA, b.device.id)).rejects.toMatchObject({ code: 'conflict', params: { reason: 'device_revoked' } });
+  });
+
+  it('tells listeners at once when it is revoked, and is seen while connected', async () => {
+    const s = await store();
+    const devices = s.make();
+    const { device } = await devices.pair((await devices.startPairing(MARTA, TILL_2)).code, '127.0.0.2');
+    const revoked: string[] = [];
+    devices.onRevoked((id) => revoked.push(id));
+
+    const close = devices.connected(device.id);
+    s.clock.advance(5_000);
+    expect(devices.list()[0]).toMatchObject({ online: true, lastSeenAt: s.clock.now() });
+    close();
+    const leftAt = s.clock.now();
+    s.clock.advance(60_000);
+    expect(devices.list()[0]).toMatchObject({ online: false, lastSeenAt: leftAt });
+
+    await devices.revoke(MARTA, device.id);
+    expect(revoked).toEqual([device.id]);
+    expect(devices.checkouts()).toEqual([]);
+  });
+
+  it('refuses a credential that is not one (wrong shape or unknown)', async () => {
+    const s = await store();
+    const devices = s.make();
+    await devices.pair((await devices.startPairing(MARTA, TILL_2)).code, '127.0.0.2');
+    expect(devices.authenticate('')).toBeNull();
+    expect(devices.authenticate('x'.repeat(43))).toBeNull();
+    expect(devices.authenticate('../../etc/passwd')).toBeNull();
+  });
+});

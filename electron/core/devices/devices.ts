@@ -1,0 +1,300 @@
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Clock } from '../../shared/clock.ts';
+import { Mutex } from '../../shared/mutex.ts';
+import { CoreError } from '../errors.ts';
+import type { Journal } from '../journal/journal.ts';
+import type { Logger } from '../log.ts';
+import type { Caller } from '../operators/operators.ts';
+import {
+  DEVICE_PAIRED,
+  DEVICE_PAIRING_OFFERED,
+  DEVICE_REVOKED,
+  DEVICE_SEEN,
+  DEVICES_PROJECTION,
+  foldDeviceEntry,
+  type DeviceInfo,
+  type DeviceKind,
+  type DeviceRecord,
+} from './registry.ts';
+
+/**
+ * The tills and customer displays paired with this store's core (issue 9). A manager offers
+ * a one-time pairing code for one checkout; the device that enters it in time receives a
+ * credential (256 random bits) of which the core keeps only the SHA-256; every later
+ * connection presents it. Codes live in memory only: a restart voids them all, which keeps
+ * "single use" true without writing a code anywhere.
+ */
+export const PAIRING_CODE_TTL_MS = 10 * 60_000;
+/** Wrong codes one address may try in a minute before it must wait. */
+export const WRONG_CODES_PER_ADDRESS = 5;
+const ADDRESS_WINDOW_MS = 60_000;
+/**
+ * Wrong codes, from anywhere, while codes are live: past this every live code is voided,
+ * so guessing 10^8 codes can never get far; the manager makes a new one.
+ */
+export const WRONG_CODES_BEFORE_VOID = 20;
+/** How often a device's connection is journaled as "seen" (a reconnect storm writes little). */
+const SEEN_EVERY_MS = 10 * 60_000;
+
+export interface DeviceView extends DeviceInfo {
+  pairedAt: number;
+  pairedBy: string;
+  lastSeenAt: number | null;
+  online: boolean;
+  revokedAt: number | null;
+  revokedBy: string | null;
+}
+
+export interface PairingOffer {
+  code: string;
+  expiresAt: number;
+}
+
+/** Where tills open the store (the browser shell's addresses) and its certificate. */
+export interface Entrance {
+  urls: string[];
+  fingerprint: string | null;
+}
+
+export type PairingRefusal = 'wrong_code' | 'expired' | 'used' | 'too_many_attempts';
+
+const REFUSAL_TEXT: Record<PairingRefusal, string> = {
+  wrong_code: 'That pairing code is not one this store gave: check the digits, or ask a manager for a new code.',
+  expired: 'That pairing code has expired (codes last 10 minutes): ask a manager for a new one.',
+  used: 'That pairing code has already been used: each code pairs one device; ask a manager for a new one.',
+  too_many_attempts: 'Too many wrong pairing codes: wait a minute, then ask a manager for a new code.',
+};
+
+function refuse(reason: PairingRefusal): CoreError {
+  return new CoreError('pairing_refused', REFUSAL_TEXT[reason], { reason });
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** "1234 5678", "1234-5678" and "12345678" are the same code. */
+export function normalizeCode(typed: string): string {
+  return typed.replace(/[\s-]/g, '');
+}
+
+interface Offer {
+  offerId: string;
+  kind: DeviceKind;
+  storeId: number;
+  checkoutId: number;
+  name: string;
+  by: Caller;
+  expiresAt: number;
+  state: 'live' | 'used' | 'voided';
+}
+
+export class Devices {
+  readonly #journal: Journal<object>;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #lock = new Mutex();
+  #records = new Map<string, DeviceRecord>();
+  #byCredential = new Map<string, string>();
+  /** Offers by the SHA-256 of their code. */
+  readonly #offers = new Map<string, Offer>();
+  readonly #wrongByAddress = new Map<string, number[]>();
+  #wrongWhileLive = 0;
+  readonly #online = new Map<string, number>();
+  readonly #seenInMemory = new Map<string, number>();
+  readonly #revokedListeners = new Set<(deviceId: string) => void>();
+  #entrance: Entrance = { urls: [], fingerprint: null };
+
+  constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger }) {
+    this.#journal = deps.journal;
+    this.#clock = deps.clock;
+    this.#log = deps.log;
+  }
+
+  load(): void {
+    this.#setRecords(this.#journal.projection<readonly DeviceRecord[]>(DEVICES_PROJECTION));
+  }
+
+  #setRecords(records: readonly DeviceRecord[]): void {
+    this.#records = new Map(records.map((r) => [r.id, r]));
+    this.#byCredential = new Map(records.filter((r) => r.revokedAt === null).map((r) => [r.credentialHash, r.id]));
+  }
+
+  async #write(type: string, data: Record<string, string | number | null>): Promise<void> {
+    const { entries } = await this.#journal.append([{ type, data }]);
+    let records: readonly DeviceRecord[] = [...this.#records.values()];
+    for (const entry of entries) records = foldDeviceEntry(records, entry);
+    this.#setRecords(records);
+  }
+
+  setEntrance(entrance: Entrance): void {
+    this.#entrance = { urls: [...entrance.urls], fingerprint: entrance.fingerprint };
+  }
+
+  get entrance(): Entrance {
+    return { urls: [...this.#entrance.urls], fingerprint: this.#entrance.fingerprint };
+  }
+
+  /** A manager's one-time code for one device on one checkout: 8 digits, 10 minutes, once. */
+  startPairing(by: Caller, input: { kind: DeviceKind; storeId: number; checkoutId: number; name: string }): Promise<PairingOffer & Entrance> {
+    return this.#lock.run(async () => {
+      this.#sweep();
+      let code: string;
+      do code = String(randomInt(0, 100_000_000)).padStart(8, '0');
+      while (this.#offers.has(sha256(code)));
+      const offerId = randomUUID();
+      const expiresAt = this.#clock.now() + PAIRING_CODE_TTL_MS;
+      const name = input.name.trim();
+      // The code itself is never written: the entry says who offered what, for which checkout.
+      await this.#write(DEVICE_PAIRING_OFFERED, { by: by.name, by_id: by.id, offer_id: offerId, kind: input.kind, store_id: input.storeId, checkout_id: input.checkoutId, name, expires_at: expiresAt });
+      this.#offers.set(sha256(code), { offerId, kind: input.kind, storeId: input.storeId, checkoutId: input.checkoutId, name, by, expiresAt, state: 'live' });
+      this.#wrongWhileLive = 0;
+      return { code, expiresAt, ...this.entrance };
+    });
+  }
+
+  /**
+   * A device enters a code. `from` (its network address) limits how fast one place may guess;
+   * all wrong guesses together void every live code past WRONG_CODES_BEFORE_VOID.
+   */
+  pair(typed: string, from: string): Promise<{ credential: string; device: DeviceInfo }> {
+    return this.#lock.run(async () => {
+      const now = this.#clock.now();
+      this.#sweep();
+      const recent = (this.#wrongByAddress.get(from) ?? []).filter((t) => now - t < ADDRESS_WINDOW_MS);
+      if (recent.length >= WRONG_CODES_PER_ADDRESS) throw refuse('too_many_attempts');
+      const offer = this.#offers.get(sha256(normalizeCode(typed)));
+      const problem: PairingRefusal | null = !offer
+        ? 'wrong_code'
+        : offer.state === 'used'
+          ? 'used'
+          : offer.state === 'voided'
+            ? 'too_many_attempts'
+            : offer.expiresAt <= now
+              ? 'expired'
+              : null;
+      if (problem !== null || !offer) {
+        if (problem === 'wrong_code') this.#wrong(from, recent, now);
+        this.#log.warn('pairing refused', { reason: problem, from });
+        throw refuse(problem ?? 'wrong_code');
+      }
+      offer.state = 'used';
+      const credential = randomBytes(32).toString('base64url');
+      const deviceId = randomUUID();
+      await this.#write(DEVICE_PAIRED, {
+        by: offer.by.name,
+        by_id: offer.by.id,
+        offer_id: offer.offerId,
+        device_id: deviceId,
+        kind: offer.kind,
+        name: offer.name,
+        store_id: offer.storeId,
+        checkout_id: offer.checkoutId,
+        credential_sha256: sha256(credential),
+        from,
+      });
+      this.#log.info('device paired', { device_id: deviceId, kind: offer.kind, store_id: offer.storeId, checkout_id: offer.checkoutId });
+      return { credential, device: info(this.#records.get(deviceId) as DeviceRecord) };
+    });
+  }
+
+  #wrong(from: string, recent: number[], now: number): void {
+    this.#wrongByAddress.set(from, [...recent, now]);
+    if (++this.#wrongWhileLive < WRONG_CODES_BEFORE_VOID) return;
+    let voided = 0;
+    for (const offer of this.#offers.values()) {
+      if (offer.state !== 'live') continue;
+      offer.state = 'voided';
+      voided++;
+    }
+    if (voided > 0) this.#log.warn('too many wrong pairing codes: every live code is voided', { voided });
+  }
+
+  /** Forgets offers long past their time and guesses outside the window. */
+  #sweep(): void {
+    const now = this.#clock.now();
+    for (const [hash, offer] of this.#offers) if (offer.expiresAt + 24 * 3_600_000 < now) this.#offers.delete(hash);
+    for (const [from, times] of this.#wrongByAddress) if (times.every((t) => now - t >= ADDRESS_WINDOW_MS)) this.#wrongByAddress.delete(from);
+  }
+
+  /** The active device a credential belongs to, or null (unknown, or revoked). */
+  authenticate(credential: string): DeviceInfo | null {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(credential)) return null;
+    const id = this.#byCredential.get(sha256(credential));
+    const record = id === undefined ? undefined : this.#records.get(id);
+    return record && record.revokedAt === null ? info(record) : null;
+  }
+
+  /** Whether a connection's device is still paired (a revocation ends its calls at once). */
+  active(deviceId: string): DeviceInfo | null {
+    const record = this.#records.get(deviceId);
+    return record && record.revokedAt === null ? info(record) : null;
+  }
+
+  revoke(by: Caller, deviceId: string): Promise<DeviceView> {
+    return this.#lock.run(async () => {
+      const record = this.#records.get(deviceId);
+      if (!record) throw new CoreError('not_found', 'That device is not paired with this store.');
+      if (record.revokedAt !== null) throw new CoreError('conflict', `${record.name} was already revoked.`, { reason: 'device_revoked' });
+      await this.#write(DEVICE_REVOKED, { by: by.name, by_id: by.id, device_id: deviceId, name: record.name });
+      this.#log.warn('device revoked', { device_id: deviceId });
+      for (const listener of this.#revokedListeners) listener(deviceId);
+      return this.#view(this.#records.get(deviceId) as DeviceRecord);
+    });
+  }
+
+  onRevoked(listener: (deviceId: string) => void): () => void {
+    this.#revokedListeners.add(listener);
+    return () => this.#revokedListeners.delete(listener);
+  }
+
+  /** A device's connection opened; the returned function is called when it closes. */
+  connected(deviceId: string): () => void {
+    const now = this.#clock.now();
+    this.#online.set(deviceId, (this.#online.get(deviceId) ?? 0) + 1);
+    this.#seenInMemory.set(deviceId, now);
+    const journaled = this.#records.get(deviceId)?.lastSeenAt ?? 0;
+    if (now - journaled >= SEEN_EVERY_MS) {
+      void this.#lock.run(() => this.#write(DEVICE_SEEN, { device_id: deviceId })).catch((err: unknown) => this.#log.warn('could not journal that a device was seen', { error: err }));
+    }
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      const left = (this.#online.get(deviceId) ?? 1) - 1;
+      if (left > 0) this.#online.set(deviceId, left);
+      else this.#online.delete(deviceId);
+      this.#seenInMemory.set(deviceId, this.#clock.now());
+    };
+  }
+
+  /** Every device ever paired: active ones first, then by name. */
+  list(): DeviceView[] {
+    return [...this.#records.values()]
+      .map((r) => this.#view(r))
+      .sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || a.name.localeCompare(b.name) || a.pairedAt - b.pairedAt);
+  }
+
+  /** The checkouts some active device is bound to. */
+  checkouts(): Array<{ storeId: number; checkoutId: number }> {
+    const keys = new Map<string, { storeId: number; checkoutId: number }>();
+    for (const r of this.#records.values()) if (r.revokedAt === null) keys.set(`${r.storeId}/${r.checkoutId}`, { storeId: r.storeId, checkoutId: r.checkoutId });
+    return [...keys.values()];
+  }
+
+  #view(r: DeviceRecord): DeviceView {
+    const online = (this.#online.get(r.id) ?? 0) > 0 && r.revokedAt === null;
+    const seen = Math.max(r.lastSeenAt ?? 0, this.#seenInMemory.get(r.id) ?? 0);
+    return {
+      ...info(r),
+      pairedAt: r.pairedAt,
+      pairedBy: r.pairedBy,
+      lastSeenAt: online ? this.#clock.now() : seen === 0 ? null : seen,
+      online,
+      revokedAt: r.revokedAt,
+      revokedBy: r.revokedBy,
+    };
+  }
+}
+
+function info(r: DeviceRecord): DeviceInfo {
+  return { id: r.id, kind: r.kind, name: r.name, storeId: r.storeId, checkoutId: r.checkoutId };
+}

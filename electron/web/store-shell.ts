@@ -1,0 +1,29 @@
+import type { CoreConfig } from '../core/config.ts';
+import type { Core } from '../core/core.ts';
+import { isLoopbackHost, shellNames } from './addresses.ts';
+import { startWebShell, type WebShell } from './server.ts';
+import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
+
+/**
+ * The store computer's door for its other tills and displays, as both entry points open it
+ * (`npm run start:web` and the Electron app in "runs the store" mode): the browser shell on
+ * the configured address, HTTPS/WSS off loopback (issue 9) with the merchant's certificate
+ * or the one kept in the data dir.
+ */
+export async function startStoreShell(core: Core, config: CoreConfig, rendererDir: string): Promise<{ shell: WebShell; tls: TlsIdentity | null }> {
+  let tls: TlsIdentity | null = null;
+  if (config.web.tls !== null || !isLoopbackHost(config.web.host)) {
+    tls = await loadTlsIdentity({ dataDir: config.dataDir, certFile: config.web.tls?.certFile, keyFile: config.web.tls?.keyFile, hosts: shellNames(config.web.host), log: core.log });
+  }
+  const shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token, ...(tls === null ? {} : { tls }) });
+  return { shell, tls };
+}
+
+/** What the person starting the store reads about its certificate, or nothing on plain loopback HTTP. */
+export function certificateLines(shell: WebShell, tls: TlsIdentity | null, dataDir: string): string[] {
+  if (shell.fingerprint === null) return [];
+  return [
+    ...(tls?.generated ? [`Made a certificate for this store in ${dataDir}/tls; browsers will ask to trust it once.`] : []),
+    `Certificate SHA-256 fingerprint: ${shell.fingerprint} (compare it with the one a till shows before pairing it)`,
+  ];
+}

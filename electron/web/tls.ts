@@ -1,0 +1,197 @@
+import { createHash, createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from '../core/log.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+
+/**
+ * The browser shell's TLS identity (issue 9, transport): off loopback it serves HTTPS/WSS
+ * only, with the merchant's own certificate or one generated at the first start and kept
+ * in the data dir. Its SHA-256 fingerprint is what a manager compares on a till and what
+ * the Electron till pins, so a kept certificate is reused, never silently replaced.
+ */
+export interface TlsIdentity {
+  /** PEM; a given file may carry its chain after the certificate. */
+  cert: string;
+  key: string;
+  /** SHA-256 of the certificate's DER, "AB:CD:…" upper-case hex. */
+  fingerprint: string;
+  /** True when this call made a new certificate. */
+  generated: boolean;
+}
+
+export interface TlsIdentityOptions {
+  dataDir: string;
+  /** POS_TLS_CERT / POS_TLS_KEY: both or neither. */
+  certFile?: string;
+  keyFile?: string;
+  /** Addresses and names the generated certificate must cover (subjectAltName). */
+  hosts: string[];
+  /** Real time: TLS clients check a certificate's dates against their own clocks, not the sandbox's. */
+  clock?: Clock;
+  log?: Logger;
+}
+
+export class TlsIdentityError extends Error {
+  override name = 'TlsIdentityError';
+}
+
+const DAY_MS = 86_400_000;
+/** Two years: under the 825 days Apple devices accept for a certificate a person trusted. */
+const VALID_DAYS = 730;
+/** A till whose clock runs a little behind must not see the certificate as not yet valid. */
+const BACKDATE_MS = DAY_MS;
+
+export const TLS_DIR = 'tls';
+export const CERT_FILE = 'cert.pem';
+export const KEY_FILE = 'key.pem';
+
+/** SHA-256 of a PEM certificate's DER, "AB:CD:…": what a manager compares and a till pins. */
+export function certificateFingerprint(certPem: string): string {
+  return new X509Certificate(certPem).fingerprint256;
+}
+
+/**
+ * The certificate's public key as Chromium pins it (--ignore-certificate-errors-spki-list):
+ * base64 of the SHA-256 of its SubjectPublicKeyInfo.
+ */
+export function spkiPin(certPem: string): string {
+  const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
+}
+
+export async function loadTlsIdentity(opts: TlsIdentityOptions): Promise<TlsIdentity> {
+  const clock = opts.clock ?? systemClock;
+  if ((opts.certFile === undefined) !== (opts.keyFile === undefined)) {
+    throw new TlsIdentityError('Give both POS_TLS_CERT and POS_TLS_KEY (the certificate and its private key), or neither to use a generated certificate.');
+  }
+  if (opts.certFile !== undefined && opts.keyFile !== undefined) return givenIdentity(opts.certFile, opts.keyFile, opts, clock);
+
+  const dir = join(opts.dataDir, TLS_DIR);
+  const certPath = join(dir, CERT_FILE);
+  const keyPath = join(dir, KEY_FILE);
+  const kept = await keptIdentity(certPath, keyPath, clock);
+  if (kept.ok) {
+    const missing = uncovered(kept.x509, opts.hosts);
+    if (missing.length > 0) {
+      // Replacing it would change the fingerprint every paired till pinned: say so, let a person decide.
+      opts.log?.warn('the kept browser shell certificate does not cover every address it is served on; delete the tls folder of the data dir to make a new one (paired tills must then be paired again)', { missing, dir });
+    }
+    return { cert: kept.cert, key: kept.key, fingerprint: kept.x509.fingerprint256, generated: false };
+  }
+  if (kept.reason !== 'missing') opts.log?.warn('making a new browser shell certificate', { reason: kept.reason, dir });
+  const made = await generateIdentity(opts.hosts, clock);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // mkdir keeps the mode of a folder that already exists.
+  await chmod(dir, 0o700);
+  await writePrivate(keyPath, made.key, 0o600);
+  await writePrivate(certPath, made.cert, 0o644);
+  opts.log?.info('made a browser shell certificate', { dir, fingerprint: made.fingerprint, hosts: opts.hosts });
+  return { ...made, generated: true };
+}
+
+async function givenIdentity(certFile: string, keyFile: string, opts: TlsIdentityOptions, clock: Clock): Promise<TlsIdentity> {
+  const cert = await readText(certFile, 'POS_TLS_CERT');
+  const key = await readText(keyFile, 'POS_TLS_KEY');
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new TlsIdentityError(`POS_TLS_CERT (${certFile}) is not a PEM certificate ("-----BEGIN CERTIFICATE-----").`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new TlsIdentityError(`POS_TLS_KEY (${keyFile}) is not an unencrypted PEM private key ("-----BEGIN PRIVATE KEY-----").`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) {
+    throw new TlsIdentityError(`POS_TLS_KEY (${keyFile}) is not the private key of the certificate in POS_TLS_CERT (${certFile}): give the key the certificate was issued for.`);
+  }
+  const now = clock.now();
+  if (x509.validToDate.getTime() <= now) {
+    throw new TlsIdentityError(`The certificate in POS_TLS_CERT (${certFile}) expired on ${x509.validToDate.toISOString()}: renew it, or remove POS_TLS_CERT and POS_TLS_KEY to use a generated one.`);
+  }
+  const missing = uncovered(x509, opts.hosts);
+  if (missing.length > 0) opts.log?.warn('the certificate in POS_TLS_CERT does not cover every address the browser shell is served on: browsers will refuse those addresses', { missing });
+  return { cert, key, fingerprint: x509.fingerprint256, generated: false };
+}
+
+async function readText(path: string, name: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TlsIdentityError(
+      code === 'ENOENT' ? `${name} names ${path}, which does not exist.` : `${name} names ${path}, which cannot be read (${code ?? (err as Error).message}).`,
+    );
+  }
+}
+
+type Kept = { ok: true; cert: string; key: string; x509: X509Certificate } | { ok: false; reason: string };
+
+async function keptIdentity(certPath: string, keyPath: string, clock: Clock): Promise<Kept> {
+  let cert: string;
+  let key: string;
+  try {
+    [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, reason: code === 'ENOENT' ? 'missing' : `unreadable (${code ?? (err as Error).message})` };
+  }
+  try {
+    const x509 = new X509Certificate(cert);
+    if (!x509.checkPrivateKey(createPrivateKey(key))) return { ok: false, reason: 'the key is not the certificate’s' };
+    if (x509.validToDate.getTime() <= clock.now()) return { ok: false, reason: `expired on ${x509.validToDate.toISOString()}` };
+    return { ok: true, cert, key, x509 };
+  } catch {
+    return { ok: false, reason: 'unreadable (not a PEM certificate and key)' };
+  }
+}
+
+/** The hosts a certificate's subjectAltName does not name. */
+function uncovered(x509: X509Certificate, hosts: readonly string[]): string[] {
+  return hosts.filter((h) => (isIP(h) === 0 ? x509.checkHost(h, { wildcards: false }) === undefined : x509.checkIP(h) === undefined));
+}
+
+async function generateIdentity(hosts: readonly string[], clock: Clock): Promise<Omit<TlsIdentity, 'generated'>> {
+  if (hosts.length === 0) throw new TlsIdentityError('A certificate needs at least one address or name to cover.');
+  const notBefore = clock.now() - BACKDATE_MS;
+  // Loaded only to make a certificate (once per data dir): it brings a whole X.509 stack the shell never needs otherwise.
+  const { generate } = await import('selfsigned');
+  const pems = await generate([{ name: 'commonName', value: 'Pix cashier' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(notBefore),
+    notAfterDate: new Date(notBefore + BACKDATE_MS + VALID_DAYS * DAY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: hosts.map((h) => (isIP(h) === 0 ? { type: 2 as const, value: h } : { type: 7 as const, ip: h })) },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private, fingerprint: certificateFingerprint(pems.cert) };
+}
+
+/** Written whole or not at all, with its mode from the first byte (never readable by others, even briefly). */
+async function writePrivate(path: string, text: string, mode: number): Promise<void> {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const file = await open(temp, 'wx', mode);
+  try {
+    await file.writeFile(text, 'utf8');
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  try {
+    // The umask may have narrowed the mode; the key must be exactly owner-only.
+    await chmod(temp, mode);
+    await rename(temp, path);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}
