@@ -210,6 +210,9 @@ export interface TillsResult {
   /** Why the run stopped: the sales bound or the time bound. */
   stoppedBy: 'sales' | 'time';
   all: LatencyFigures;
+  /** The two halves of a sale, medians: sale.charge's round trip; payment sent → paid push. */
+  chargeP50Ms: number;
+  paymentP50Ms: number;
   firstThousand: LatencyFigures;
   lastThousand: LatencyFigures;
   /** The whole process (sandbox, core, shell and the 64 clients): at the end and the highest sampled. */
@@ -218,6 +221,10 @@ export interface TillsResult {
   /** Pairing and signing in the 64 tills, before the measured run. */
   setupSeconds: number;
   pushesPerSale: number;
+  /** The journal's group commit over the run: write+fsync per second, entries per commit and per sale. */
+  journalCommitsPerSec: number;
+  journalEntriesPerCommit: number;
+  journalEntriesPerSale: number;
   coreWarnings: number;
 }
 
@@ -245,8 +252,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     await core.start();
     const setupStart = performance.now();
     const svc: ServiceControl = serviceControl(core.status().service.baseUrl ?? '');
-    // The core prepared its own checkout (1); a manager prints the other checkouts' QRs.
-    for (let c = 2; c <= tills; c++) await svc.printCheckout(STORE_ID, c);
+    // No QR printed here: the core prepares each paired till's checkout (the embedded
+    // sandbox's prepareCheckout prints its QR), as it prepared its own checkout 1 at start.
     shell = await startWebShell({ core, rendererDir: RENDERER_DIR, host: '127.0.0.1', port: 0, token: null });
 
     // The store computer's own window creates the first manager, who adds the cashier.
@@ -257,9 +264,13 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     for (let c = 1; c <= tills; c++) open.push(await Till.pair(core, shell, c));
     const setupSeconds = (performance.now() - setupStart) / 1000;
 
-    // latencies[n]: sale number n (in the order sales were started), charge sent → paid push.
+    // latencies[n]: sale number n (in the order sales were started), charge sent → paid push;
+    // and its two halves: the charge's round trip, and payment sent → paid push.
     const latencies: number[] = [];
+    const charges: number[] = [];
+    const payments: number[] = [];
     let started = 0;
+    const commitsBefore = core.journal.status().commits;
     const t0 = performance.now();
     const deadline = t0 + maxSeconds * 1000;
     let stoppedBy: TillsResult['stoppedBy'] = 'sales';
@@ -274,16 +285,23 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
           const n = started++;
           const s0 = performance.now();
           const saleId = await till.charge(100 + ((n * 37) % 9_900));
+          const s1 = performance.now();
           const paid = till.paid(saleId);
           // The payer scans the checkout's printed QR: it pays the checkout's newest sale.
           const pay = await svc('POST', '/_sandbox/pay', { store_id: STORE_ID, checkout_id: till.checkoutId });
           if (pay.status !== 200) throw new Error(`bench:tills: paying checkout ${till.checkoutId} answered ${pay.status}: ${JSON.stringify(pay.body)}`);
           await paid;
-          latencies[n] = performance.now() - s0;
+          const s2 = performance.now();
+          latencies[n] = s2 - s0;
+          charges[n] = s1 - s0;
+          payments[n] = s2 - s1;
         }
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const commitsAfter = core.journal.status().commits;
+    const commits = commitsAfter.commits - commitsBefore.commits;
+    const committed = commitsAfter.committedEntries - commitsBefore.committedEntries;
     const done = latencies.filter((l) => l !== undefined);
     const rssEnd = process.memoryUsage.rss();
     rssPeak = Math.max(rssPeak, rssEnd);
@@ -297,11 +315,16 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       salesPerSec: Math.round((done.length / seconds) * 10) / 10,
       stoppedBy,
       all: figures(done),
+      chargeP50Ms: percentileMs(charges.filter((l) => l !== undefined), 50),
+      paymentP50Ms: percentileMs(payments.filter((l) => l !== undefined), 50),
       firstThousand: figures(done.slice(0, 1000)),
       lastThousand: figures(done.slice(-1000)),
       rssEndMb: mb(rssEnd),
       rssPeakMb: mb(rssPeak),
       setupSeconds: Math.round(setupSeconds * 10) / 10,
+      journalCommitsPerSec: Math.round(commits / seconds),
+      journalEntriesPerCommit: Math.round((committed / Math.max(1, commits)) * 10) / 10,
+      journalEntriesPerSale: Math.round((committed / Math.max(1, done.length)) * 10) / 10,
       pushesPerSale: Math.round((pushes / Math.max(1, done.length)) * 10) / 10,
       coreWarnings: log.warnings,
     };
@@ -330,7 +353,12 @@ export function tillsRows(r: TillsResult): Row[] {
     },
     { what: 'Per sale, first 1,000', figure: latency(r.firstThousand), detail: `charge sent → paid push received, ${n(r.firstThousand.sales)} sales` },
     { what: 'Per sale, last 1,000', figure: latency(r.lastThousand), detail: `charge sent → paid push received, ${n(r.lastThousand.sales)} sales` },
-    { what: 'Per sale, all', figure: latency(r.all), detail: `${n(r.all.sales)} sales` },
+    { what: 'Per sale, all', figure: latency(r.all), detail: `${n(r.all.sales)} sales; of which, medians: sale.charge round trip ${r.chargeP50Ms} ms, payment sent → paid push ${r.paymentP50Ms} ms` },
+    {
+      what: 'Journal group commit',
+      figure: `${n(r.journalCommitsPerSec)} write+fsync/s`,
+      detail: `${r.journalEntriesPerCommit} entries per commit, ${r.journalEntriesPerSale} entries per sale`,
+    },
     {
       what: 'Process RSS',
       figure: `${r.rssEndMb} MB at the end`,
@@ -369,6 +397,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
     const result = await benchTills({ dataDir: work, tills, maxSales, maxSeconds });
     console.table(tillsRows(result).map((r) => ({ what: r.what, figure: r.figure })));
+    console.log(`bench:tills: medians: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms; ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale`);
     // Only the full run is written down: a shortened one is for trying things out.
     if (values['no-write'] || tills !== TILLS || maxSales !== MAX_SALES || maxSeconds !== MAX_SECONDS) return;
     let existing: string | null = null;
