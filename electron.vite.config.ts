@@ -25,7 +25,9 @@ export default defineConfig(({ mode }) => ({
     build: {
       outDir: resolve(out, 'preload'),
       rollupOptions: {
-        input: { index: resolve('electron/preload/index.ts') },
+        // index: the store's windows (window.pos); device: connect mode's store page (window.posDevice);
+        // setup: connect mode's setup page (window.posSetup). They share no module, so each stays one file.
+        input: { index: resolve('electron/preload/index.ts'), device: resolve('electron/preload/device.ts'), setup: resolve('electron/preload/setup.ts') },
         // A sandboxed preload can only be one CommonJS file that requires nothing but electron.
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
@@ -46,6 +48,8 @@ export default defineConfig(({ mode }) => ({
           index: resolve('src/index.html'),
           // The customer display: a second page (a second window in Electron, /display in the browser shell).
           display: resolve('src/display.html'),
+          // Connect mode's first page in Electron: the store's address and its certificate to compare.
+          setup: resolve('src/setup.html'),
         },
       },
     },

@@ -39,7 +39,7 @@ describe('the production build', () => {
   });
 
   it('neither the preload nor the renderer carries them either', async () => {
-    const files = [join(out, 'preload/index.cjs'), ...(await readdir(join(out, 'renderer/assets'))).map((f) => join(out, 'renderer/assets', f))];
+    const files = [...(await readdir(join(out, 'preload'))).map((f) => join(out, 'preload', f)), ...(await readdir(join(out, 'renderer/assets'))).map((f) => join(out, 'renderer/assets', f))];
     for (const file of files) {
       const text = await readFile(file, 'utf8');
       for (const secret of FIXTURE_SECRETS) expect(text.includes(secret), `${secret} in ${file}`).toBe(false);
@@ -60,11 +60,19 @@ describe('the production build', () => {
     expect(main).not.toMatch(new RegExp(`^import[^(]*["']\\./chunks/${chunk.replace('.', '\\.')}["']`, 'm'));
   });
 
-  it.each(['index.html', 'display.html'])('the source page %s carries no hand-written policy that could drift: the build writes it', async (page) => {
+  it('builds the three preloads (the store’s, connect mode’s store page and setup page) each as one file requiring nothing but electron', async () => {
+    expect((await readdir(join(out, 'preload'))).sort()).toEqual(['device.cjs', 'index.cjs', 'setup.cjs']);
+    for (const name of ['device.cjs', 'index.cjs', 'setup.cjs']) {
+      const text = await readFile(join(out, 'preload', name), 'utf8');
+      expect([...text.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]), name).toEqual(['electron']);
+    }
+  });
+
+  it.each(['index.html', 'display.html', 'setup.html'])('the source page %s carries no hand-written policy that could drift: the build writes it', async (page) => {
     expect(await readFile(join(root, 'src', page), 'utf8')).not.toMatch(/content-security-policy/i);
   });
 
-  it.each(['index.html', 'display.html'])('%s carries exactly the CSP of csp.ts, once', async (page) => {
+  it.each(['index.html', 'display.html', 'setup.html'])('%s carries exactly the CSP of csp.ts, once', async (page) => {
     const html = await readFile(join(out, 'renderer', page), 'utf8');
     const policies = [...html.matchAll(/<meta http-equiv="Content-Security-Policy" content="([^"]*)"/gi)].map((m) => m[1]);
     expect(policies).toEqual([CONTENT_SECURITY_POLICY]);

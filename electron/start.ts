@@ -4,10 +4,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { electronUnavailable } from './launch.ts';
+import { npmStartElectronArgs } from './main/mode.ts';
 
 /**
  * `npm start`: the Electron app when Electron's binary is here (or can be fetched);
  * otherwise one clear line and the browser shell, opened in a local Chromium when found.
+ * Either way this computer runs the store: Electron gets --mode=store (electron/main/mode.ts,
+ * STORE_FLAG), so it never asks the first-start question a packaged app asks.
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -36,7 +39,7 @@ function electronBinary(): string | null {
 
 const binary = process.env.POS_SHELL === 'web' ? null : electronBinary();
 const child = binary
-  ? spawn(binary, [root, ...args], { stdio: 'inherit' })
+  ? spawn(binary, npmStartElectronArgs(root, args), { stdio: 'inherit' })
   : spawn(process.execPath, [join(root, 'electron/web/cli.ts'), '--open', ...args], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,109 +1,36 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS } from '../core/contract.ts';
+import { stub, until } from './fixtures/electron-stub.ts';
+import { MODE_FILE, STORE_FLAG } from './mode.ts';
 
 /**
  * Contract test of the Electron shell with a stubbed `electron` (its binary cannot be had
- * here): loads the real main entry, lets it boot the real core on the embedded sandbox,
- * and asserts the window's security settings, the guards and the IPC registration.
+ * here): loads the real main entry as `npm start` runs it (--mode=store), lets it boot the
+ * real core on the embedded sandbox, and asserts the window's security settings, the guards,
+ * the IPC registration and the browser shell other tills connect to. The other modes:
+ * index.first-start.test.ts, index.connect.test.ts, index.pinned.test.ts.
  */
-type Listener = (...args: unknown[]) => unknown;
-
-const stub = vi.hoisted(() => {
-  const appListeners = new Map<string, Listener[]>();
-  const handlers = new Map<string, Listener>();
-  const windows: Array<{ options: Record<string, unknown>; loaded: string[]; sent: unknown[][] }> = [];
-  let resolveReady: () => void = () => undefined;
-  const ready = new Promise<void>((r) => (resolveReady = r));
-  const sessionCalls: Record<string, Listener> = {};
-  const counts = { enableSandbox: 0, quit: 0 };
-  const app = {
-    isPackaged: false,
-    enableSandbox: () => void counts.enableSandbox++,
-    whenReady: () => ready,
-    on: (event: string, fn: Listener) => appListeners.set(event, [...(appListeners.get(event) ?? []), fn]),
-    quit: () => void counts.quit++,
-    exit: () => undefined,
-  };
-  class BrowserWindow {
-    readonly record: { options: Record<string, unknown>; loaded: string[]; sent: unknown[][] };
-    readonly webContents: { send: (...args: unknown[]) => void };
-    constructor(options: Record<string, unknown>) {
-      this.record = { options, loaded: [], sent: [] };
-      windows.push(this.record);
-      BrowserWindow.instances.push(this);
-      this.webContents = { send: (...args: unknown[]) => this.record.sent.push(args) };
-    }
-    once() {}
-    isDestroyed() {
-      return false;
-    }
-    async loadFile(path: string) {
-      this.record.loaded.push(path);
-    }
-    async loadURL(url: string) {
-      this.record.loaded.push(url);
-    }
-    static instances: BrowserWindow[] = [];
-    static getAllWindows() {
-      return BrowserWindow.instances;
-    }
-  }
-  const ipcMain = {
-    handle: (channel: string, fn: Listener) => handlers.set(channel, fn),
-    removeHandler: (channel: string) => handlers.delete(channel),
-  };
-  const session = {
-    defaultSession: {
-      setPermissionRequestHandler: (fn: Listener) => (sessionCalls.request = fn),
-      setPermissionCheckHandler: (fn: Listener) => (sessionCalls.check = fn),
-      setDevicePermissionHandler: (fn: Listener) => (sessionCalls.device = fn),
-    },
-  };
-  const safeStorage = {
-    isEncryptionAvailable: () => true,
-    encryptString: (v: string) => Buffer.from(`enc(${Buffer.from(v).toString('hex')})`),
-    decryptString: (b: Buffer) => Buffer.from(/^enc\((.*)\)$/.exec(b.toString())?.[1] ?? '', 'hex').toString(),
-  };
-  const screen = {
-    getAllDisplays: () => [{ id: 1, bounds: { x: 0, y: 0 } }, { id: 2, bounds: { x: 1920, y: 0 } }],
-    getPrimaryDisplay: () => ({ id: 1, bounds: { x: 0, y: 0 } }),
-  };
-  return { counts, app, BrowserWindow, ipcMain, session, screen, safeStorage, appListeners, handlers, windows, sessionCalls, resolveReady };
-});
-
-vi.mock('electron', () => ({
-  app: stub.app,
-  BrowserWindow: stub.BrowserWindow,
-  ipcMain: stub.ipcMain,
-  session: stub.session,
-  screen: stub.screen,
-  safeStorage: stub.safeStorage,
-}));
+vi.mock('electron', async () => (await import('./fixtures/electron-stub.ts')).electron);
 
 const rendererDirUrl = pathToFileURL(fileURLToPath(new URL('../renderer/', import.meta.url))).href;
 let dataDir = '';
-
-async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const logged: string[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-'));
   process.env.POS_DATA_DIR = dataDir;
   process.env.POS_LANG = 'en';
+  process.env.POS_WEB_PORT = '0';
   process.env.POS_WEBHOOK_SECRET = 'whsec_bGl2ZS13ZWJob29rLXNlY3JldC0xMjM0';
   // Whoever starts `npm start` (or a packaged app) may have this set: it must not count.
   process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173/';
-  process.argv.push('--remember-secrets');
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
+  // What electron/start.ts (npm start) passes.
+  process.argv.push('--remember-secrets', STORE_FLAG);
   await import('./index.ts');
   stub.resolveReady();
   await until(() => stub.windows[1], 'the cashier and customer display windows');
@@ -118,6 +45,25 @@ afterAll(async () => {
 const trustedEvent = (url = rendererDirUrl + 'index.html', parent: unknown = null, senderId = 1) => ({ senderFrame: { url, parent }, sender: { id: senderId, once: () => undefined } });
 
 describe('Electron shell', () => {
+  it(`runs the store with ${STORE_FLAG} (npm start) and never asks, nor saves a mode`, async () => {
+    expect(stub.asked).toEqual([]);
+    expect(await readdir(dataDir)).not.toContain(MODE_FILE);
+    expect(stub.sessionCalls.verify).toBeUndefined();
+  });
+
+  it('starts the browser shell other tills connect to, and says where', async () => {
+    const line = await until(() => logged.find((l) => l.startsWith('Other tills and customer displays connect at ')), 'the browser shell’s address');
+    const origin = /connect at (http:\/\/127\.0\.0\.1:\d+) /.exec(line)?.[1];
+    expect(origin).toBeDefined();
+    const res = await fetch(`${origin}/healthz`);
+    expect(await res.json()).toEqual({ state: 'ready' });
+  });
+
+  it('offers a manager to connect this computer to another store, from the menu', () => {
+    expect(stub.menuItem('to-connect')).toMatchObject({ label: 'Connect this computer to another store…' });
+    expect(stub.menuItem('to-store')).toBeUndefined();
+  });
+
   it('enables the sandbox for every renderer', () => {
     expect(stub.counts.enableSandbox).toBe(1);
   });
@@ -188,6 +134,7 @@ describe('Electron shell', () => {
   });
 
   it('guards navigation, new windows and webviews of every web contents', () => {
+    type Listener = (...args: unknown[]) => unknown;
     const created = stub.appListeners.get('web-contents-created')?.[0];
     const on = new Map<string, Listener>();
     let openHandler: Listener = () => undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAppUrl, trustedDevServerUrl } from './security.ts';
+import { isAppUrl, isPinnedSender, isPinnedUrl, trustedDevServerUrl } from './security.ts';
 
 const RENDERER = 'file:///opt/pix/out/renderer/';
 
@@ -37,5 +37,32 @@ describe('trustedDevServerUrl: ELECTRON_RENDERER_URL counts in a development bui
     ['dev build with garbage', true, false, { ELECTRON_RENDERER_URL: 'not a url' }, undefined],
   ])('%s', (_name, devBuild, isPackaged, env, expected) => {
     expect(trustedDevServerUrl({ devBuild, isPackaged, env })).toBe(expected);
+  });
+});
+
+describe('isPinnedUrl / isPinnedSender: the store origin a connect-mode till is pinned to', () => {
+  const PIN = 'https://192.168.0.10:5180';
+  it.each([
+    ['https://192.168.0.10:5180/', PIN, true],
+    ['https://192.168.0.10:5180/display?x=1#y', PIN, true],
+    ['https://192.168.0.10:5181/', PIN, false],
+    ['http://192.168.0.10:5180/', PIN, false],
+    ['wss://192.168.0.10:5180/bridge', PIN, false],
+    ['https://192.168.0.10:5180.evil.example/', PIN, false],
+    ['https://user@192.168.0.10:5180/', PIN, true],
+    ['https://192.168.0.100:5180/', PIN, false],
+    ['file:///opt/pix/out/renderer/index.html', PIN, false],
+    ['https://192.168.0.10:5180/', null, false],
+    ['not a url', PIN, false],
+    [42, PIN, false],
+  ])('%s (pinned %s) -> %s', (url, pin, expected) => {
+    expect(isPinnedUrl(url, pin)).toBe(expected);
+  });
+
+  it('trusts a top-level frame of the pinned origin only', () => {
+    expect(isPinnedSender({ url: `${PIN}/`, parent: null } as never, PIN)).toBe(true);
+    expect(isPinnedSender({ url: `${PIN}/`, parent: {} } as never, PIN)).toBe(false);
+    expect(isPinnedSender({ url: 'https://evil.example/', parent: null } as never, PIN)).toBe(false);
+    expect(isPinnedSender(null, PIN)).toBe(false);
   });
 });

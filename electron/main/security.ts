@@ -68,18 +68,40 @@ export function isAppUrl(raw: unknown, rendererDirUrl: string, devServerUrl: str
   return false;
 }
 
+/**
+ * Whether a URL is on the store origin a connect-mode till is pinned to: the same scheme,
+ * host and port, compared parsed (`https://10.0.0.2:5180.evil.example` is not it).
+ */
+export function isPinnedUrl(raw: unknown, pinnedOrigin: string | null): boolean {
+  if (typeof raw !== 'string' || pinnedOrigin === null) return false;
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' && url.origin === new URL(pinnedOrigin).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Only the pinned store's own top-level page may use the till's device credential. */
+export function isPinnedSender(frame: WebFrameMain | null | undefined, pinnedOrigin: string | null): boolean {
+  if (!frame || frame.parent !== null) return false;
+  return isPinnedUrl(frame.url, pinnedOrigin);
+}
+
 /** Only the app's own top-level frames may call the core. */
 export function isTrustedSender(frame: WebFrameMain | null | undefined, rendererDirUrl: string, devServerUrl: string | undefined): boolean {
   if (!frame || frame.parent !== null) return false;
   return isAppUrl(frame.url, rendererDirUrl, devServerUrl);
 }
 
-function guardContents(contents: WebContents, rendererDirUrl: string, devServerUrl: string | undefined): void {
+function guardContents(contents: WebContents, rendererDirUrl: string, devServerUrl: string | undefined, pinnedOrigin: () => string | null): void {
+  // The app's pages, and in connect mode the pinned store's: nowhere else.
+  const allowed = (url: string) => isAppUrl(url, rendererDirUrl, devServerUrl) || isPinnedUrl(url, pinnedOrigin());
   contents.on('will-navigate', (event, url) => {
-    if (!isAppUrl(url, rendererDirUrl, devServerUrl)) event.preventDefault();
+    if (!allowed(url)) event.preventDefault();
   });
   contents.on('will-redirect', (event, url) => {
-    if (!isAppUrl(url, rendererDirUrl, devServerUrl)) event.preventDefault();
+    if (!allowed(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
@@ -91,6 +113,7 @@ export function hardenSession(session: Session): void {
   session.setDevicePermissionHandler(() => false);
 }
 
-export function hardenApp(app: App, rendererDirUrl: string, devServerUrl: string | undefined): void {
-  app.on('web-contents-created', (_event, contents) => guardContents(contents, rendererDirUrl, devServerUrl));
+/** `pinnedOrigin`: the store origin of connect mode once known, null in store mode. */
+export function hardenApp(app: App, rendererDirUrl: string, devServerUrl: string | undefined, pinnedOrigin: () => string | null = () => null): void {
+  app.on('web-contents-created', (_event, contents) => guardContents(contents, rendererDirUrl, devServerUrl, pinnedOrigin));
 }

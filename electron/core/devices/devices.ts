@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
+import { isDeviceCredential } from '../../shared/device-bridge.ts';
 import { Mutex } from '../../shared/mutex.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal } from '../journal/journal.ts';
@@ -217,7 +218,7 @@ export class Devices {
 
   /** The active device a credential belongs to, or null (unknown, or revoked). */
   authenticate(credential: string): DeviceInfo | null {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(credential)) return null;
+    if (!isDeviceCredential(credential)) return null;
     const id = this.#byCredential.get(sha256(credential));
     const record = id === undefined ? undefined : this.#records.get(id);
     return record && record.revokedAt === null ? info(record) : null;
