@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_END, CORE_START, SCREEN_HEADING, markdownTable, percentileMs, renderBenchmarks } from './report.ts';
+import { CORE_END, CORE_START, SCREEN_HEADING, TILLS_END, TILLS_START, markdownTable, percentileMs, renderBenchmarks, renderMarkedSection } from './report.ts';
 
 const measuredScreen = `${SCREEN_HEADING}
 
@@ -55,5 +55,28 @@ describe('markdownTable and percentileMs', () => {
     [[1.234, 1.236], 100, 1.24],
   ])('percentile of %j at p%d is %d', (samples, p, expected) => {
     expect(percentileMs(samples, p)).toBe(expected);
+  });
+});
+
+describe('renderMarkedSection (the 64-till block)', () => {
+  const section = (s: string) => `${TILLS_START}\n${s}\n${TILLS_END}`;
+
+  it('appends the block to a file without it and keeps everything else byte for byte', () => {
+    const existing = `# Benchmarks\n\n${CORE_START}\ncore\n${CORE_END}\n\n${measuredScreen}`;
+    expect(renderMarkedSection(existing, TILLS_START, TILLS_END, 'tills')).toBe(`${existing.trimEnd()}\n\n${section('tills')}\n`);
+  });
+
+  it('replaces only its own block, wherever it stands, and is idempotent', () => {
+    const existing = `# Benchmarks\n\n${section('old')}\n\n${CORE_START}\ncore\n${CORE_END}\n`;
+    const out = renderMarkedSection(existing, TILLS_START, TILLS_END, 'new');
+    expect(out).toBe(`# Benchmarks\n\n${section('new')}\n\n${CORE_START}\ncore\n${CORE_END}\n`);
+    expect(renderMarkedSection(out, TILLS_START, TILLS_END, 'new')).toBe(out);
+  });
+
+  it('starts a file when there is none, and keeps the core block out of its way', () => {
+    expect(renderMarkedSection(null, TILLS_START, TILLS_END, 'tills')).toBe(`# Benchmarks\n\n${section('tills')}\n`);
+    const both = renderBenchmarks(renderMarkedSection(null, TILLS_START, TILLS_END, 'tills'), 'core');
+    expect(both).toContain(section('tills'));
+    expect(both).toContain(`${CORE_START}\ncore\n${CORE_END}`);
   });
 });

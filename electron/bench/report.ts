@@ -50,3 +50,21 @@ export function percentileMs(samples: readonly number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return Math.round((sorted[index] as number) * 100) / 100;
 }
+
+/** The 64-till benchmark's block (electron/bench/tills.ts). */
+export const TILLS_START = '<!-- bench:tills -->';
+export const TILLS_END = '<!-- /bench:tills -->';
+
+/**
+ * The new file: `existing` (null when there is none) with the block between `start` and
+ * `end` put in or replaced; a file without the block gets it at its end, and nothing else
+ * in the file changes.
+ */
+export function renderMarkedSection(existing: string | null, start: string, end: string, section: string): string {
+  const block = `${start}\n${section.trim()}\n${end}`;
+  if (existing === null || existing.trim() === '') return `# Benchmarks\n\n${block}\n`;
+  const at = existing.indexOf(start);
+  const until = at < 0 ? -1 : existing.indexOf(end, at);
+  if (at >= 0 && until >= 0) return existing.slice(0, at) + block + existing.slice(until + end.length);
+  return `${existing.trimEnd()}\n\n${block}\n`;
+}

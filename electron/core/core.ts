@@ -146,6 +146,12 @@ export { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK };
 
 const PROBE_INTERVAL_MS = 15_000;
 const ATTENTION_COALESCE_MS = 250;
+/**
+ * What a sale changes in the status (the journal's entry count, the last webhook's time) is
+ * pushed to every till at most this often: one status push per change, to 64 tills, was the
+ * largest cost of a busy store (bench:tills). Health and service changes still go at once.
+ */
+export const STATUS_COALESCE_MS = 250;
 const STATUS_INTERVAL_MS = 5_000;
 
 /**
@@ -176,6 +182,7 @@ export class Core {
   #devices: Devices | null = null;
   #lastAttentionJson = '';
   #attentionTimer: NodeJS.Timeout | null = null;
+  #statusTimer: NodeJS.Timeout | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastStatusJson = '';
   #closeLog: (() => void) | null = null;
@@ -573,7 +580,16 @@ export class Core {
       }
     }
     this.#scheduleAttention();
-    this.#emitStatusIfChanged();
+    this.#scheduleStatus();
+  }
+
+  #scheduleStatus(): void {
+    if (this.#statusTimer !== null) return;
+    this.#statusTimer = setTimeout(() => {
+      this.#statusTimer = null;
+      if (this.#state === 'ready') this.#emitStatusIfChanged();
+    }, STATUS_COALESCE_MS);
+    this.#statusTimer.unref();
   }
 
   /**
@@ -604,6 +620,8 @@ export class Core {
   async #closeResources(): Promise<void> {
     if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
     this.#attentionTimer = null;
+    if (this.#statusTimer !== null) clearTimeout(this.#statusTimer);
+    this.#statusTimer = null;
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     const steps: Array<[string, (() => Promise<void>) | undefined]> = [

@@ -66,6 +66,8 @@ export interface SandboxOptions {
    * receiver is not listening yet; deliveries wait for `deliverWebhooksTo`.
    */
   webhook?: { url: string; secret?: string } | { later: true; secret?: string };
+  /** Webhook attempts under way at once (default 8, webhooks.ts); 1 sends one at a time. */
+  webhookConcurrency?: number;
   log?: (line: string) => void;
 }
 
@@ -133,7 +135,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const persist = (): void => persister?.markDirty();
   const timers = new SandboxTimers(clock, (error) => log(`sandbox timer failed: ${String(error)}`));
   const faults = new FaultBook();
-  const dispatcher = new WebhookDispatcher({ state: () => state, clock, timers, faults, persist, log });
+  const dispatcher = new WebhookDispatcher({ state: () => state, clock, timers, faults, persist, log, concurrency: opts.webhookConcurrency });
   let deliveriesWait = startupWebhook !== undefined && !('url' in startupWebhook);
   if (deliveriesWait) dispatcher.hold();
   const router = new Router();

@@ -9,9 +9,12 @@
  * - An attempt fails on a non-2xx answer or on no answer within 10 s of sandbox time (which
  *   is never longer than 10 real seconds, as the sandbox clock only moves forward). After a
  *   failure: 5 more attempts, 5 s, 30 s, 2 min, 10 min and 1 h after the previous failure.
- * - First attempts go out in the order events happened (each waits for the previous first
- *   attempt to be answered or to fail), so charge.paid precedes charge.done when the
- *   receiver is healthy; retries, delays and reorders make no promise (contract 4).
+ * - Up to `concurrency` attempts are under way at once (default 8; 1 sends one at a time).
+ *   Contract 4 promises no order, so a receiver that is slow or failing for one event holds
+ *   one slot, not the whole outbox. Attempts start in the order they became due, and the
+ *   events of one sale (same pix_id) go one at a time, so charge.paid still precedes its
+ *   charge.done when the receiver is healthy; so do the events a reorder fault releases, in
+ *   the order it gives. Retries and delays make no promise.
  * - The outbox lives in the state, so pending deliveries survive a restart.
  *
  * S2 emits `settlement.settled` through ctx.webhooks.enqueueEvent.
@@ -33,6 +36,8 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [5_000, 30_000, 120_000, 600
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** The attempt log keeps the newest entries only, so a long-running sandbox stays bounded. */
 const MAX_ATTEMPT_LOG = 20_000;
+/** Attempts under way at once unless the sandbox is told otherwise. */
+export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 
 /** What route modules (and S2) use to emit an event. */
 export interface WebhookApi {
@@ -50,17 +55,32 @@ export interface WebhookDispatcherDeps {
   faults: FaultBook;
   persist: () => void;
   log: (line: string) => void;
+  /** Attempts under way at once (DEFAULT_WEBHOOK_CONCURRENCY); 1 sends one at a time. */
+  concurrency?: number;
+}
+
+/** An attempt waiting for a free slot. */
+interface QueuedAttempt {
+  record: WebhookEventRecord;
+  duplicate: boolean;
+  key: string;
 }
 
 type AttemptOutcome = { status: number; error: null } | { status: null; error: string };
 
 export class WebhookDispatcher implements WebhookApi {
   readonly #deps: WebhookDispatcherDeps;
-  readonly #httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
-  readonly #httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
+  readonly #concurrency: number;
+  readonly #httpAgent: HttpAgent;
+  readonly #httpsAgent: HttpsAgent;
   readonly #inFlight = new Set<AbortController>();
   readonly #cancels = new Set<() => void>();
-  #chain: Promise<void> = Promise.resolve();
+  /** Attempts due, oldest first, waiting for a slot (or for their sale's previous event). */
+  #queue: QueuedAttempt[] = [];
+  /** Order keys (a sale's pix_id) with an attempt under way. */
+  readonly #busyKeys = new Set<string>();
+  #active = 0;
+  readonly #keys = new WeakMap<WebhookEventRecord, string>();
   /** Bumped by reset/close: answers to attempts of an older generation are ignored. */
   #generation = 0;
   #closed = false;
@@ -69,6 +89,12 @@ export class WebhookDispatcher implements WebhookApi {
 
   constructor(deps: WebhookDispatcherDeps) {
     this.#deps = deps;
+    const concurrency = deps.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+    if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new Error(`webhook concurrency must be a whole number of at least 1, got ${concurrency}`);
+    this.#concurrency = concurrency;
+    // One socket per slot: an attempt never waits inside the agent, where its 10 s would run.
+    this.#httpAgent = new HttpAgent({ keepAlive: true, maxSockets: concurrency });
+    this.#httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: concurrency });
   }
 
   enqueueEvent(merchantId: number, event: string, payload: object): string {
@@ -115,14 +141,18 @@ export class WebhookDispatcher implements WebhookApi {
     return webhookId;
   }
 
-  /** Sends held events (a full reorder fault, or faults cleared), in the order given. */
+  /**
+   * Sends held events (a full reorder fault, or faults cleared) one at a time in the order
+   * given: they share one order key, since the order is what the fault is about.
+   */
   releaseHeld(webhookIds: readonly string[]): void {
     const state = this.#deps.state();
+    const batch = `held:${webhookIds[0] ?? ''}`;
     for (const id of webhookIds) {
       const record = state.webhookEvents[id];
       if (record === undefined || record.state !== 'held') continue;
       record.state = 'pending';
-      this.#sendFirst(record);
+      this.#sendFirst(record, batch);
     }
   }
 
@@ -151,7 +181,9 @@ export class WebhookDispatcher implements WebhookApi {
     this.#cancels.clear();
     for (const controller of this.#inFlight) controller.abort();
     this.#inFlight.clear();
-    this.#chain = Promise.resolve();
+    this.#queue = [];
+    this.#busyKeys.clear();
+    this.#active = 0;
   }
 
   async close(): Promise<void> {
@@ -167,15 +199,12 @@ export class WebhookDispatcher implements WebhookApi {
     return { url: endpoint.url, secret: endpoint.secret };
   }
 
-  #sendFirst(record: WebhookEventRecord): void {
+  #sendFirst(record: WebhookEventRecord, key?: string): void {
     if (this.#held) {
       record.next_attempt_at = this.#deps.clock.now();
       return;
     }
-    const generation = this.#generation;
-    this.#chain = this.#chain.then(async () => {
-      if (generation === this.#generation) await this.#attempt(record, false);
-    });
+    this.#enqueueAttempt(record, false, key);
   }
 
   #schedule(record: WebhookEventRecord, dueMs: number): void {
@@ -183,9 +212,53 @@ export class WebhookDispatcher implements WebhookApi {
     if (this.#held) return;
     const cancel = this.#deps.timers.at(dueMs, () => {
       this.#cancels.delete(cancel);
-      void this.#attempt(record, false);
+      this.#enqueueAttempt(record, false);
     });
     this.#cancels.add(cancel);
+  }
+
+  /** Every attempt (first, retry, duplicate copy) waits here for one of the slots. */
+  #enqueueAttempt(record: WebhookEventRecord, duplicate: boolean, key = this.#orderKey(record)): void {
+    if (this.#closed) return;
+    this.#queue.push({ record, duplicate, key });
+    this.#pump();
+  }
+
+  /** Starts queued attempts while a slot is free, oldest first, one per sale at a time. */
+  #pump(): void {
+    while (this.#active < this.#concurrency) {
+      const index = this.#queue.findIndex((job) => !this.#busyKeys.has(job.key));
+      if (index < 0) return;
+      const [job] = this.#queue.splice(index, 1) as [QueuedAttempt];
+      const generation = this.#generation;
+      this.#active += 1;
+      this.#busyKeys.add(job.key);
+      void this.#attempt(job.record, job.duplicate)
+        .catch((error: unknown) => this.#deps.log(`webhook ${job.record.webhook_id} attempt crashed: ${String(error)}`))
+        .finally(() => {
+          // reset() already forgot the slots of an older generation.
+          if (generation !== this.#generation) return;
+          this.#active -= 1;
+          this.#busyKeys.delete(job.key);
+          this.#pump();
+        });
+    }
+  }
+
+  /** A sale's events share a key (its pix_id), so they go out one at a time; others have their own. */
+  #orderKey(record: WebhookEventRecord): string {
+    let key = this.#keys.get(record);
+    if (key === undefined) {
+      let pixId: unknown;
+      try {
+        pixId = (JSON.parse(record.body) as { pix_id?: unknown }).pix_id;
+      } catch {
+        pixId = undefined;
+      }
+      key = typeof pixId === 'string' ? `pix:${pixId}` : `id:${record.webhook_id}`;
+      this.#keys.set(record, key);
+    }
+    return key;
   }
 
   async #attempt(record: WebhookEventRecord, duplicate: boolean): Promise<void> {
@@ -232,7 +305,7 @@ export class WebhookDispatcher implements WebhookApi {
       record.state = 'delivered';
       if (record.duplicates > 0) {
         record.duplicates -= 1;
-        void this.#attempt(record, true);
+        this.#enqueueAttempt(record, true);
       }
     } else {
       const wait = RETRY_SCHEDULE_MS[record.attempts - 1];

@@ -508,7 +508,8 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
 
   async recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]> {
     if (!Number.isSafeInteger(count) || count < 1) return [];
-    const working = (await this.#w.rowsWhere({ index: 'by_checkout', storeId, checkoutId, fromMs: sinceMs })).map(foundOf);
+    // The working set's newest `count` only: an older one of it can never be among the answer.
+    const working = (await this.#w.rowsWhere({ index: 'by_checkout', storeId, checkoutId, fromMs: sinceMs, newest: count })).map(foundOf);
     const key = bloomHash(bloomKey.checkout(storeId, checkoutId));
     // Newest created first; a segment whose newest sale is older than the count-th found
     // cannot change the answer: usually none of history is read.

@@ -146,8 +146,9 @@ export class SettlementRunner {
 
   /**
    * reference 6.1: one settlement.settled per batched settlement reaching DONE. Its charges'
-   * done events were enqueued when they were paid, before this, and first attempts go out in
-   * enqueue order (webhooks.ts), so it follows them.
+   * done events were enqueued when they were paid, before this; attempts start in the order
+   * they fell due, up to 8 at once (webhooks.ts), so with a healthy receiver it follows them,
+   * but contract 4 promises no order and a receiver must not rely on it.
    */
   #emit(settled: readonly SettlementRecord[]): void {
     for (const s of settled) {

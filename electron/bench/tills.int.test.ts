@@ -1,0 +1,21 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { benchTills } from './tills.ts';
+
+// The 64-till benchmark's own path, small: tills paired through the interface, a cashier
+// signed in on each, every sale seen paid in its own till's pushes and none in another's
+// (benchTills throws on a push of another checkout). Counts only: no duration is asserted.
+it('three paired tills ring up twelve sales, each seen paid by its own till only', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'pos-bench-tills-'));
+  try {
+    const result = await benchTills({ dataDir: dir, tills: 3, maxSales: 12, maxSeconds: 120 });
+    expect(result).toMatchObject({ tills: 3, sales: 12, stoppedBy: 'sales', coreWarnings: 0 });
+    expect(result.firstThousand.sales).toBe(12);
+    // At least the charge's intent and outcome and the payment (charge.done may come after).
+    expect(result.journalEntriesPerSale).toBeGreaterThanOrEqual(3);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);

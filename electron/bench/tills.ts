@@ -1,0 +1,440 @@
+/**
+ * `npm run bench:tills` (also run by `npm run bench`): one core for a large store (issue 9,
+ * point 5). In ONE process: the embedded sandbox, one core, the browser shell on loopback,
+ * and 64 WebSocket clients acting as 64 paired tills on 64 printed checkouts of store 1.
+ *
+ * Each till is paired the way a tablet is (a manager's pairing code, `pairing.pair` on an
+ * unpaired connection, then a connection with its device credential), signs a cashier in,
+ * and then loops: `sale.charge`, the payer pays the checkout's printed QR through the
+ * sandbox's control API, and the till waits for its own `checkout.changed` push showing that
+ * sale paid (the webhook received, journaled with its fsync, and pushed). Bounded: at most
+ * MAX_SALES sales or MAX_SECONDS, whichever comes first; it stops by itself.
+ *
+ * Measured: sales per second end to end, each sale's latency (charge sent → paid push
+ * received) for the first and the last thousand sales, and the process's RSS. A measurement,
+ * not a test: nothing asserts a duration.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { composeCore } from '../compose.ts';
+import { loadConfig } from '../core/config.ts';
+import type { Core } from '../core/core.ts';
+import type { Logger } from '../core/log.ts';
+import type { Caller } from '../core/operators/operators.ts';
+import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
+import type { CheckoutView } from '../core/terminal/views.ts';
+import { systemClock } from '../shared/clock.ts';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, DEVICE_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../shared/ws-protocol.ts';
+import { startWebShell, type WebShell } from '../web/server.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, type Row } from './report.ts';
+
+export const TILLS = 64;
+export const MAX_SALES = 10_000;
+export const MAX_SECONDS = 90;
+/** A sale not seen paid within this long means something is broken, not slow: the run stops. */
+const SALE_TIMEOUT_MS = 60_000;
+const STORE_ID = 1;
+const MANAGER = { name: 'Bench manager', pin: '24681357' };
+const CASHIER = { name: 'Bench cashier', pin: '13572468' };
+/** Who asks the core for pairing codes in process: the bench stands for the manager at the Devices screen. */
+const BENCH_MANAGER: Caller = { id: 'bench', name: 'Bench', role: 'manager' };
+
+const BENCHMARKS_FILE = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
+const RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
+
+/** The core logs only what went wrong (to stderr): the benchmark's console stays readable. */
+function quietLogger(): Logger & { warnings: number } {
+  const logger = {
+    warnings: 0,
+    info: () => undefined,
+    warn: () => {
+      logger.warnings++;
+    },
+    error: (msg: string, fields?: Record<string, unknown>) => process.stderr.write(`bench:tills: core error: ${msg} ${JSON.stringify(fields ?? {})}\n`),
+  };
+  return logger;
+}
+
+type Envelope = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; params?: unknown } };
+
+/** One bridge connection, as the renderer's transport makes one (electron/shared/ws-protocol.ts). */
+class BridgeConnection {
+  readonly #ws: WebSocket;
+  readonly #replies = new Map<number, (envelope: Envelope) => void>();
+  #nextId = 1;
+  /** The `device` message the server sends right after connecting. */
+  readonly device: Promise<Extract<ServerMessage, { type: 'device' }>>;
+  onEvent: (event: string, payload: unknown) => void = () => undefined;
+
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    let gotDevice: (msg: Extract<ServerMessage, { type: 'device' }>) => void = () => undefined;
+    this.device = new Promise((resolve) => (gotDevice = resolve));
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data)) as ServerMessage;
+      if (msg.type === 'reply') {
+        const reply = this.#replies.get(msg.id);
+        this.#replies.delete(msg.id);
+        reply?.(msg.envelope as Envelope);
+      } else if (msg.type === 'event') {
+        this.onEvent(msg.event, msg.payload);
+      } else if (msg.type === 'device') {
+        gotDevice(msg);
+      }
+    });
+  }
+
+  /** Opens a bridge connection offering `credential` (a `pos.device.`/`pos.token.` protocol) or none (unpaired). */
+  static open(shell: WebShell, credential: string | null): Promise<BridgeConnection> {
+    const url = `${shell.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}`;
+    const ws = new WebSocket(url, credential === null ? [BRIDGE_PROTOCOL] : [BRIDGE_PROTOCOL, credential], { origin: shell.origin, perMessageDeflate: false });
+    const connection = new BridgeConnection(ws);
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(connection));
+      ws.once('error', reject);
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`bench:tills: the bridge refused the connection (${res.statusCode})`)));
+    });
+  }
+
+  /** Calls a bridge method; resolves with its result, throws its error's code and sentence. */
+  call<T>(method: string, args?: unknown): Promise<T> {
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#replies.set(id, (envelope) => {
+        if (envelope.ok) resolve(envelope.result as T);
+        else reject(new Error(`bench:tills: ${method} refused: ${envelope.error.code}: ${envelope.error.message} ${JSON.stringify(envelope.error.params ?? {})}`));
+      });
+      this.#ws.send(JSON.stringify({ id, method, args }));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#ws.once('close', () => resolve());
+      this.#ws.close();
+    });
+  }
+}
+
+/** A paired till on one checkout, with its cashier signed in, as a tablet would have it. */
+class Till {
+  readonly checkoutId: number;
+  readonly #bridge: BridgeConnection;
+  /** Sales this till has seen paid in its pushes, and who waits for one. */
+  readonly #paid = new Set<string>();
+  #waiting: { saleId: string; resolve: () => void } | null = null;
+  pushes = 0;
+  /** Pushes of another checkout's view: the core must never send them (INTERFACE-9). */
+  misrouted = 0;
+
+  constructor(checkoutId: number, bridge: BridgeConnection) {
+    this.checkoutId = checkoutId;
+    this.#bridge = bridge;
+    bridge.onEvent = (event, payload) => {
+      if (event !== 'checkout.changed') return;
+      const view = payload as CheckoutView;
+      this.pushes++;
+      if (view.checkout_id !== this.checkoutId || view.store_id !== STORE_ID) {
+        this.misrouted++;
+        return;
+      }
+      for (const sale of [view.newest, ...view.recent]) if (sale?.status === 'paid') this.#paid.add(sale.sale_id);
+      if (this.#waiting && this.#paid.has(this.#waiting.saleId)) this.#waiting.resolve();
+    };
+  }
+
+  /** Pairs a till on `checkoutId` through the interface and signs the cashier in on it. */
+  static async pair(core: Core, shell: WebShell, checkoutId: number): Promise<Till> {
+    const { code } = await core.devices.startPairing(BENCH_MANAGER, { kind: 'till', storeId: STORE_ID, checkoutId, name: `Till ${checkoutId}` });
+    const unpaired = await BridgeConnection.open(shell, null);
+    const { credential } = await unpaired.call<{ credential: string }>('pairing.pair', { code });
+    await unpaired.close();
+    const bridge = await BridgeConnection.open(shell, `${DEVICE_PROTOCOL_PREFIX}${credential}`);
+    const hello = await bridge.device;
+    if (hello.device?.checkoutId !== checkoutId) throw new Error(`bench:tills: till ${checkoutId} connected as ${JSON.stringify(hello)}`);
+    await bridge.call('auth.signIn', CASHIER);
+    return new Till(checkoutId, bridge);
+  }
+
+  /** `sale.charge` as the cashier's screen sends it; resolves with the new sale's id. */
+  async charge(amountCents: number): Promise<string> {
+    const typed = `${Math.floor(amountCents / 100)},${String(amountCents % 100).padStart(2, '0')}`;
+    const view = await this.#bridge.call<CheckoutView>('sale.charge', { amount: typed });
+    const saleId = view.newest?.sale_id;
+    if (saleId === undefined || view.newest?.amount_cents !== amountCents) throw new Error(`bench:tills: till ${this.checkoutId}'s charge did not create its sale`);
+    return saleId;
+  }
+
+  /** Resolves once a push has shown `saleId` paid (perhaps already). */
+  paid(saleId: string): Promise<void> {
+    if (this.#paid.has(saleId)) {
+      this.#paid.clear();
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`bench:tills: till ${this.checkoutId} never saw sale ${saleId} paid`)), SALE_TIMEOUT_MS);
+      this.#waiting = {
+        saleId,
+        resolve: () => {
+          clearTimeout(timer);
+          this.#waiting = null;
+          this.#paid.clear();
+          resolve();
+        },
+      };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.#bridge.close();
+  }
+}
+
+export interface LatencyFigures {
+  sales: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+export interface TillsResult {
+  tills: number;
+  sales: number;
+  seconds: number;
+  salesPerSec: number;
+  /** Why the run stopped: the sales bound or the time bound. */
+  stoppedBy: 'sales' | 'time';
+  all: LatencyFigures;
+  /** The two halves of a sale, medians: sale.charge's round trip; payment sent → paid push. */
+  chargeP50Ms: number;
+  paymentP50Ms: number;
+  firstThousand: LatencyFigures;
+  lastThousand: LatencyFigures;
+  /** The whole process (sandbox, core, shell and the 64 clients): at the end and the highest sampled. */
+  rssEndMb: number;
+  rssPeakMb: number;
+  /** Pairing and signing in the 64 tills, before the measured run. */
+  setupSeconds: number;
+  pushesPerSale: number;
+  /** The journal's group commit over the run: write+fsync per second, entries per commit and per sale. */
+  journalCommitsPerSec: number;
+  journalEntriesPerCommit: number;
+  journalEntriesPerSale: number;
+  coreWarnings: number;
+}
+
+function figures(latencies: readonly number[]): LatencyFigures {
+  return { sales: latencies.length, p50Ms: percentileMs(latencies, 50), p95Ms: percentileMs(latencies, 95), p99Ms: percentileMs(latencies, 99) };
+}
+
+const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+
+/**
+ * Sets up the store (64 printed checkouts, a manager and a cashier, 64 paired tills), then
+ * rings up sales on every till at once until `maxSales` or `maxSeconds`.
+ */
+export async function benchTills(options: { dataDir: string; tills?: number; maxSales?: number; maxSeconds?: number }): Promise<TillsResult> {
+  const tills = options.tills ?? TILLS;
+  const maxSales = options.maxSales ?? MAX_SALES;
+  const maxSeconds = options.maxSeconds ?? MAX_SECONDS;
+  const log = quietLogger();
+  const core = await composeCore(loadConfig({ POS_DATA_DIR: options.dataDir, POS_LANG: 'en' }, []), { log });
+  let shell: WebShell | null = null;
+  const open: Till[] = [];
+  let rssPeak = process.memoryUsage.rss();
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 500);
+  try {
+    await core.start();
+    const setupStart = performance.now();
+    const svc: ServiceControl = serviceControl(core.status().service.baseUrl ?? '');
+    // No QR printed here: the core prepares each paired till's checkout (the embedded
+    // sandbox's prepareCheckout prints its QR), as it prepared its own checkout 1 at start.
+    shell = await startWebShell({ core, rendererDir: RENDERER_DIR, host: '127.0.0.1', port: 0, token: null });
+
+    // The store computer's own window creates the first manager, who adds the cashier.
+    const store = await BridgeConnection.open(shell, `${TOKEN_PROTOCOL_PREFIX}${shell.token}`);
+    await store.call('auth.createFirstManager', MANAGER);
+    await store.call('operators.add', { ...CASHIER, role: 'cashier' });
+    await store.close();
+    for (let c = 1; c <= tills; c++) open.push(await Till.pair(core, shell, c));
+    const setupSeconds = (performance.now() - setupStart) / 1000;
+
+    // latencies[n]: sale number n (in the order sales were started), charge sent → paid push;
+    // and its two halves: the charge's round trip, and payment sent → paid push.
+    const latencies: number[] = [];
+    const charges: number[] = [];
+    const payments: number[] = [];
+    let started = 0;
+    const commitsBefore = core.journal.status().commits;
+    const t0 = performance.now();
+    const deadline = t0 + maxSeconds * 1000;
+    let stoppedBy: TillsResult['stoppedBy'] = 'sales';
+    await Promise.all(
+      open.map(async (till) => {
+        for (;;) {
+          if (started >= maxSales) return;
+          if (performance.now() >= deadline) {
+            stoppedBy = 'time';
+            return;
+          }
+          const n = started++;
+          const s0 = performance.now();
+          const saleId = await till.charge(100 + ((n * 37) % 9_900));
+          const s1 = performance.now();
+          const paid = till.paid(saleId);
+          // The payer scans the checkout's printed QR: it pays the checkout's newest sale.
+          const pay = await svc('POST', '/_sandbox/pay', { store_id: STORE_ID, checkout_id: till.checkoutId });
+          if (pay.status !== 200) throw new Error(`bench:tills: paying checkout ${till.checkoutId} answered ${pay.status}: ${JSON.stringify(pay.body)}`);
+          await paid;
+          const s2 = performance.now();
+          latencies[n] = s2 - s0;
+          charges[n] = s1 - s0;
+          payments[n] = s2 - s1;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const commitsAfter = core.journal.status().commits;
+    const commits = commitsAfter.commits - commitsBefore.commits;
+    const committed = commitsAfter.committedEntries - commitsBefore.committedEntries;
+    const done = latencies.filter((l) => l !== undefined);
+    const rssEnd = process.memoryUsage.rss();
+    rssPeak = Math.max(rssPeak, rssEnd);
+    const pushes = open.reduce((sum, t) => sum + t.pushes, 0);
+    const misrouted = open.reduce((sum, t) => sum + t.misrouted, 0);
+    if (misrouted > 0) throw new Error(`bench:tills: ${misrouted} pushes reached a till of another checkout`);
+    return {
+      tills,
+      sales: done.length,
+      seconds: Math.round(seconds * 100) / 100,
+      salesPerSec: Math.round((done.length / seconds) * 10) / 10,
+      stoppedBy,
+      all: figures(done),
+      chargeP50Ms: percentileMs(charges.filter((l) => l !== undefined), 50),
+      paymentP50Ms: percentileMs(payments.filter((l) => l !== undefined), 50),
+      firstThousand: figures(done.slice(0, 1000)),
+      lastThousand: figures(done.slice(-1000)),
+      rssEndMb: mb(rssEnd),
+      rssPeakMb: mb(rssPeak),
+      setupSeconds: Math.round(setupSeconds * 10) / 10,
+      journalCommitsPerSec: Math.round(commits / seconds),
+      journalEntriesPerCommit: Math.round((committed / Math.max(1, commits)) * 10) / 10,
+      journalEntriesPerSale: Math.round((committed / Math.max(1, done.length)) * 10) / 10,
+      pushesPerSale: Math.round((pushes / Math.max(1, done.length)) * 10) / 10,
+      coreWarnings: log.warnings,
+    };
+  } finally {
+    clearInterval(sampler);
+    await Promise.all(open.map((t) => t.close().catch(() => undefined)));
+    await shell?.close();
+    await core.stop();
+  }
+}
+
+function machine(): string {
+  const cpu = cpus();
+  return `${platform()} ${arch()}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+const n = (v: number) => v.toLocaleString('en-US');
+const latency = (f: LatencyFigures) => `p50 ${f.p50Ms} ms, p95 ${f.p95Ms} ms, p99 ${f.p99Ms} ms`;
+
+export function tillsRows(r: TillsResult): Row[] {
+  return [
+    {
+      what: `Sales per second, one core, ${r.tills} paired tills`,
+      figure: `${r.salesPerSec} sales/s`,
+      detail: `${n(r.sales)} sales in ${r.seconds} s (stopped by the ${r.stoppedBy === 'sales' ? 'sales' : 'time'} bound), each sale.charge over a till's WebSocket → the payer pays the printed QR → the till's own checkout.changed push shows it paid; ${r.pushesPerSale} pushes per sale on each till`,
+    },
+    { what: 'Per sale, first 1,000', figure: latency(r.firstThousand), detail: `charge sent → paid push received, ${n(r.firstThousand.sales)} sales` },
+    { what: 'Per sale, last 1,000', figure: latency(r.lastThousand), detail: `charge sent → paid push received, ${n(r.lastThousand.sales)} sales` },
+    { what: 'Per sale, all', figure: latency(r.all), detail: `${n(r.all.sales)} sales; of which, medians: sale.charge round trip ${r.chargeP50Ms} ms, payment sent → paid push ${r.paymentP50Ms} ms` },
+    {
+      what: 'Journal group commit',
+      figure: `${n(r.journalCommitsPerSec)} write+fsync/s`,
+      detail: `${r.journalEntriesPerCommit} entries per commit, ${r.journalEntriesPerSale} entries per sale`,
+    },
+    {
+      what: 'Process RSS',
+      figure: `${r.rssEndMb} MB at the end`,
+      detail: `highest sampled ${r.rssPeakMb} MB; one process holds the embedded sandbox, the core, the browser shell and the ${r.tills} WebSocket clients; setup (pairing ${r.tills} tills, the core printing their checkouts' QRs, signing a cashier in on each) ${r.setupSeconds} s; ${r.coreWarnings} core warnings`,
+    },
+  ];
+}
+
+export function tillsSection(r: TillsResult, loadAtStart: string, loadAtEnd: string): string {
+  const date = new Date(systemClock.now()).toISOString().slice(0, 10);
+  return `## One core, ${r.tills} tills (\`npm run bench:tills\`)
+
+Run on ${date}: ${machine()}; 1-minute load average ${loadAtStart} at the start, ${loadAtEnd} at the end.
+
+One process: the embedded sandbox, one core with its journal (fsync'd, group commit) and webhook
+receiver, the browser shell on 127.0.0.1, and ${r.tills} WebSocket clients, each a till paired with a
+pairing code on its own printed checkout of store 1 with a cashier signed in. Each till rings
+up a sale, the payer pays the checkout's printed QR (sandbox control API), the sandbox sends
+the signed webhooks (concurrently, bounded), and the till waits for its own push showing the
+sale paid before ringing up the next. Bounded at ${n(MAX_SALES)} sales or ${MAX_SECONDS} s. On a shared
+2-core machine the clients, the sandbox and the core share the cores; one run, so expect tens
+of percent between runs. No test asserts a duration.
+
+${markdownTable(tillsRows(r))}
+
+Issue 9 asks for 500 sales/s; one core does not get near it here. Where the time goes (profiled
+with \`node --cpu-prof\` on this machine, 2026-11-23): not the journal's disk (a write+fsync takes
+under 2 ms at the median, the disk is idle most of the run) and not the sandbox's webhook bound
+(64 deliveries at once instead of 8 changes nothing). A sale costs about 80 transactions on the
+journal's working set, an in-memory IndexedDB (fake-indexeddb), about 14 of them read-write (a
+group commit's apply). That engine starts one transaction per event-loop turn and copies every
+row it returns (\`structuredClone\`), so an append waits about 100 ms behind that queue and a
+group commit holds only 1 to 2 entries. Most of the reads are checkout views: five a sale (the
+charge's answer and four pushes), each reading the checkout's 30 recent sales. Late in a run the
+embedded sandbox's own costs grow with the sales (its settlement book is scanned again at every
+\`charge.done\`, its state file is rewritten whole), which the last thousand sales show. Fixed on
+the way, each with a test: a checkout's newest sales read only the newest rows of the working set
+(they read the checkout's whole day), and a sale's changes to the status reach the tills at most
+every 250 ms (each change went to every till: 190 status pushes a sale with 64 tills); together
+22.8 → 31.6 sales/s in two 40 s runs side by side.`;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, 'no-write': { type: 'boolean', default: false } }, strict: true });
+  const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-'));
+  const loadAtStart = loadavg()[0]!.toFixed(1);
+  try {
+    const tills = values.tills === undefined ? TILLS : Number(values.tills);
+    const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
+    const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
+    console.log(`bench:tills: ${machine()}`);
+    console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
+    const result = await benchTills({ dataDir: work, tills, maxSales, maxSeconds });
+    console.table(tillsRows(result).map((r) => ({ what: r.what, figure: r.figure })));
+    console.log(`bench:tills: medians: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms; ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale`);
+    // Only the full run is written down: a shortened one is for trying things out.
+    if (values['no-write'] || tills !== TILLS || maxSales !== MAX_SALES || maxSeconds !== MAX_SECONDS) return;
+    let existing: string | null = null;
+    try {
+      existing = await readFile(BENCHMARKS_FILE, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    await writeFile(BENCHMARKS_FILE, renderMarkedSection(existing, TILLS_START, TILLS_END, tillsSection(result, loadAtStart, loadavg()[0]!.toFixed(1))));
+    console.log(`bench:tills: written to ${BENCHMARKS_FILE}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { GENERATED_OPEN_STATUSES, generatedSaleReducer } from './generate.ts';
+import type { GeneratedSale } from './generate.ts';
+import { openJournal } from './journal.ts';
+import type { Journal } from './journal.ts';
+
+/**
+ * A checkout's newest sales (every charge plans on them, every checkout view shows them)
+ * cost what is asked, not the checkout's whole day: a busy checkout's thousandth sale is
+ * rung up as fast as its first. The answers stay those of the whole checkout, newest
+ * first, ties in created_at broken by the greater sale_id first.
+ */
+
+/** The engine's index (fake-indexeddb, under view.ts's working set): spied on to count the rows a query reads. */
+interface EngineIndex {
+  name: string;
+  getAllValues(...args: unknown[]): unknown[];
+}
+const ENGINE_INDEX = new URL('../../../node_modules/fake-indexeddb/build/esm/lib/Index.js', import.meta.url).href;
+const Index = ((await import(ENGINE_INDEX)) as { default: { prototype: EngineIndex } }).default;
+
+const START = Date.UTC(2026, 10, 23, 9);
+let dir: string;
+let j: Journal<GeneratedSale>;
+const clock = new ManualClock(START);
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'journal-recent-'));
+  j = await openJournal<GeneratedSale>({ dir, clock, reduceSale: generatedSaleReducer, openStatuses: GENERATED_OPEN_STATUSES });
+  // 300 sales on checkout 1 and 60 on checkout 2, three at a time at the same millisecond.
+  for (let n = 0; n < 360; n += 3) {
+    await j.append(
+      [0, 1, 2].map((k) => {
+        const i = n + k;
+        // Ids not in creation order, so a tie is decided by the id, not by the order written.
+        const sale_id = `s${((i * 7919) % 1000).toString().padStart(4, '0')}`;
+        return { type: 'sale.created', data: { sale_id, store_id: 1, checkout_id: i % 6 === 5 ? 2 : 1, amount_cents: 100 + i, external_id: `order-${i}`, shift_id: 'shift-1', by: 'cashier' } };
+      }),
+    );
+    clock.advance(1_000);
+  }
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await j.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Rows the working set's by_checkout index hands out while `run` runs. */
+async function rowsRead(run: () => Promise<unknown>): Promise<number> {
+  const spy = vi.spyOn(Index.prototype, 'getAllValues');
+  try {
+    await run();
+    const results = spy.mock.results.filter((_, i) => (spy.mock.contexts[i] as EngineIndex).name === 'by_checkout');
+    return results.reduce((sum, r) => sum + (r.value as unknown[]).length, 0);
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('a checkout’s newest sales', () => {
+  it('are the whole checkout’s, newest first with ties by the greater id, and so is its latest', async () => {
+    for (const checkoutId of [1, 2]) {
+      const all = (await j.sales.byCheckout(1, checkoutId)).reverse();
+      expect(all).toHaveLength(checkoutId === 1 ? 300 : 60);
+      for (const count of [1, 2, 4, 30, 500]) expect(await j.sales.recentOnCheckout(1, checkoutId, count)).toEqual(all.slice(0, count));
+      const since = START + 50_000;
+      expect(await j.sales.recentOnCheckout(1, checkoutId, 30, since)).toEqual(all.filter((s) => s.created_at! >= since).slice(0, 30));
+      expect(await j.sales.latestOnCheckout(1, checkoutId)).toEqual(all[0]);
+    }
+  });
+
+  it('read no more of the working set than the count asked for', async () => {
+    expect(await rowsRead(() => j.sales.recentOnCheckout(1, 1, 30))).toBe(30);
+    expect(await rowsRead(() => j.sales.recentOnCheckout(1, 1, 4))).toBe(4);
+    expect(await rowsRead(() => j.sales.latestOnCheckout(1, 1))).toBe(1);
+    // The whole checkout is read only when asked for.
+    expect(await rowsRead(() => j.sales.byCheckout(1, 1))).toBe(300);
+  });
+});
