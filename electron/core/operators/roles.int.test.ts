@@ -53,6 +53,17 @@ const TABLE: Record<Method, Access> = {
   'devices.list': 'manager',
   'devices.startPairing': 'manager',
   'devices.revoke': 'manager',
+  'office.stores': 'manager',
+  'office.createStore': 'manager',
+  'office.changeStore': 'manager',
+  'office.wallets': 'manager',
+  'office.checkouts': 'manager',
+  'office.addCheckout': 'manager',
+  'office.changeWallet': 'manager',
+  'office.printQr': 'manager',
+  'office.poster': 'manager',
+  'office.setMode': 'manager',
+  'office.printedQrs': 'manager',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;
