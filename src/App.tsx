@@ -13,11 +13,12 @@ import { JournalScreen } from './screens/JournalScreen.tsx';
 import { OperatorsScreen } from './screens/OperatorsScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { SignInScreen } from './screens/SignInScreen.tsx';
+import { StoresScreen } from './screens/StoresScreen.tsx';
 import { connectAuth, selectRole, useAuth } from './stores/auth.ts';
 import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', stores: 'nav.stores' };
 
 /** Who is signed in on this window, and the way out. */
 function SignedIn() {
@@ -84,6 +85,7 @@ export function App() {
   } else if (route === 'cashier') screen = <CashierScreen />;
   else if (route === 'journal') screen = <JournalScreen />;
   else if (route === 'settings') screen = <SettingsScreen />;
+  else if (route === 'stores') screen = <StoresScreen />;
   else screen = <OperatorsScreen />;
 
   return (
