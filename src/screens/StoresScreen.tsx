@@ -5,7 +5,6 @@ import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob, safeFilename } from '../lib/download.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
-import { posterPdf } from '../lib/poster.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 type Result = { ok: boolean; text: string; offerPoster?: boolean } | null;
@@ -504,6 +503,8 @@ function PosterView({ poster, onClose }: { poster: Poster; onClose: () => void }
   const text = { storeName: poster.store_name, checkoutDesc: poster.checkout_desc, payLine: t('poster.payLine') };
   const download = async () => {
     try {
+      // pdf-lib is loaded when a poster is downloaded, not with every till's screen.
+      const { posterPdf } = await import('../lib/poster.ts');
       const bytes = await posterPdf(poster.qr_emvcode, text);
       saveBlob(safeFilename(`qr-${poster.store_name}-${poster.checkout_desc}`, '.pdf'), new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }));
       setError(null);
