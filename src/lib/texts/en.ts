@@ -594,6 +594,12 @@ export const en = {
   'error.problem.office_validation': 'The payment service did not accept what was typed: check the fields and try again.',
   'error.problem.office_bad_request': 'The payment service refused the request as it was sent: check the fields and try again.',
   'error.problem.office_conflict': 'The payment service has something that conflicts with this change: reload the list and try again.',
+  'event.type.office.store_created': 'Store created',
+  'event.type.office.store_changed': 'Store changed',
+  'event.type.office.checkout_created': 'Checkout added',
+  'event.type.office.checkout_wallet_changed': 'Checkout wallet changed',
+  'event.type.office.printed_qr': 'QR poster printed',
+  'event.type.office.checkout_mode_set': 'Checkout QR mode switched',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -591,4 +591,10 @@ export const es: Dictionary = {
   'error.problem.office_validation': 'El servicio de pagos no aceptó lo escrito: revise los campos e intente de nuevo.',
   'error.problem.office_bad_request': 'El servicio de pagos rechazó la solicitud tal como se envió: revise los campos e intente de nuevo.',
   'error.problem.office_conflict': 'El servicio de pagos tiene algo que entra en conflicto con este cambio: recargue la lista e intente de nuevo.',
+  'event.type.office.store_created': 'Tienda creada',
+  'event.type.office.store_changed': 'Tienda modificada',
+  'event.type.office.checkout_created': 'Caja agregada',
+  'event.type.office.checkout_wallet_changed': 'Billetera de la caja cambiada',
+  'event.type.office.printed_qr': 'Cartel del QR impreso',
+  'event.type.office.checkout_mode_set': 'Modo de QR de la caja cambiado',
 };

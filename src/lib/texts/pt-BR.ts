@@ -591,4 +591,10 @@ export const ptBR: Dictionary = {
   'error.problem.office_validation': 'O serviço de pagamento não aceitou o que foi digitado: confira os campos e tente de novo.',
   'error.problem.office_bad_request': 'O serviço de pagamento recusou o pedido como foi enviado: confira os campos e tente de novo.',
   'error.problem.office_conflict': 'O serviço de pagamento tem algo que conflita com esta mudança: recarregue a lista e tente de novo.',
+  'event.type.office.store_created': 'Loja criada',
+  'event.type.office.store_changed': 'Loja alterada',
+  'event.type.office.checkout_created': 'Caixa adicionado',
+  'event.type.office.checkout_wallet_changed': 'Carteira do caixa trocada',
+  'event.type.office.printed_qr': 'Cartaz do QR impresso',
+  'event.type.office.checkout_mode_set': 'Modo de QR do caixa trocado',
 };
