@@ -113,7 +113,10 @@ export function StoresScreen() {
                 {stores.map((s) => (
                   <tr key={s.store_id} data-store={s.store_id} aria-current={s.store_id === openStore ? 'true' : undefined}>
                     <th scope="row">
-                      {s.store_name} <span className="muted">· {t('stores.number', { id: s.store_id })}</span>
+                      {s.store_name}{' '}
+                      <span className="muted">
+                        · {t('stores.number', { id: s.store_id })} · {t('stores.merchant', { id: s.merchant_id })}
+                      </span>
                     </th>
                     <td>{s.address || t('stores.unset')}</td>
                     <td>{s.phone_number || t('stores.unset')}</td>

@@ -83,6 +83,19 @@ describe('the sandbox’s first start', () => {
   });
 });
 
+describe('a till paired on a checkout with no printed QR', () => {
+  it('is paired without printing anything: the checkout stays dynamic, and the back office says so', async () => {
+    const added = await ok<OfficeCheckout>('office.addCheckout', { storeId: 1, description: 'Caixa 7', walletId: 102 });
+    const by = core.operators.caller(await managerSession(core));
+    if (by === null) throw new Error('the test manager is not signed in');
+    const { code } = await core.devices.startPairing(by, { kind: 'till', storeId: 1, checkoutId: added.checkout_id, name: 'Till 7' });
+    expect((await core.pairDevice(code, 'test')).device).toMatchObject({ checkoutId: added.checkout_id });
+    expect((await printedAt(1, added.checkout_id)).total).toBe(0);
+    expect((await checkoutsAt(1)).find((c) => c.checkout_id === added.checkout_id)?.default_qr).toBeNull();
+    expect((await ok<OfficeCheckout[]>('office.checkouts', { storeId: 1 })).find((c) => c.checkout_id === added.checkout_id)).toMatchObject({ mode: 'dynamic', printed_qr: false });
+  });
+});
+
 describe('stores (reference 2.1, 4.1)', () => {
   it('refuses a store without a name with a sentence, and creates nothing', async () => {
     const before = await storesAt();

@@ -600,6 +600,7 @@ export const en = {
   'event.type.office.checkout_wallet_changed': 'Checkout wallet changed',
   'event.type.office.printed_qr': 'QR poster printed',
   'event.type.office.checkout_mode_set': 'Checkout QR mode switched',
+  'stores.merchant': 'Merchant {id}',
 } as const;
 
 export type TextKey = keyof typeof en;

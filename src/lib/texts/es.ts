@@ -597,4 +597,5 @@ export const es: Dictionary = {
   'event.type.office.checkout_wallet_changed': 'Billetera de la caja cambiada',
   'event.type.office.printed_qr': 'Cartel del QR impreso',
   'event.type.office.checkout_mode_set': 'Modo de QR de la caja cambiado',
+  'stores.merchant': 'Comercio {id}',
 };

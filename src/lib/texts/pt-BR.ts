@@ -597,4 +597,5 @@ export const ptBR: Dictionary = {
   'event.type.office.checkout_wallet_changed': 'Carteira do caixa trocada',
   'event.type.office.printed_qr': 'Cartaz do QR impresso',
   'event.type.office.checkout_mode_set': 'Modo de QR do caixa trocado',
+  'stores.merchant': 'Lojista {id}',
 };
