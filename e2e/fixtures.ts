@@ -1,4 +1,5 @@
 import { test as base, expect, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import { FIXTURE_TOKENS } from '../electron/sandbox/fixture.ts';
 import { startApp, type RunningApp } from './app.ts';
 
 export { startApp, type RunningApp };
@@ -214,4 +215,42 @@ export function recordBridge(page: Page): Pick<PairedDevice, 'calls' | 'pushes'>
     });
   });
   return { calls, pushes };
+}
+
+/**
+ * The merchant's own view of the service: its public API with the merchant's manager token
+ * (contract 7's fixture), to check what a back-office screen did against what the service
+ * holds, never against the screen alone.
+ */
+export class Merchant {
+  readonly #request: APIRequestContext;
+  readonly baseUrl: string;
+  constructor(request: APIRequestContext, baseUrl: string) {
+    this.#request = request;
+    this.baseUrl = baseUrl;
+  }
+
+  async get<T>(path: string): Promise<T> {
+    const res = await this.#request.get(this.baseUrl + path, { headers: { authorization: `Bearer ${FIXTURE_TOKENS.manager}` } });
+    expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
+    return (await res.json()) as T;
+  }
+
+  stores() {
+    return this.get<{ store_id: number; store_name: string; address: string | null; phone_number: string | null; email: string | null }[]>('/v2/stores');
+  }
+
+  checkouts(storeId: number) {
+    return this.get<{ checkout_id: number; checkout_desc: string; wallet_id: number; default_qr: string | null }[]>(`/v2/stores/${storeId}/checkouts`);
+  }
+
+  configs(storeId: number, checkoutId: number) {
+    return this.get<{ config_type: string; config_value: string }[]>(`/v2/stores/${storeId}/checkouts/${checkoutId}/configs`);
+  }
+
+  /** The checkout's printed QRs' EMV texts (reference 4.4 listing). */
+  async printedQrs(storeId: number, checkoutId: number): Promise<string[]> {
+    const page = await this.get<{ stores: { checkouts: { printed_dynamic_qrs: { qr_emvcode: string }[] }[] }[] }>(`/v2/printed_dynamic_qrs?store_id=${storeId}&checkout_id=${checkoutId}`);
+    return page.stores.flatMap((s) => s.checkouts.flatMap((c) => c.printed_dynamic_qrs.map((q) => q.qr_emvcode)));
+  }
 }

@@ -48,7 +48,7 @@ test('the first manager is created, adds a cashier and a supervisor; the cashier
 
   // The manager is signed in at once, and sees every screen.
   await expect(page.getByTestId('signed-in')).toHaveText('Ana · Manager');
-  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Shift journal', 'Settings', 'Operators', 'Devices']);
+  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Shift journal', 'Settings', 'Operators', 'Devices', 'Stores']);
 
   // ── The manager adds a cashier and a supervisor ──────────────────────────────────────
   await addOperator(page, CAIO);

@@ -24,5 +24,18 @@ export async function composeCore(config: CoreConfig, deps: Omit<CoreDeps, 'serv
   const { remoteClock, ...coreDeps } = deps;
   const secrets = coreDeps.secrets ?? new FileSecretStore(join(config.dataDir, 'secrets.json'));
   const service = await connectService(config, secrets, remoteClock);
-  return new Core(config, { ...coreDeps, secrets, service });
+  const afterStart = service.mode === 'sandbox' ? printSandboxCheckout : undefined;
+  return new Core(config, { ...(afterStart ? { afterStart } : {}), ...coreDeps, secrets, service });
+}
+
+/**
+ * Contract 7: the sandbox starts with checkout 1 of store 1 in dynamic mode and no printed
+ * QR. At the first start the core's back office prints it, the way a manager's Print QR
+ * poster does, so a new sandbox till charges on a printed checkout; once it has its QR this
+ * does nothing (a manager's later Use dynamic QR stays).
+ */
+export const SANDBOX_PRINTED_CHECKOUT = { storeId: 1, checkoutId: 1 } as const;
+
+async function printSandboxCheckout(core: Core): Promise<void> {
+  await core.backOffice.ensurePrintedQr('the sandbox’s first start', SANDBOX_PRINTED_CHECKOUT);
 }

@@ -16,13 +16,14 @@ import { OperatorsScreen } from './screens/OperatorsScreen.tsx';
 import { PairScreen } from './screens/PairScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { SignInScreen } from './screens/SignInScreen.tsx';
+import { StoresScreen } from './screens/StoresScreen.tsx';
 import { connectAuth, selectRole, useAuth } from './stores/auth.ts';
 import { connectAttention } from './stores/attention.ts';
 import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
 import { connectDevice, useDevice } from './stores/device.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices', stores: 'nav.stores' };
 
 /** Who is signed in on this window, and the way out. */
 function SignedIn() {
@@ -138,6 +139,7 @@ export function App() {
   else if (route === 'journal') screen = <JournalScreen />;
   else if (route === 'settings') screen = <SettingsScreen />;
   else if (route === 'devices') screen = <DevicesScreen />;
+  else if (route === 'stores') screen = <StoresScreen />;
   else screen = <OperatorsScreen />;
 
   return (

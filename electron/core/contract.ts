@@ -10,6 +10,9 @@ import type { Envelope } from './errors.ts';
 export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, JournalHealth, SettingsView, DisplayView, AttentionView } from './core.ts';
 export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
 export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
+export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
+export type { StoreField, WalletChoice } from './backoffice/rules.ts';
+export type { Store } from './api/routes.ts';
 export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './terminal/shift-report.ts';
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';
@@ -69,6 +72,17 @@ export const METHODS = [
   'devices.startPairing',
   'devices.revoke',
   'sale.refund',
+  'office.stores',
+  'office.createStore',
+  'office.changeStore',
+  'office.wallets',
+  'office.checkouts',
+  'office.addCheckout',
+  'office.changeWallet',
+  'office.printQr',
+  'office.poster',
+  'office.setMode',
+  'office.printedQrs',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

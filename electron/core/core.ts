@@ -4,6 +4,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
+import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import type { Connection } from './devices/connection.ts';
 import { Devices } from './devices/devices.ts';
@@ -127,6 +128,12 @@ export interface CoreDeps {
   /** The journal's file layer and probe timers (tests make the disk fail and fire timers). */
   journalFs?: JournalFs;
   journalTimers?: ProbeTimers;
+  /**
+   * What the composition root has the core do once it is ready, before start() returns
+   * (the embedded sandbox: its checkout 1's printed QR, through the back office). A failure
+   * is logged; the core stays up.
+   */
+  afterStart?: (core: Core) => Promise<void>;
 }
 
 /**
@@ -180,6 +187,7 @@ export class Core {
   #checkout: CheckoutKey;
   #operators: Operators | null = null;
   #devices: Devices | null = null;
+  #backOffice: BackOffice | null = null;
   #lastAttentionJson = '';
   #attentionTimer: NodeJS.Timeout | null = null;
   #statusTimer: NodeJS.Timeout | null = null;
@@ -188,10 +196,12 @@ export class Core {
   #closeLog: (() => void) | null = null;
   #starting: Promise<void> | null = null;
   readonly #journalDeps: Pick<CoreDeps, 'journalFs' | 'journalTimers'>;
+  readonly #afterStart: CoreDeps['afterStart'];
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
     this.#journalDeps = { journalFs: deps.journalFs, journalTimers: deps.journalTimers };
+    this.#afterStart = deps.afterStart;
     this.#endpoint = deps.service;
     this.clock = deps.service.clock;
     if (deps.log) {
@@ -245,6 +255,12 @@ export class Core {
     return this.#devices;
   }
 
+  /** Stores, checkouts and printed QR posters (issue 10), once the core is ready. */
+  get backOffice(): BackOffice {
+    if (!this.#backOffice || this.#state !== 'ready') throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#backOffice;
+  }
+
   /** A session's connection as it stands now: a device revoked since it connected may only pair again. */
   connectionOf(session: Session): Connection {
     const { connection } = session;
@@ -265,11 +281,13 @@ export class Core {
     return { ...status, terminal: this.checkoutFor(session), device: connection.kind === 'device' ? connection.device : null };
   }
 
-  /** A device enters a pairing code (Devices.pair); its checkout is then prepared like the store's own. */
-  async pairDevice(code: string, from: string): ReturnType<Devices['pair']> {
-    const paired = await this.devices.pair(code, from);
-    await this.#preparePrintedCheckout({ storeId: paired.device.storeId, checkoutId: paired.device.checkoutId });
-    return paired;
+  /**
+   * A device enters a pairing code (Devices.pair). Its checkout is left as the service has it:
+   * one without a printed QR takes dynamic QRs, and the Stores screen says which mode it is in
+   * and offers Print QR poster.
+   */
+  pairDevice(code: string, from: string): ReturnType<Devices['pair']> {
+    return this.devices.pair(code, from);
   }
 
   async displayView(checkout: CheckoutKey): Promise<DisplayView> {
@@ -308,7 +326,7 @@ export class Core {
         clock: this.clock,
         ...TERMINAL_JOURNAL,
         log: this.log,
-        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS],
+        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS],
         // The operators and devices too are read at start from the checkpoint, never from history.
         projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection },
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
@@ -355,11 +373,17 @@ export class Core {
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
-      // Every checkout a till rings up on: the store computer's own and each paired device's.
-      for (const checkout of [this.#checkout, ...this.#devices.checkouts()]) await this.#preparePrintedCheckout(checkout);
+      this.#backOffice = new BackOffice({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log });
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
+      if (this.#afterStart) {
+        try {
+          await this.#afterStart(this);
+        } catch (err) {
+          this.log.warn('the start-up step of the composition root failed', { error: err });
+        }
+      }
       this.#terminal.start();
       await this.probeService();
       this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
@@ -425,14 +449,13 @@ export class Core {
     return { lang: this.#lang, storeId: this.#checkout.storeId, checkoutId: this.#checkout.checkoutId };
   }
 
-  /** Changes and saves settings; a new checkout is prepared like the first one. */
+  /** Changes and saves settings (a checkout's mode and printed QR are the back office's). */
   async updateSettings(patch: Settings): Promise<SettingsView> {
     const checkoutChanged =
       (patch.storeId !== undefined && patch.storeId !== this.#checkout.storeId) || (patch.checkoutId !== undefined && patch.checkoutId !== this.#checkout.checkoutId);
     this.#lang = patch.lang ?? this.#lang;
     this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
     await writeSettings(this.config.dataDir, this.settings());
-    if (checkoutChanged && this.#state === 'ready') await this.#preparePrintedCheckout(this.#checkout);
     this.#emitStatus();
     if (checkoutChanged && this.#terminal) await this.#pushCheckouts([this.#checkout]);
     return this.settings();
@@ -555,19 +578,6 @@ export class Core {
     this.#emitStatus();
   }
 
-  /**
-   * A terminal is a printed checkout. An endpoint that can print its QR does (the embedded
-   * sandbox starts with none, contract 7); with a real service a manager does this.
-   */
-  async #preparePrintedCheckout(checkout: CheckoutKey): Promise<void> {
-    if (!this.#endpoint?.prepareCheckout) return;
-    try {
-      await this.#endpoint.prepareCheckout({ ...checkout });
-    } catch (err) {
-      this.log.warn('could not prepare the printed QR of this checkout', { error: err });
-    }
-  }
-
   async #pushCheckouts(checkouts: readonly CheckoutKey[]): Promise<void> {
     const unique = new Map(checkouts.map((c) => [`${c.storeId}/${c.checkoutId}`, c]));
     for (const checkout of unique.values()) {
@@ -646,6 +656,7 @@ export class Core {
     this.#journal = null;
     this.#operators = null;
     this.#devices = null;
+    this.#backOffice = null;
   }
 
   #setState(state: CoreState): void {

@@ -30,6 +30,10 @@ const storeId = v.int({ min: 1, max: 2_147_483_647 });
 const checkoutId = v.int({ min: 1, max: 2_147_483_647 });
 const checkoutArgs = { storeId: v.optional(storeId), checkoutId: v.optional(checkoutId) };
 const deviceId = v.string({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'a device id' });
+/** What a manager types in the back office's forms: the rules (backoffice/rules.ts) judge emptiness and length. */
+const typed = (max: number) => v.string({ min: 0, max, describe: `a text of at most ${max} characters` });
+const storeForm = { name: typed(200), address: typed(200), phone: typed(50), email: typed(200) };
+const walletId = v.int({ min: 1, max: 2_147_483_647 });
 
 export function createHandlers(core: Core) {
   /**
@@ -93,6 +97,29 @@ export function createHandlers(core: Core) {
       (a, by) => core.devices.startPairing(by, a),
     ),
     'devices.revoke': handler('manager', 'revoke a device', v.object({ deviceId }), ({ deviceId: id }, by) => core.devices.revoke(by, id)),
+
+    // The back office (issue 10): stores, checkouts, wallets, modes and printed QR posters.
+    'office.stores': handler('manager', 'see the stores', v.none(), () => core.backOffice.stores()),
+    'office.createStore': handler('manager', 'create a store', v.object(storeForm), (a, by) =>
+      core.backOffice.createStore(by.name, { store_name: a.name, address: a.address, phone_number: a.phone, email: a.email }),
+    ),
+    /** Reference 4.1: an empty field keeps its value (`kept` names them); the name cannot be emptied. */
+    'office.changeStore': handler('manager', 'change a store', v.object({ storeId, ...storeForm }), (a, by) =>
+      core.backOffice.changeStore(by.name, a.storeId, { store_name: a.name, address: a.address, phone_number: a.phone, email: a.email }),
+    ),
+    'office.wallets': handler('manager', 'see the wallets', v.none(), () => core.backOffice.wallets()),
+    'office.checkouts': handler('manager', 'see the checkouts', v.object({ storeId }), ({ storeId: id }) => core.backOffice.checkouts(id)),
+    'office.addCheckout': handler('manager', 'add a checkout', v.object({ storeId, description: typed(1000), walletId }), (a, by) => core.backOffice.addCheckout(by.name, a)),
+    /** Refused unless `confirm`: the person confirmed that every later payment settles to the new wallet (reference 4.2). */
+    'office.changeWallet': handler('manager', 'change a checkout’s wallet', v.object({ storeId, checkoutId, walletId, confirm: v.boolean() }), (a, by) =>
+      core.backOffice.changeWallet(by.name, { storeId: a.storeId, checkoutId: a.checkoutId, walletId: a.walletId, confirmed: a.confirm }),
+    ),
+    'office.printQr': handler('manager', 'print a QR poster', v.object({ storeId, checkoutId }), (a, by) => core.backOffice.printQr(by.name, a)),
+    'office.poster': handler('manager', 'see a QR poster', v.object({ storeId, checkoutId }), (a) => core.backOffice.poster(a)),
+    'office.setMode': handler('manager', 'switch a checkout’s QR mode', v.object({ storeId, checkoutId, mode: v.literal('printed', 'dynamic') }), (a, by) =>
+      core.backOffice.setMode(by.name, a),
+    ),
+    'office.printedQrs': handler('manager', 'see the printed QRs', v.object({ page: v.optional(v.int({ min: 1, max: 100_000 })) }), ({ page }) => core.backOffice.printedQrs(page ?? 1)),
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),

@@ -24,11 +24,6 @@ export interface ServiceEndpoint {
    * deliver there (the embedded sandbox) does; a real service is configured by its manager.
    */
   attach?(core: { webhookUrl: string | null; log: Logger }): Promise<void>;
-  /**
-   * Makes a checkout ready to take sales. The embedded sandbox starts with no printed QR
-   * (contract 7) and prints it; with a real service a manager does this, so it has none.
-   */
-  prepareCheckout?(checkout: { storeId: number; checkoutId: number }): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -62,6 +62,17 @@ const api = {
   'devices.startPairing': invoker('devices.startPairing'),
   'devices.revoke': invoker('devices.revoke'),
   'sale.refund': invoker('sale.refund'),
+  'office.stores': invoker('office.stores'),
+  'office.createStore': invoker('office.createStore'),
+  'office.changeStore': invoker('office.changeStore'),
+  'office.wallets': invoker('office.wallets'),
+  'office.checkouts': invoker('office.checkouts'),
+  'office.addCheckout': invoker('office.addCheckout'),
+  'office.changeWallet': invoker('office.changeWallet'),
+  'office.printQr': invoker('office.printQr'),
+  'office.poster': invoker('office.poster'),
+  'office.setMode': invoker('office.setMode'),
+  'office.printedQrs': invoker('office.printedQrs'),
   listen,
 } satisfies PreloadApi;
 

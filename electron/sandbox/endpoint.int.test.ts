@@ -37,9 +37,9 @@ async function receiver(): Promise<Receiver> {
   return r;
 }
 
-/** A printed sale on checkout 1, paid by the payer. */
-async function paidSale(endpoint: EmbeddedSandboxEndpoint, api: Client): Promise<void> {
-  await endpoint.prepareCheckout?.({ storeId: 1, checkoutId: 1 });
+/** A printed sale on checkout 1 (printed through the public API, as a manager would), paid by the payer. */
+async function paidSale(_endpoint: EmbeddedSandboxEndpoint, api: Client): Promise<void> {
+  expect((await api.post('/v2/printed_dynamic_qrs', { store_id: 1, checkout_id: 1, auto_create_checkout: true })).status).toBe(201);
   expect((await api.sale({ amount: '3.00', store_id: 1, checkout_id: 1 })).status).toBe(201);
   expect((await api.control('POST', '/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
 }
@@ -58,11 +58,9 @@ describe('the embedded sandbox endpoint', () => {
     expect(endpoint.clock.offsetMs - before).toBe(600_000);
   });
 
-  it("prints the checkout's QR (a real service's manager does that)", async () => {
-    const { endpoint, api } = await embedded();
-    await endpoint.prepareCheckout?.({ storeId: 1, checkoutId: 1 });
-    await endpoint.prepareCheckout?.({ storeId: 1, checkoutId: 1 });
-    expect((await api.get('/v2/printed_dynamic_qrs')).body.total).toBe(1);
+  it('prints no QR by itself: the checkout stays as contract 7 has it until the core’s back office prints it', async () => {
+    const { api } = await embedded();
+    expect((await api.get('/v2/printed_dynamic_qrs')).body.total).toBe(0);
   });
 
   it("holds a payment's webhooks until the core's receiver listens, then delivers them signed", async () => {

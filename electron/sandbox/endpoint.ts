@@ -51,18 +51,6 @@ export async function startEmbeddedSandbox(config: CoreConfig): Promise<Embedded
       pending = null;
       if (core.webhookUrl !== null) sandbox.deliverWebhooksTo(core.webhookUrl);
     },
-    async prepareCheckout({ storeId, checkoutId }) {
-      // Reference 4.4: auto_create_checkout creates the checkout if needed and sets printed
-      // mode; a repeat returns the existing QR. A real service's manager does this.
-      const res = await fetch(`${sandbox.url}/v2/printed_dynamic_qrs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${SANDBOX_APP_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ checkout_id: checkoutId, store_id: storeId, auto_create_checkout: true }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.body?.cancel();
-      if (!res.ok) throw new Error(`the sandbox answered ${res.status} to printing the QR of checkout ${storeId}/${checkoutId}`);
-    },
     close: () => sandbox.close(),
   };
 }

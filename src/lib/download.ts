@@ -39,10 +39,15 @@ export function prepareCsv(filename: string, csv: string): PreparedFile {
 
 /** Hands a prepared file to the browser as a download. */
 export function saveFile(file: PreparedFile, doc: Document = document): void {
-  const url = URL.createObjectURL(new Blob([file.text], { type: file.type }));
+  saveBlob(file.name, new Blob([file.text], { type: file.type }), doc);
+}
+
+/** Hands any made file (the QR poster's PDF) to the browser as a download named `name`. */
+export function saveBlob(name: string, blob: Blob, doc: Document = document): void {
+  const url = URL.createObjectURL(blob);
   const a = doc.createElement('a');
   a.href = url;
-  a.download = file.name;
+  a.download = name;
   a.hidden = true;
   doc.body.append(a);
   a.click();

@@ -140,3 +140,38 @@ describe('refusals by role (issue 8)', () => {
     expect(errorText('en', { code: 'conflict', message: 'x', params: { reason: 'last_manager' } })).toMatch(/last manager/);
   });
 });
+
+describe('the back office’s refusals (issue 10)', () => {
+  // Every problem electron/core/backoffice/rules.ts raises or rewords, and those of the
+  // client the Stores screen meets (reference 4.2, 4.4, 7).
+  const PROBLEMS = [
+    'store_name_empty',
+    'checkout_desc_empty',
+    'checkout_desc_too_long',
+    'wallet_change_unconfirmed',
+    'mode_needs_printed_qr',
+    'printed_qr_invalid',
+    'printed_qr_unsupported',
+    'checkout_wallet_differs',
+    'gateway_failed',
+    'printed_qr_disabled',
+    'wallet_not_found',
+    'wallet_network_deprecated',
+    'office_scope',
+    'office_role',
+    'office_not_found',
+    'office_validation',
+    'office_bad_request',
+    'office_conflict',
+  ];
+  it.each(PROBLEMS)('%s has its own sentence in every language', (problem) => {
+    const key = errorTextKey({ code: 'invalid_argument', message: 'x', params: { problem } });
+    expect(key).toBe(`error.problem.${problem}`);
+    for (const lang of LANGS) expect(errorText(lang, { code: 'invalid_argument', message: 'x', params: { problem } })).toMatch(/^\S.{20,}\.$/);
+  });
+
+  it('a token without the pay-in scope or the manager role says exactly that', () => {
+    expect(errorText('en', { code: 'service_rejected', message: 'x', params: { problem: 'office_scope' } })).toContain('pay-in scope');
+    expect(errorText('en', { code: 'service_rejected', message: 'x', params: { problem: 'office_role' } })).toContain('manager role');
+  });
+});

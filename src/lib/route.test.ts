@@ -7,6 +7,7 @@ describe('parseRoute', () => {
     ['#/', 'cashier'],
     ['#/journal', 'journal'],
     ['#/settings?x=1', 'settings'],
+    ['#/stores', 'stores'],
     ['#token=abc', 'cashier'],
     ['#/constructor', 'cashier'],
     ['#/JOURNAL', 'cashier'],
@@ -24,6 +25,6 @@ describe('routesFor', () => {
     expect(routesFor(null)).toEqual([]);
     expect(routesFor('cashier')).toEqual(['cashier']);
     expect(routesFor('supervisor')).toEqual(['cashier', 'journal']);
-    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators', 'devices']);
+    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators', 'devices', 'stores']);
   });
 });

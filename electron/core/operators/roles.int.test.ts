@@ -54,6 +54,17 @@ const TABLE: Record<Method, Access> = {
   'devices.startPairing': 'manager',
   'devices.revoke': 'manager',
   'sale.refund': 'supervisor',
+  'office.stores': 'manager',
+  'office.createStore': 'manager',
+  'office.changeStore': 'manager',
+  'office.wallets': 'manager',
+  'office.checkouts': 'manager',
+  'office.addCheckout': 'manager',
+  'office.changeWallet': 'manager',
+  'office.printQr': 'manager',
+  'office.poster': 'manager',
+  'office.setMode': 'manager',
+  'office.printedQrs': 'manager',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

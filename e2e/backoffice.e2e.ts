@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import type { Locator, Page } from '@playwright/test';
+import { expect, Merchant, openCashier, snap, test } from './fixtures.ts';
+import { readPoster } from './poster-pdf.ts';
+
+/**
+ * Issue 10, the manager's half, as a manager does it on the Stores screen: a new store, a
+ * checkout on wallet 102, its QR poster printed and downloaded (the PDF read back: one page,
+ * the checkout's name, a QR that decodes to the service's qr_emvcode), the two modes, printed
+ * mode refused without a QR, and a wallet changed after the confirmation. Every step is
+ * checked at the service through its public API.
+ */
+
+const STORE = { name: 'Loja Praia', address: 'Av. Atlântica, 100', phone: '+55 21 5555-0100', email: 'praia@example.com' };
+const CHECKOUT = 'Caixa Praia';
+
+const region = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
+const checkoutRow = (page: Page, name: RegExp): Locator => region(page, `Checkouts of ${STORE.name}`).getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+
+test('a manager creates a store, adds a checkout, prints its QR poster, switches modes and changes its wallet', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(180_000);
+  const payer = await openCashier(page, freshApp, request);
+  const merchant = new Merchant(request, payer.baseUrl);
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Stores', exact: true }).click();
+  await expect(region(page, 'Stores').getByRole('rowheader', { name: /Loja Centro/ })).toBeVisible();
+
+  // ── New store: an empty name is refused in words, and nothing is created ─────────────
+  const storesBefore = await merchant.stores();
+  const form = region(page, 'New store');
+  await form.getByLabel('Address', { exact: true }).fill(STORE.address);
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(form.getByRole('alert')).toHaveText(/A store needs a name/);
+  expect(await merchant.stores()).toEqual(storesBefore);
+
+  await form.getByLabel('Store name', { exact: true }).fill(STORE.name);
+  await form.getByLabel('Phone', { exact: true }).fill(STORE.phone);
+  await form.getByLabel('Email', { exact: true }).fill(STORE.email);
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(form).toContainText(`${STORE.name} was created.`);
+  const store = (await merchant.stores()).find((s) => s.store_name === STORE.name);
+  expect(store).toMatchObject({ address: STORE.address, phone_number: STORE.phone, email: STORE.email });
+  const storeId = store?.store_id as number;
+  await expect(region(page, 'Stores').getByRole('row').filter({ hasText: STORE.name })).toContainText(STORE.email);
+
+  // ── Add checkout: a 141-character description is refused; then one on wallet 102 ────
+  const add = region(page, 'Add checkout');
+  const wallet = add.getByLabel('Wallet', { exact: true });
+  await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toBeDisabled();
+  await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toContainText('no longer supported');
+  await add.getByLabel('Description', { exact: true }).fill('x'.repeat(141));
+  await wallet.selectOption({ label: (await wallet.locator('option', { hasText: 'Wallet 102' }).textContent()) as string });
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(add.getByRole('alert')).toHaveText(/at most 140 characters/);
+  expect(await merchant.checkouts(storeId)).toEqual([]);
+
+  await add.getByLabel('Description', { exact: true }).fill(CHECKOUT);
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(add).toContainText(`${CHECKOUT} was added.`);
+  const [created] = await merchant.checkouts(storeId);
+  expect(created).toMatchObject({ checkout_desc: CHECKOUT, wallet_id: 102, default_qr: null });
+  const checkoutId = created?.checkout_id as number;
+  const row = checkoutRow(page, new RegExp(CHECKOUT));
+  await expect(row.getByTestId('checkout-mode')).toContainText('Dynamic QR');
+  await expect(row.getByTestId('checkout-wallet')).toContainText('102');
+
+  // ── Printed mode without a printed QR: refused, with Print QR poster offered ─────────
+  await row.getByRole('button', { name: 'Use printed QR', exact: true }).click();
+  await expect(row.getByRole('alert')).toHaveText(/has no printed QR yet/);
+  await expect(row.getByRole('button', { name: 'Print QR poster', exact: true })).toHaveCount(2);
+  expect(await merchant.configs(storeId, checkoutId)).toEqual([]);
+  expect((await merchant.checkouts(storeId))[0]?.default_qr).toBeNull();
+  await snap(page, testInfo, '01-printed-refused');
+
+  // ── Print QR poster: the service's printed QR, shown, printed and downloaded ─────────
+  await row.getByRole('button', { name: 'Print QR poster', exact: true }).first().click();
+  const poster = region(page, `QR poster of ${CHECKOUT}`);
+  await expect(poster.getByRole('img', { name: 'Printed QR code' })).toBeVisible();
+  await expect(poster).toContainText(STORE.name);
+  await expect(poster).toContainText('choose Pix, scan this code');
+  const [emv] = await merchant.printedQrs(storeId, checkoutId);
+  expect(emv).toMatch(/^000201/);
+  expect((await merchant.checkouts(storeId))[0]?.default_qr).toBe('printed_dynamic_qr');
+  await expect(row.getByTestId('checkout-mode')).toHaveText('Printed QR');
+  await snap(page, testInfo, '02-poster');
+
+  await page.evaluate(() => {
+    const w = window as unknown as { printed: number };
+    w.printed = 0;
+    window.print = () => {
+      w.printed++;
+    };
+  });
+  await poster.getByRole('button', { name: 'Print', exact: true }).click();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), poster.getByRole('button', { name: 'Download PDF', exact: true }).click()]);
+  expect(download.suggestedFilename()).toMatch(/\.pdf$/);
+  const pdf = await readPoster(new Uint8Array(await readFile(await download.path())));
+  expect(pdf.pages).toBe(1);
+  expect(pdf.text).toContain(CHECKOUT);
+  expect(pdf.qr).toBe(emv);
+  await poster.getByRole('button', { name: 'Close', exact: true }).click();
+
+  // The Printed QRs list pages through the service's listing.
+  await expect(region(page, 'Printed QRs')).toContainText(CHECKOUT);
+
+  // ── Use dynamic QR, then Use printed QR: checked at the service each time ────────────
+  await row.getByRole('button', { name: 'Use dynamic QR', exact: true }).click();
+  await expect(row.getByTestId('checkout-mode')).toHaveText('Dynamic QR');
+  expect((await merchant.checkouts(storeId))[0]?.default_qr).toBe('dynamic');
+  await row.getByRole('button', { name: 'Use printed QR', exact: true }).click();
+  await expect(row.getByTestId('checkout-mode')).toHaveText('Printed QR');
+  expect((await merchant.checkouts(storeId))[0]?.default_qr).toBe('printed_dynamic_qr');
+
+  // ── Change wallet, after the confirmation of reference 4.2 ───────────────────────────
+  await row.getByRole('button', { name: 'Change wallet', exact: true }).click();
+  const change = row.getByRole('form', { name: 'Change wallet' });
+  const choice = change.getByLabel('Wallet', { exact: true });
+  await choice.selectOption({ label: (await choice.locator('option', { hasText: 'Wallet 101' }).textContent()) as string });
+  await change.getByRole('button', { name: 'Save', exact: true }).click();
+  const confirm = row.getByRole('alertdialog');
+  await expect(confirm).toContainText(`Every payment processed on ${CHECKOUT} from now on settles to wallet 101, including payments of QR codes created before this change.`);
+  expect((await merchant.checkouts(storeId))[0]?.wallet_id).toBe(102);
+  await snap(page, testInfo, '03-change-wallet');
+  await confirm.getByRole('button', { name: 'Move to wallet 101', exact: true }).click();
+  await expect(row).toContainText(`${CHECKOUT} now settles to wallet 101.`);
+  expect((await merchant.checkouts(storeId))[0]?.wallet_id).toBe(101);
+  await expect(row.getByTestId('checkout-wallet')).toContainText('101');
+});
