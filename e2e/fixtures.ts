@@ -254,3 +254,25 @@ export class Merchant {
     return page.stores.flatMap((s) => s.checkouts.flatMap((c) => c.printed_dynamic_qrs.map((q) => q.qr_emvcode)));
   }
 }
+
+/**
+ * A manager adds a checkout to a store on the Stores screen and prints its QR poster, as a
+ * person does (issue 10): the checkout is then in printed mode with its printed QR.
+ */
+export async function addPrintedCheckout(page: Page, storeName: string, description: string, walletId = 101): Promise<void> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Stores', exact: true }).click();
+  await page.getByRole('button', { name: `Show the checkouts of ${storeName}`, exact: true }).click();
+  const add = page.getByRole('region', { name: 'Add checkout', exact: true });
+  await add.getByLabel('Description', { exact: true }).fill(description);
+  const wallet = add.getByLabel('Wallet', { exact: true });
+  await wallet.selectOption({ label: (await wallet.locator('option', { hasText: `Wallet ${walletId}` }).textContent()) as string });
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(add).toContainText(`${description} was added.`);
+  const row = page
+    .getByRole('region', { name: `Checkouts of ${storeName}`, exact: true })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: new RegExp(description) }) });
+  await row.getByRole('button', { name: 'Print QR poster', exact: true }).first().click();
+  await expect(page.getByRole('region', { name: `QR poster of ${description}`, exact: true }).getByRole('img', { name: 'Printed QR code' })).toBeVisible();
+  await expect(row.getByTestId('checkout-mode')).toHaveText('Printed QR');
+}

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from '@playwright/test';
-import { addOperator, createPairingCode, enterPairingCode, expect, openCashier, pairDevice, recordBridge, signIn, snap, test } from './fixtures.ts';
+import { addOperator, addPrintedCheckout, createPairingCode, enterPairingCode, expect, openCashier, pairDevice, recordBridge, signIn, snap, test } from './fixtures.ts';
 
 /**
  * Issue 9, as a store with two tills lives it: the manager, at the store computer, pairs
@@ -33,10 +33,12 @@ test('two tills and a display on checkouts 1 and 2: each hears its own checkout 
   test.setTimeout(240_000);
   const contexts: BrowserContext[] = [];
   try {
-    // ── The store computer: its manager and the cashiers (the core prints a paired till's checkout QR in sandbox mode) ──
+    // ── The store computer: its manager and the cashiers ──────────────────────────────────
     const payer = await openCashier(store, freshApp, request);
     await addOperator(store, CAIO);
     await addOperator(store, BIA);
+    // The store's second checkout, with its printed QR poster (Stores screen, issue 10).
+    await addPrintedCheckout(store, 'Loja Centro', 'Caixa 2');
 
     // ── The manager pairs till 1, till 2 and the display of checkout 2 ──────────────────
     const code1 = await createPairingCode(store, { kind: 'Till', checkout: 1, name: 'Till 1' });

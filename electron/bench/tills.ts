@@ -14,6 +14,7 @@
  * received) for the first and the last thousand sales, and the process's RSS. A measurement,
  * not a test: nothing asserts a duration.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,10 @@ import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/operators/operators.ts';
+import { freePort } from '../core/terminal/fixtures/core-child.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
+import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
+import { startSandboxProcess } from '../soak/sandbox-process.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { systemClock } from '../shared/clock.ts';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, DEVICE_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../shared/ws-protocol.ts';
@@ -243,7 +247,26 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   const maxSales = options.maxSales ?? MAX_SALES;
   const maxSeconds = options.maxSeconds ?? MAX_SECONDS;
   const log = quietLogger();
-  const core = await composeCore(loadConfig({ POS_DATA_DIR: options.dataDir, POS_LANG: 'en' }, []), { log });
+  // The payment service runs in a process of its own, as a real one is never in the core's:
+  // the figures are the core's (and its clients'), not the sandbox's bookkeeping.
+  const children = new Set<ChildProcess>();
+  const sandbox = await startSandboxProcess(children);
+  const svc: ServiceControl = serviceControl(sandbox.url);
+  for (let c = 1; c <= tills; c++) await svc.printCheckout(STORE_ID, c);
+  const webhookPort = await freePort();
+  await svc('PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${webhookPort}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
+  const config = loadConfig(
+    {
+      POS_DATA_DIR: options.dataDir,
+      POS_LANG: 'en',
+      POS_SERVICE_URL: sandbox.url,
+      POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager,
+      POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET,
+      POS_WEBHOOK_PORT: String(webhookPort),
+    },
+    [],
+  );
+  const core = await composeCore(config, { log });
   let shell: WebShell | null = null;
   const open: Till[] = [];
   let rssPeak = process.memoryUsage.rss();
@@ -251,9 +274,6 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   try {
     await core.start();
     const setupStart = performance.now();
-    const svc: ServiceControl = serviceControl(core.status().service.baseUrl ?? '');
-    // No QR printed here: the core prepares each paired till's checkout (the embedded
-    // sandbox's prepareCheckout prints its QR), as it prepared its own checkout 1 at start.
     shell = await startWebShell({ core, rendererDir: RENDERER_DIR, host: '127.0.0.1', port: 0, token: null });
 
     // The store computer's own window creates the first manager, who adds the cashier.
@@ -333,6 +353,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     await Promise.all(open.map((t) => t.close().catch(() => undefined)));
     await shell?.close();
     await core.stop();
+    await sandbox.stop();
   }
 }
 
