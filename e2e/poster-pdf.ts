@@ -2,9 +2,9 @@
  * Reads a printed QR poster back, for the tests (the poster unit test and e2e/backoffice):
  * pdf-lib parses the file and inflates its page content, the vector rectangles the QR was
  * drawn with are painted onto a bitmap, and ZXing (a maintained QR decoder) decodes that:
- * the QR is read as a phone would read it, not compared with how it was made.
+ * the QR is read back from what was drawn, not compared with how it was made.
  */
-import { BinaryBitmap, HybridBinarizer, QRCodeReader, RGBLuminanceSource } from '@zxing/library';
+import { BinaryBitmap, DecodeHintType, HybridBinarizer, QRCodeReader, RGBLuminanceSource } from '@zxing/library';
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFObject } from 'pdf-lib';
 
 export interface PosterContent {
@@ -52,21 +52,25 @@ export function decodeRects(shapes: readonly Rect[], pxPerModule = 6): string {
   const bottom = Math.min(...shapes.map((r) => r.y));
   const right = Math.max(...shapes.map((r) => r.x + r.w));
   const top = Math.max(...shapes.map((r) => r.y + r.h));
-  const scale = pxPerModule / module;
+  // Each rectangle is snapped to whole modules before it is painted: rounding its edges in
+  // pixels one by one would make modules of uneven width, which the decoder may not read.
+  const units = (points: number) => Math.round(points / module);
   const border = 4 * pxPerModule;
-  const width = Math.round((right - left) * scale) + 2 * border;
-  const height = Math.round((top - bottom) * scale) + 2 * border;
+  const width = units(right - left) * pxPerModule + 2 * border;
+  const height = units(top - bottom) * pxPerModule + 2 * border;
   const pixels = new Uint8ClampedArray(width * height).fill(255);
   for (const r of shapes) {
-    const x0 = border + Math.round((r.x - left) * scale);
-    const x1 = border + Math.round((r.x + r.w - left) * scale);
+    const x0 = border + units(r.x - left) * pxPerModule;
+    const x1 = x0 + units(r.w) * pxPerModule;
     // PDF's y grows upwards, a bitmap's downwards.
-    const y0 = border + Math.round((top - (r.y + r.h)) * scale);
-    const y1 = border + Math.round((top - r.y) * scale);
+    const y0 = border + units(top - (r.y + r.h)) * pxPerModule;
+    const y1 = y0 + units(r.h) * pxPerModule;
     for (let y = y0; y < y1; y++) pixels.fill(0, y * width + x0, y * width + x1);
   }
   const bitmap = new BinaryBitmap(new HybridBinarizer(new RGBLuminanceSource(pixels, width, height)));
-  return new QRCodeReader().decode(bitmap).getText();
+  // The image is a clean, axis-aligned symbol with its quiet zone: read it as such (ZXing's
+  // PURE_BARCODE), not by the finder-pattern search meant for photos, which misses some.
+  return new QRCodeReader().decode(bitmap, new Map([[DecodeHintType.PURE_BARCODE, true]])).getText();
 }
 
 export async function readPoster(bytes: Uint8Array): Promise<PosterContent> {

@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log.ts';
 /**
  * BENCHMARKS.md: `npm run bench` owns only what lies between its two markers. Everything
  * else in the file (the title, the cashier-screen section that the browser-shell benchmark
@@ -67,4 +68,20 @@ export function renderMarkedSection(existing: string | null, start: string, end:
   const until = at < 0 ? -1 : existing.indexOf(end, at);
   if (at >= 0 && until >= 0) return existing.slice(0, at) + block + existing.slice(until + end.length);
   return `${existing.trimEnd()}\n\n${block}\n`;
+}
+
+/**
+ * A benchmark core's logger: only what went wrong, to stderr (named by `prefix`), and a
+ * count of warnings for the report; the benchmark's console stays readable.
+ */
+export function quietLogger(prefix: string): Logger & { warnings: number } {
+  const logger = {
+    warnings: 0,
+    info: () => undefined,
+    warn: () => {
+      logger.warnings++;
+    },
+    error: (msg: string, fields?: Record<string, unknown>) => process.stderr.write(`${prefix}: core error: ${msg} ${JSON.stringify(fields ?? {})}\n`),
+  };
+  return logger;
 }

@@ -33,12 +33,11 @@ import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { composeCore } from '../compose.ts';
 import { benchJournal, type JournalBenchResult } from '../core/journal/bench.ts';
-import type { Logger } from '../core/log.ts';
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import { benchCreateDynamicPix, type BenchResult } from '../sandbox/bench.ts';
 import { benchJournalHistory, medianStart, type HistorySizeResult } from './journal-history.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
-import { markdownTable, percentileMs, renderBenchmarks, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderBenchmarks, quietLogger, type Row } from './report.ts';
 
 const JOURNAL_EVENTS = 100_000;
 const HISTORY_SIZES = [10_000, 100_000, 1_000_000];
@@ -53,21 +52,9 @@ const DAY_SALES = 400;
 
 const BENCHMARKS_FILE = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 
-/** The cores here log only what went wrong (to stderr): a benchmark's console stays readable. */
-function quietLogger(): Logger & { warnings: number } {
-  const logger = {
-    warnings: 0,
-    info: () => undefined,
-    warn: () => {
-      logger.warnings++;
-    },
-    error: (msg: string, fields?: Record<string, unknown>) => process.stderr.write(`bench: core error: ${msg} ${JSON.stringify(fields ?? {})}\n`),
-  };
-  return logger;
-}
 
 async function startCore(dataDir: string): Promise<{ core: Core; log: ReturnType<typeof quietLogger> }> {
-  const log = quietLogger();
+  const log = quietLogger('bench');
   const core = await composeCore(loadConfig({ POS_DATA_DIR: dataDir, POS_LANG: 'en' }, []), { log });
   await core.start();
   return { core, log };

@@ -25,7 +25,6 @@ import WebSocket from 'ws';
 import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
-import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/operators/operators.ts';
 import { freePort } from '../core/terminal/fixtures/core-child.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
@@ -35,7 +34,7 @@ import type { CheckoutView } from '../core/terminal/views.ts';
 import { systemClock } from '../shared/clock.ts';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, DEVICE_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, type Row } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -51,18 +50,6 @@ const BENCH_MANAGER: Caller = { id: 'bench', name: 'Bench', role: 'manager' };
 const BENCHMARKS_FILE = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 const RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
-/** The core logs only what went wrong (to stderr): the benchmark's console stays readable. */
-function quietLogger(): Logger & { warnings: number } {
-  const logger = {
-    warnings: 0,
-    info: () => undefined,
-    warn: () => {
-      logger.warnings++;
-    },
-    error: (msg: string, fields?: Record<string, unknown>) => process.stderr.write(`bench:tills: core error: ${msg} ${JSON.stringify(fields ?? {})}\n`),
-  };
-  return logger;
-}
 
 type Envelope = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; params?: unknown } };
 
@@ -247,7 +234,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   const tills = options.tills ?? TILLS;
   const maxSales = options.maxSales ?? MAX_SALES;
   const maxSeconds = options.maxSeconds ?? MAX_SECONDS;
-  const log = quietLogger();
+  const log = quietLogger('bench:tills');
   // The payment service runs in a process of its own, as a real one is never in the core's:
   // the figures are the core's (and its clients'), not the sandbox's bookkeeping.
   const children = new Set<ChildProcess>();
