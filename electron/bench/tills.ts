@@ -26,9 +26,8 @@ import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import type { Caller } from '../core/operators/operators.ts';
-import { freePort } from '../core/terminal/fixtures/core-child.ts';
+import { remoteCoreEnv } from '../core/terminal/fixtures/remote-core.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
-import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandboxProcess } from '../soak/sandbox-process.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -240,20 +239,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   const children = new Set<ChildProcess>();
   const sandbox = await startSandboxProcess(children);
   const svc: ServiceControl = serviceControl(sandbox.url);
-  for (let c = 1; c <= tills; c++) await svc.printCheckout(STORE_ID, c);
-  const webhookPort = await freePort();
-  await svc('PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${webhookPort}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
-  const config = loadConfig(
-    {
-      POS_DATA_DIR: options.dataDir,
-      POS_LANG: 'en',
-      POS_SERVICE_URL: sandbox.url,
-      POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager,
-      POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET,
-      POS_WEBHOOK_PORT: String(webhookPort),
-    },
-    [],
-  );
+  const config = loadConfig(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills }), []);
   const core = await composeCore(config, { log });
   let shell: WebShell | null = null;
   const open: Till[] = [];

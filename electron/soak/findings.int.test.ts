@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import type { Sale } from '../core/sales/lifecycle.ts';
-import { freePort, startCoreProcess } from '../core/terminal/fixtures/core-child.ts';
+import { startCoreProcess } from '../core/terminal/fixtures/core-child.ts';
+import { remoteCoreEnv } from '../core/terminal/fixtures/remote-core.ts';
 import { serviceControl, waitFor } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import { auditJournal, type ServiceSaleRecord } from './audit.ts';
@@ -45,18 +45,8 @@ describe('findings of the fault campaign', () => {
       await rm(dir, { recursive: true, force: true });
     });
     const svc = serviceControl(sandbox.url);
-    await svc.printCheckout(1, 1);
-    const port = await freePort();
-    await svc('PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${port}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
-    const env = (offsetMs: number) => ({
-      POS_SERVICE_URL: sandbox.url,
-      POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager,
-      POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET,
-      POS_WEBHOOK_PORT: String(port),
-      POS_DATA_DIR: dir,
-      POS_LANG: 'en',
-      CORE_CLOCK_OFFSET_MS: String(offsetMs),
-    });
+    const base = await remoteCoreEnv(sandbox.url, dir);
+    const env = (offsetMs: number) => ({ ...base, CORE_CLOCK_OFFSET_MS: String(offsetMs) });
 
     const first = await startCoreProcess(env(0), children);
     // The service makes the sale and its answer is lost; the retry is held: the core never learns the ids.

@@ -9,7 +9,8 @@ import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts
 import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { freePort, startCoreProcess, type CoreProcess } from './fixtures/core-child.ts';
+import { startCoreProcess, type CoreProcess } from './fixtures/core-child.ts';
+import { remoteCoreEnv } from './fixtures/remote-core.ts';
 import { serviceControl, waitFor, type ServiceControl, type ServiceSale } from './fixtures/service.ts';
 import type { CheckoutView } from './views.ts';
 import { mulberry32 } from '../../shared/prng.ts';
@@ -52,23 +53,8 @@ async function setUp(): Promise<Harness> {
     await sandbox.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const svc = serviceControl(sandbox.url);
   // In remote mode the core does not print its checkout's QR: a manager did, at the service.
-  await svc.printCheckout(1, 1);
-  const port = await freePort();
-  await svc('PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${port}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
-  return {
-    sandbox,
-    svc,
-    env: {
-      POS_SERVICE_URL: sandbox.url,
-      POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager,
-      POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET,
-      POS_WEBHOOK_PORT: String(port),
-      POS_DATA_DIR: dir,
-      POS_LANG: 'en',
-    },
-  };
+  return { sandbox, svc: serviceControl(sandbox.url), env: await remoteCoreEnv(sandbox.url, dir) };
 }
 
 const cents = (brl: string | null): number | null => wireBrlCents(brl);

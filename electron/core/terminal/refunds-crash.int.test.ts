@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
+import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { startSandbox } from '../../sandbox/server.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { freePort, startCoreProcess } from './fixtures/core-child.ts';
+import { startCoreProcess } from './fixtures/core-child.ts';
+import { remoteCoreEnv } from './fixtures/remote-core.ts';
 import { serviceControl, waitFor } from './fixtures/service.ts';
 
 /**
@@ -38,17 +39,7 @@ describe('a crash between a refund’s intent and its answer', () => {
       await rm(dir, { recursive: true, force: true });
     });
     const svc = serviceControl(sandbox.url);
-    await svc.printCheckout(1, 1);
-    const port = await freePort();
-    await svc('PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${port}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
-    const env = {
-      POS_SERVICE_URL: sandbox.url,
-      POS_SERVICE_TOKEN: FIXTURE_TOKENS.manager,
-      POS_WEBHOOK_SECRET: FIXTURE_WEBHOOK_SECRET,
-      POS_WEBHOOK_PORT: String(port),
-      POS_DATA_DIR: dir,
-      POS_LANG: 'en',
-    };
+    const env = await remoteCoreEnv(sandbox.url, dir);
     const refundApi = (body: unknown, key?: string) =>
       fetch(`${sandbox.url}/v2/pay_in_refunds/request`, {
         method: 'POST',
