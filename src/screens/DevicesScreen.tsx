@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
+import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -239,13 +240,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           <button type="submit" className="primary" disabled={busy}>
             {t('devices.createCode')}
           </button>
-          <p className="error" role={problem ? 'alert' : undefined}>
-            {problem && (
-              <>
-                <Icon name="cross" /> {problem}
-              </>
-            )}
-          </p>
+          <FormError text={problem} />
         </form>
       )}
       {offer && (

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { getBridge } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
@@ -93,13 +94,7 @@ export function PairScreen() {
         <button type="submit" className="primary" disabled={pairing || !online}>
           {t('pair.button')}
         </button>
-        <p className="error" role={shown ? 'alert' : undefined} data-testid="pair-error">
-          {shown && (
-            <>
-              <Icon name="cross" /> {shown}
-            </>
-          )}
-        </p>
+        <FormError text={shown} testId="pair-error" />
       </form>
       {fingerprint !== null && (
         <div className="pair-fingerprint">

@@ -1,7 +1,7 @@
 import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Lang } from '../../electron/shared/lang.ts';
 import type { PosSetup, ProbeProblem } from '../../electron/shared/setup-bridge.ts';
-import { Icon } from '../components/Icon.tsx';
+import { FormError } from '../components/FormError.tsx';
 import { translate, type TextKey } from '../lib/i18n.ts';
 
 declare global {
@@ -99,13 +99,7 @@ export function SetupScreen({ lang }: { lang: Lang }) {
             </div>
           </div>
         )}
-        <p className="error" role={shown ? 'alert' : undefined}>
-          {shown && (
-            <>
-              <Icon name="cross" /> {shown}
-            </>
-          )}
-        </p>
+        <FormError text={shown} />
       </section>
     </main>
   );

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Icon } from '../components/Icon.tsx';
+import { FormError } from '../components/FormError.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -63,13 +63,7 @@ function CreateFirstManager() {
         <button type="submit" className="primary" disabled={busy}>
           {t('auth.create')}
         </button>
-        <p className="error" role={shown ? 'alert' : undefined}>
-          {shown && (
-            <>
-              <Icon name="cross" /> {shown}
-            </>
-          )}
-        </p>
+        <FormError text={shown} />
       </form>
     </section>
   );
@@ -117,13 +111,7 @@ function SignIn() {
         <button type="submit" className="primary" disabled={busy}>
           {t('auth.signIn')}
         </button>
-        <p className="error" role={shown ? 'alert' : undefined}>
-          {shown && (
-            <>
-              <Icon name="cross" /> {shown}
-            </>
-          )}
-        </p>
+        <FormError text={shown} />
       </form>
     </section>
   );
