@@ -22,6 +22,12 @@ interface EngineIndex {
 }
 const ENGINE_INDEX = new URL('../../../node_modules/fake-indexeddb/build/esm/lib/Index.js', import.meta.url).href;
 const Index = ((await import(ENGINE_INDEX)) as { default: { prototype: EngineIndex } }).default;
+/** The engine's database: spied on to count the transactions reads start. */
+interface EngineDatabase {
+  transaction(...args: unknown[]): { mode: string };
+}
+const ENGINE_DATABASE = new URL('../../../node_modules/fake-indexeddb/build/esm/FDBDatabase.js', import.meta.url).href;
+const Database = ((await import(ENGINE_DATABASE)) as { default: { prototype: EngineDatabase } }).default;
 
 const START = Date.UTC(2026, 10, 23, 9);
 let dir: string;
@@ -80,5 +86,43 @@ describe('a checkout’s newest sales', () => {
     expect(await rowsRead(() => j.sales.latestOnCheckout(1, 1))).toBe(1);
     // The whole checkout is read only when asked for.
     expect(await rowsRead(() => j.sales.byCheckout(1, 1))).toBe(300);
+  });
+});
+
+describe('reads asked at the same time', () => {
+  /** What many tills ask at once: each checkout's view and plan, and a webhook's match. */
+  const burst = () =>
+    [1, 2].flatMap((checkoutId) => [
+      j.sales.recentOnCheckout(1, checkoutId, 30),
+      j.sales.latestOnCheckout(1, checkoutId),
+      j.sales.displaceable(1, checkoutId),
+      j.sales.needingPerson(1, checkoutId),
+      j.sales.byExternalId(`order-${checkoutId * 5}`),
+      j.sales.byShift('shift-1'),
+    ]);
+
+  it('share one read transaction and answer as each would alone', async () => {
+    const alone: unknown[] = [];
+    for (const read of burst()) alone.push(await read);
+    const spy = vi.spyOn(Database.prototype, 'transaction');
+    const together = await Promise.all(burst());
+    const started = spy.mock.results.map((r) => (r.value as { mode: string }).mode);
+    spy.mockRestore();
+    expect(together).toEqual(alone);
+    // One transaction per read (12 here) queued each read behind all the others (issue 9).
+    expect(started).toEqual(['readonly']);
+  });
+
+  it('a read the engine refuses fails alone', async () => {
+    const [bad, ...good] = await Promise.allSettled([j.sales.recentOnCheckout(Number.NaN, 1, 30), ...burst()]);
+    expect(bad!.status).toBe('rejected');
+    expect(good.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect((good[0] as PromiseFulfilledResult<unknown[]>).value).toHaveLength(30);
+  });
+
+  it('see every write acknowledged before they were asked', async () => {
+    await j.append([{ type: 'sale.created', data: { sale_id: 'late', store_id: 1, checkout_id: 1, amount_cents: 1, by: 'cashier' } }]);
+    const [latest, byId, recent] = await Promise.all([j.sales.latestOnCheckout(1, 1), j.sales.get('late'), j.sales.recentOnCheckout(1, 1, 2)]);
+    expect([latest?.sale_id, byId?.sale_id, recent[0]?.sale_id]).toEqual(['late', 'late', 'late']);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
 import { deleteDB, openDB } from 'idb';
-import type { DBSchema, IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import type { JournalEntry } from './log.ts';
 
 /**
@@ -450,6 +450,13 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
   return new IdbSaleIndex(db, name, reduceSale, saleKeys);
 }
 
+type ReadTx<S> = IDBPTransaction<JournalSchema<S>, typeof STORES, 'readonly'>;
+interface PendingRead<S> {
+  run: (tx: ReadTx<S>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
 class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #db: IDBPDatabase<JournalSchema<S>>;
   /** The sale ids the sales store holds. */
@@ -457,6 +464,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
+  /** Reads waiting for this turn's shared transaction (see #read). */
+  #reads: PendingRead<S>[] = [];
 
   constructor(db: IDBPDatabase<JournalSchema<S>>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
     this.#db = db;
@@ -504,30 +513,32 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   async sale(id: string): Promise<S | undefined> {
-    return (await this.#db.get('sales', id))?.record;
+    return (await this.#read((tx) => tx.objectStore('sales').get(id)))?.record;
   }
   async saleByPixId(pixId: string): Promise<S | undefined> {
-    return (await this.#db.getAllFromIndex('sales', 'by_pix_id', pixId, 1))[0]?.record;
+    return (await this.#read((tx) => tx.objectStore('sales').index('by_pix_id').getAll(pixId, 1)))[0]?.record;
   }
   async saleByServiceId(serviceId: string): Promise<S | undefined> {
-    return (await this.#db.getAllFromIndex('sales', 'by_service_id', serviceId, 1))[0]?.record;
+    return (await this.#read((tx) => tx.objectStore('sales').index('by_service_id').getAll(serviceId, 1)))[0]?.record;
   }
   async rowsWhere(q: RowQuery): Promise<SaleRow<S>[]> {
     switch (q.index) {
       case 'by_checkout': {
         const query = checkoutRange(q.storeId, q.checkoutId, q.fromMs, q.toMs);
-        if (q.newest === undefined) return this.#db.getAllFromIndex('sales', 'by_checkout', query);
+        if (q.newest === undefined) return this.#read((tx) => tx.objectStore('sales').index('by_checkout').getAll(query));
         // Newest first and no more than asked: a busy checkout's whole day is never read
         // (IndexedDB 3 getAll options, as in recentSalesOnCheckout below).
         const options = { query, count: q.newest, direction: 'prev' };
-        return this.#db.transaction('sales').store.index('by_checkout').getAll(options as unknown as IDBKeyRange);
+        return this.#read((tx) => tx.objectStore('sales').index('by_checkout').getAll(options as unknown as IDBKeyRange));
       }
       case 'by_created_at': {
         const range = between(q.fromMs, q.toMs);
-        return range ? this.#db.getAllFromIndex('sales', 'by_created_at', range) : [];
+        return range ? this.#read((tx) => tx.objectStore('sales').index('by_created_at').getAll(range)) : [];
       }
-      default:
-        return this.#db.getAllFromIndex('sales', q.index, q.value);
+      default: {
+        const { index, value } = q;
+        return this.#read((tx) => tx.objectStore('sales').index(index).getAll(value));
+      }
     }
   }
   async salesByExternalId(externalId: string): Promise<S[]> {
@@ -541,46 +552,96 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   async recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]> {
     if (!Number.isSafeInteger(count) || count < 1) return [];
-    const index = this.#db.transaction('sales').store.index('by_checkout');
     // IndexedDB 3 getAll options (fake-indexeddb implements them; idb's types predate them):
     // newest first, `count` records, no cursor.
     const options = { query: checkoutRange(storeId, checkoutId, sinceMs, undefined), count, direction: 'prev' };
-    return records(await index.getAll(options as unknown as IDBKeyRange));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_checkout').getAll(options as unknown as IDBKeyRange)));
   }
   async salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_needs_person', [storeId, checkoutId, 'yes']));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_needs_person').getAll([storeId, checkoutId, 'yes'])));
   }
   async salesNeedingPersonAnywhere(): Promise<S[]> {
     // Only rows whose needs_person key is set are in the index: the whole index is the answer.
-    return records(await this.#db.getAllFromIndex('sales', 'by_needs_person'));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_needs_person').getAll()));
   }
   async displaceableSales(storeId: number, checkoutId: number): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_displaceable', [storeId, checkoutId, 'yes']));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_displaceable').getAll([storeId, checkoutId, 'yes'])));
   }
   async salesByStatus(status: string): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_status', status));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_status').getAll(status)));
   }
   async salesByShift(shiftId: string): Promise<S[]> {
-    return records(await this.#db.getAllFromIndex('sales', 'by_shift', shiftId));
+    return records(await this.#read((tx) => tx.objectStore('sales').index('by_shift').getAll(shiftId)));
   }
   async salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]> {
     const range = between(fromMs, toMs);
-    return range ? records(await this.#db.getAllFromIndex('sales', 'by_created_at', range)) : [];
+    return range ? records(await this.#read((tx) => tx.objectStore('sales').index('by_created_at').getAll(range))) : [];
   }
 
   async webhookSeq(webhookId: string): Promise<number | undefined> {
-    return (await this.#db.get('webhookIds', webhookId))?.seq;
+    return (await this.#read((tx) => tx.objectStore('webhookIds').get(webhookId)))?.seq;
   }
 
   shift(id: string): Promise<ShiftRecord | undefined> {
-    return this.#db.get('shifts', id);
+    return this.#read((tx) => tx.objectStore('shifts').get(id));
   }
   openShifts(): Promise<ShiftRecord[]> {
-    return this.#db.getAllFromIndex('shifts', 'by_state', 'open');
+    return this.#read((tx) => tx.objectStore('shifts').index('by_state').getAll('open'));
   }
   async shiftsOpenedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]> {
     const range = between(fromMs, toMs);
-    return range ? this.#db.getAllFromIndex('shifts', 'by_opened_at', range) : [];
+    return range ? this.#read((tx) => tx.objectStore('shifts').index('by_opened_at').getAll(range)) : [];
+  }
+
+  /**
+   * One read of the working set. Reads asked in the same turn of the event loop share one
+   * read-only transaction: the engine starts one transaction per turn, so a transaction per
+   * read queued every read behind all the others (issue 9's benchmark: about 40 transactions
+   * a sale, most of them the reads of checkout views). A shared transaction sees every write
+   * committed before it starts, and starts no earlier than the read would have alone, so no
+   * read sees older data than before. `run` must issue its request at once: a transaction
+   * closes when nothing is pending.
+   */
+  #read<T>(run: (tx: ReadTx<S>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#reads.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (this.#reads.length === 1) setImmediate(() => this.#flushReads());
+    });
+  }
+
+  #flushReads(): void {
+    const reads = this.#reads;
+    this.#reads = [];
+    if (reads.length === 1) return this.#readAlone(reads[0]!);
+    let tx: ReadTx<S>;
+    try {
+      tx = this.#db.transaction(STORES, 'readonly');
+    } catch (err) {
+      // The database is closed: every read waiting fails as it would have alone.
+      for (const r of reads) r.reject(err);
+      return;
+    }
+    for (const r of reads) {
+      let request: Promise<unknown>;
+      try {
+        request = r.run(tx);
+      } catch (err) {
+        // A key IndexedDB refuses throws here, before any request: only this read fails.
+        r.reject(err);
+        continue;
+      }
+      // A failed request aborts the transaction it shares, failing the others with it: a
+      // failed read is asked again alone, so only a read that fails by itself reports it.
+      request.then(r.resolve, () => this.#readAlone(r));
+    }
+  }
+
+  #readAlone(r: PendingRead<S>): void {
+    try {
+      r.run(this.#db.transaction(STORES, 'readonly')).then(r.resolve, r.reject);
+    } catch (err) {
+      r.reject(err);
+    }
   }
 
   async missing(saleIds: readonly string[]): Promise<string[]> {
