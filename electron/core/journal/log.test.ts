@@ -1,7 +1,7 @@
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
 import { checkLine, JournalUnavailableError, lineIsIntact, openLog } from './log.ts';
@@ -22,6 +22,13 @@ async function openAt(clock: ManualClock, replayed?: JournalEntry[]): Promise<Jo
   const log = await openLog({ dir, clock, replay: replayed ? (es) => void replayed.push(...es) : undefined, replayBatchSize: 3 });
   open.push(log);
   return log;
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let turns = 0; !done(); turns++) {
+    if (turns > 10_000) throw new Error('waited too long');
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 async function closeAll(): Promise<void> {
@@ -90,6 +97,54 @@ describe('the durable log', () => {
     expect(log.stats.committedEntries).toBe(100);
     expect(log.stats.commits).toBeLessThanOrEqual(2);
     expect(await log.verify()).toEqual({ ok: true, entries: 100 });
+  });
+
+  it('hands the view every group that became durable while it was busy in one call', async () => {
+    const calls: number[][] = [];
+    let release!: () => void;
+    const busy = new Promise<void>((resolve) => (release = resolve));
+    const log = await openLog({
+      dir,
+      clock: new ManualClock(),
+      onDurable: async (entries) => {
+        calls.push(entries.map((e) => e.seq));
+        if (calls.length === 1) await busy;
+      },
+    });
+    open.push(log);
+    // Whatever fails below, the view is let go, so closing the log does not wait for ever.
+    onTestFinished(() => release());
+    const first = log.append([sale(1)]);
+    await until(() => calls.length === 1);
+    // Two more group commits while the first is still being applied.
+    const second = log.append([sale(2)]);
+    await until(() => log.stats.commits === 2);
+    const third = log.append([sale(3)]);
+    await until(() => log.stats.commits === 3);
+    let acknowledged = false;
+    void second.then(() => (acknowledged = true));
+    await new Promise((r) => setTimeout(r, 20));
+    // Durable, but not acknowledged before the view has it.
+    expect(acknowledged).toBe(false);
+    release();
+    expect((await Promise.all([first, second, third])).map((es) => es[0]!.seq)).toEqual([1, 2, 3]);
+    // One call per group commit made each append wait behind every earlier group's (issue 9).
+    expect(calls).toEqual([[1], [2, 3]]);
+  });
+
+  it('refuses the appends whose call to the view failed, and takes the next ones', async () => {
+    let fail = true;
+    const log = await openLog({
+      dir,
+      clock: new ManualClock(),
+      onDurable: () => {
+        if (fail) throw new Error('the view refused');
+      },
+    });
+    open.push(log);
+    await expect(log.append([sale(1)])).rejects.toThrow('the view refused');
+    fail = false;
+    expect((await log.append([sale(2)]))[0]!.seq).toBe(2);
   });
 
   it('refuses data it cannot round-trip without handing out a seq', async () => {
