@@ -237,7 +237,9 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   // The payment service runs in a process of its own, as a real one is never in the core's:
   // the figures are the core's (and its clients'), not the sandbox's bookkeeping.
   const children = new Set<ChildProcess>();
-  const sandbox = await startSandboxProcess(children);
+  // One delivery under way per till: contract 4 promises no order, and a real service does
+  // not hold a merchant's webhooks to a handful at once.
+  const sandbox = await startSandboxProcess(children, { webhookConcurrency: tills });
   const svc: ServiceControl = serviceControl(sandbox.url);
   const config = loadConfig(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills }), []);
   const core = await composeCore(config, { log });

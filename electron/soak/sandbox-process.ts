@@ -17,8 +17,10 @@ export interface SandboxProcess {
   stop(): Promise<void>;
 }
 
-export function startSandboxProcess(tracked: Set<ChildProcess>): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [SANDBOX_CLI, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `webhookConcurrency`: the sandbox's --webhook-concurrency (its default when absent). */
+export function startSandboxProcess(tracked: Set<ChildProcess>, options: { webhookConcurrency?: number } = {}): Promise<SandboxProcess> {
+  const extra = options.webhookConcurrency === undefined ? [] : ['--webhook-concurrency', String(options.webhookConcurrency)];
+  const child = spawn(process.execPath, [SANDBOX_CLI, '--port', '0', '--host', '127.0.0.1', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   tracked.add(child);
   const lines: string[] = [];
   createInterface({ input: child.stderr }).on('line', (line) => {
