@@ -19,6 +19,7 @@ import type { Journal } from './journal.ts';
 interface EngineIndex {
   name: string;
   getAllValues(...args: unknown[]): unknown[];
+  getAllKeys(...args: unknown[]): unknown[];
 }
 const ENGINE_INDEX = new URL('../../../node_modules/fake-indexeddb/build/esm/lib/Index.js', import.meta.url).href;
 const Index = ((await import(ENGINE_INDEX)) as { default: { prototype: EngineIndex } }).default;
@@ -56,15 +57,16 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Rows the working set's by_checkout index hands out while `run` runs. */
+/** Rows (or their keys) the working set's by_checkout index hands out while `run` runs. */
 async function rowsRead(run: () => Promise<unknown>): Promise<number> {
-  const spy = vi.spyOn(Index.prototype, 'getAllValues');
+  const spies = [vi.spyOn(Index.prototype, 'getAllValues'), vi.spyOn(Index.prototype, 'getAllKeys')];
   try {
     await run();
-    const results = spy.mock.results.filter((_, i) => (spy.mock.contexts[i] as EngineIndex).name === 'by_checkout');
-    return results.reduce((sum, r) => sum + (r.value as unknown[]).length, 0);
+    return spies
+      .flatMap((spy) => spy.mock.results.filter((_, i) => (spy.mock.contexts[i] as EngineIndex).name === 'by_checkout'))
+      .reduce((sum, r) => sum + (r.value as unknown[]).length, 0);
   } finally {
-    spy.mockRestore();
+    for (const spy of spies) spy.mockRestore();
   }
 }
 
@@ -118,6 +120,15 @@ describe('reads asked at the same time', () => {
     expect(bad!.status).toBe('rejected');
     expect(good.every((r) => r.status === 'fulfilled')).toBe(true);
     expect((good[0] as PromiseFulfilledResult<unknown[]>).value).toHaveLength(30);
+  });
+
+  it('hand out sales no caller can change behind the journal’s back', async () => {
+    const [newest] = await j.sales.recentOnCheckout(1, 1, 1);
+    expect(() => {
+      (newest as { amount_cents: number }).amount_cents = 1;
+    }).toThrow(TypeError);
+    expect((await j.sales.get(newest!.sale_id))?.amount_cents).toBe(newest!.amount_cents);
+    expect(newest!.amount_cents).not.toBe(1);
   });
 
   it('see every write acknowledged before they were asked', async () => {
