@@ -15,6 +15,9 @@ it('three paired tills ring up twelve sales, each seen paid by its own till only
     expect(result.firstThousand.sales).toBe(12);
     // At least the charge's intent and outcome and the payment (charge.done may come after).
     expect(result.journalEntriesPerSale).toBeGreaterThanOrEqual(3);
+    // Both processes did work for the sales; the sandbox's is read from /proc where there is one.
+    expect(result.cpuMsPerSale).toBeGreaterThan(0);
+    if (process.platform === 'linux') expect(result.sandboxCpuMsPerSale).toBeGreaterThan(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

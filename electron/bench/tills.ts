@@ -217,6 +217,12 @@ export interface TillsResult {
   journalEntriesPerCommit: number;
   journalEntriesPerSale: number;
   coreWarnings: number;
+  /**
+   * CPU time per sale over the measured run (user + system): this process (core, shell and
+   * clients) and the sandbox's; null where the sandbox's cannot be read (no /proc).
+   */
+  cpuMsPerSale: number;
+  sandboxCpuMsPerSale: number | null;
 }
 
 function figures(latencies: readonly number[]): LatencyFigures {
@@ -224,6 +230,26 @@ function figures(latencies: readonly number[]): LatencyFigures {
 }
 
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+
+/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every Linux ABI Node runs on). */
+const USER_HZ = 100;
+
+/** Another process's CPU time so far (user + system), from /proc; null where there is none. */
+async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return null;
+  }
+}
+
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /**
  * Sets up the store (64 printed checkouts, a manager and a cashier, 64 paired tills), then
@@ -267,6 +293,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     const payments: number[] = [];
     let started = 0;
     const commitsBefore = core.journal.status().commits;
+    const cpuBefore = ownCpuMs();
+    const sandboxCpuBefore = await processCpuMs(sandbox.pid);
     const t0 = performance.now();
     const deadline = t0 + maxSeconds * 1000;
     let stoppedBy: TillsResult['stoppedBy'] = 'sales';
@@ -295,6 +323,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const cpuMs = ownCpuMs() - cpuBefore;
+    const sandboxCpuAfter = await processCpuMs(sandbox.pid);
     const commitsAfter = core.journal.status().commits;
     const commits = commitsAfter.commits - commitsBefore.commits;
     const committed = commitsAfter.committedEntries - commitsBefore.committedEntries;
@@ -323,6 +353,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       journalEntriesPerSale: Math.round((committed / Math.max(1, done.length)) * 10) / 10,
       pushesPerSale: Math.round((pushes / Math.max(1, done.length)) * 10) / 10,
       coreWarnings: log.warnings,
+      cpuMsPerSale: Math.round((cpuMs / Math.max(1, done.length)) * 100) / 100,
+      sandboxCpuMsPerSale: sandboxCpuBefore === null || sandboxCpuAfter === null ? null : Math.round(((sandboxCpuAfter - sandboxCpuBefore) / Math.max(1, done.length)) * 100) / 100,
     };
   } finally {
     clearInterval(sampler);
@@ -342,6 +374,11 @@ function machine(): string {
 const n = (v: number) => v.toLocaleString('en-US');
 const latency = (f: LatencyFigures) => `p50 ${f.p50Ms} ms, p95 ${f.p95Ms} ms, p99 ${f.p99Ms} ms`;
 
+/** Sales a second two fully busy cores would allow at the measured CPU per sale. */
+function ceiling(r: TillsResult): number {
+  return Math.round(2000 / (r.cpuMsPerSale + (r.sandboxCpuMsPerSale ?? 0)));
+}
+
 export function tillsRows(r: TillsResult): Row[] {
   return [
     {
@@ -356,6 +393,11 @@ export function tillsRows(r: TillsResult): Row[] {
       what: 'Journal group commit',
       figure: `${n(r.journalCommitsPerSec)} write+fsync/s`,
       detail: `${r.journalEntriesPerCommit} entries per commit, ${r.journalEntriesPerSale} entries per sale`,
+    },
+    {
+      what: 'CPU per sale',
+      figure: `${r.cpuMsPerSale} ms in this process${r.sandboxCpuMsPerSale === null ? '' : `, ${r.sandboxCpuMsPerSale} ms in the sandbox's`}`,
+      detail: `user + system over the measured run, divided by the sales; this process is the core, the browser shell and the ${r.tills} clients. Two cores busy all the time would give at most ${ceiling(r)} sales/s at this cost`,
     },
     {
       what: 'Process RSS',
