@@ -425,22 +425,28 @@ of percent between runs. No test asserts a duration.
 
 ${markdownTable(tillsRows(r))}
 
-Issue 9 asks for 500 sales/s; one core does not get near it here. Where the time goes (profiled
-with \`node --cpu-prof\` on this machine, 2026-11-23): not the journal's disk (a write+fsync takes
-under 2 ms at the median, the disk is idle most of the run) and not the sandbox's webhook bound
-(64 deliveries at once instead of 8 changes nothing). A sale costs about 80 transactions on the
-journal's working set, an in-memory IndexedDB (fake-indexeddb), about 14 of them read-write (a
-group commit's apply). That engine starts one transaction per event-loop turn and copies every
-row it returns (\`structuredClone\`), so an append waits about 100 ms behind that queue and a
-group commit holds only 1 to 2 entries. Most of the reads are checkout views: five a sale (the
-charge's answer and four pushes), each reading the checkout's 30 recent sales. Late in a run the
-sandbox's own costs grow with the sales (its settlement book is scanned again at every
-\`charge.done\`, its state file is rewritten whole), which the last thousand sales show; since
-the sandbox got a process of its own (2026-11-23) the same machine gives 40 to 50 sales/s. Fixed on
-the way, each with a test: a checkout's newest sales read only the newest rows of the working set
-(they read the checkout's whole day), and a sale's changes to the status reach the tills at most
-every 250 ms (each change went to every till: 190 status pushes a sale with 64 tills); together
-22.8 → 31.6 sales/s in two 40 s runs side by side.`;
+Issue 9 asks for 500 sales/s; one core gives ${r.salesPerSec} here, and the CPU row says
+why it is not a matter of tuning: at ${r.cpuMsPerSale} ms + ${r.sandboxCpuMsPerSale ?? '?'} ms of CPU a sale, two cores kept fully
+busy would allow about ${ceiling(r)} sales/s; 500 would need a sale to cost at most ${Math.round(ceiling(r) / 5)} % of that.
+Where a sale's CPU goes (\`node --cpu-prof\` on this machine, 2026-11-24), in this order: the
+working set's engine (fake-indexeddb, the IndexedDB under idb in Node: index upkeep on every put,
+and a thrown DataError for every row an index leaves out), the WebSocket pushes (four a sale,
+each the checkout's view with its 30 recent sales, serialized per till), the 64 clients' own
+parsing, and the HTTP to the service with the webhooks' HMAC. Not the journal's disk: a
+write+fsync takes about 2 ms and a group commit now holds 3 to 4 entries.
+
+Fixed on 2026-11-24, each with a test (electron/core/journal/recent.test.ts, log.test.ts):
+reads asked in the same turn share one read transaction (38 transactions a sale, now 13: the
+engine starts one a turn, and each read waited behind all the others); the log hands the view
+every group commit that became durable while it applied the last one in one call (an append
+waited about 300 ms behind earlier groups' applies); index queries take the keys from IndexedDB
+and the rows from memory (the engine's copies of every row it returned were a quarter of the
+core's CPU); 16 connections to the service instead of 4; the sandbox delivers one webhook per
+till at once. Together, in 30 s runs side by side: 51 → about 100 sales/s, 19 → 10 ms of this
+process's CPU a sale. Earlier (2026-11-23): a checkout's newest sales read only the newest rows
+of the working set, and status pushes reach the tills at most every 250 ms.
+Late in a run the sandbox's own costs grow with the sales (its settlement book is scanned again
+at every \`charge.done\`, its state file is rewritten whole), which the last thousand sales show.`;
 }
 
 async function main(argv: string[]): Promise<void> {
