@@ -427,7 +427,7 @@ ${markdownTable(tillsRows(r))}
 
 Issue 9 asks for 500 sales/s; one core gives ${r.salesPerSec} here, and the CPU row says
 why it is not a matter of tuning: at ${r.cpuMsPerSale} ms + ${r.sandboxCpuMsPerSale ?? '?'} ms of CPU a sale, two cores kept fully
-busy would allow about ${ceiling(r)} sales/s; 500 would need a sale to cost at most ${Math.round(ceiling(r) / 5)} % of that.
+busy would allow about ${ceiling(r)} sales/s; 500 would need a sale to cost at most ${Math.round(ceiling(r) / 5)} % of what it costs now.
 Where a sale's CPU goes (\`node --cpu-prof\` on this machine, 2026-11-24), in this order: the
 working set's engine (fake-indexeddb, the IndexedDB under idb in Node: index upkeep on every put,
 and a thrown DataError for every row an index leaves out), the WebSocket pushes (four a sale,
