@@ -308,7 +308,8 @@ test('a supervisor opens a past shift and a past day: the shift as it was at its
   await expect(page.getByTestId('total-pending')).toHaveText('1');
   await expect(page.getByTestId('total-collected_cents')).toHaveText('R$12.50');
   await expect(salesRows(page)).toHaveCount(2);
-  await expect(salesRows(page).filter({ hasText: 'A-2' })).toHaveAttribute('data-status', 'pending');
+  // Case-sensitive: a string would also find a row whose sale id has "a-2" in it (ca-21ac…).
+  await expect(salesRows(page).filter({ hasText: /A-2/ })).toHaveAttribute('data-status', 'pending');
   await expect(page.getByRole('columnheader', { name: 'Charged by' })).toBeVisible();
   await expect(salesRows(page).getByTestId('charged-by')).toHaveText(['Ana', 'Ana']);
   await expect(afterClose).toContainText('R$9.00');
