@@ -5,7 +5,9 @@
  *
  * Control (contract 7 addition): `PUT /_sandbox/payouts/{service_id}/med` chooses whether a
  * MED claim over the pay-out is tracked or handled by the operator (reference 4.6 second
- * form), and whether an operator registration is confirmed.
+ * form), and whether an operator registration is confirmed. `POST /_sandbox/payouts`
+ * adds a pay-out of merchant 1 made now (body: service_id, amount in cents, e2e_id,
+ * payer_document), so a test can open claims beyond the fixture's two claimable ones.
  */
 import { ACCESS, guard } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
@@ -37,6 +39,30 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   if (!ctx.control) return;
+
+  router.add('POST', '/_sandbox/payouts', (req): Reply => {
+    const f = Fields.body(req.body);
+    const serviceId = f.string('service_id', { required: true, min: 1, max: 100 });
+    const amountCents = f.int('amount_cents', { required: true, ge: 1, le: 100_000_000 });
+    const e2eId = f.string('e2e_id', { max: 100 });
+    const payerDocument = f.string('payer_document', { max: 20 });
+    f.check();
+    const id = serviceId as string;
+    if (Object.hasOwn(ctx.state.payouts, id)) throw detailError(409, 'Payout already exists');
+    ctx.state.payouts[id] = {
+      service_id: id,
+      merchant_id: 1,
+      // Contract 7: pay-out external_id = "ext_" + service_id.
+      external_id: `ext_${id}`,
+      amount_cents: amountCents as number,
+      currency: 'BRL',
+      e2e_id: e2eId ?? null,
+      payer_document: payerDocument ?? null,
+      created_at: ctx.clock.now(),
+    };
+    ctx.persist();
+    return { status: 201, body: payoutView(ctx.state.payouts[id]) };
+  });
 
   router.add('PUT', '/_sandbox/payouts/:service_id/med', (req): Reply => {
     const f = Fields.body(req.body);
