@@ -83,6 +83,11 @@ export const METHODS = [
   'office.poster',
   'office.setMode',
   'office.printedQrs',
+  'claims.payouts',
+  'claims.list',
+  'claims.refresh',
+  'claims.open',
+  'claims.resubmit',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

@@ -5,6 +5,7 @@ import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
+import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection } from './claims/desk.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import type { Connection } from './devices/connection.ts';
 import { Devices } from './devices/devices.ts';
@@ -188,6 +189,7 @@ export class Core {
   #operators: Operators | null = null;
   #devices: Devices | null = null;
   #backOffice: BackOffice | null = null;
+  #claims: ClaimsDesk | null = null;
   #lastAttentionJson = '';
   #attentionTimer: NodeJS.Timeout | null = null;
   #statusTimer: NodeJS.Timeout | null = null;
@@ -261,6 +263,12 @@ export class Core {
     return this.#backOffice;
   }
 
+  /** Pay-outs and their MED claims (issue 12), once the core is ready. */
+  get claims(): ClaimsDesk {
+    if (!this.#claims || this.#state !== 'ready') throw new CoreError('not_ready', 'The cashier app is still starting; try again in a moment.');
+    return this.#claims;
+  }
+
   /** A session's connection as it stands now: a device revoked since it connected may only pair again. */
   connectionOf(session: Session): Connection {
     const { connection } = session;
@@ -326,9 +334,9 @@ export class Core {
         clock: this.clock,
         ...TERMINAL_JOURNAL,
         log: this.log,
-        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS],
+        operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS],
         // The operators and devices too are read at start from the checkpoint, never from history.
-        projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection },
+        projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
         ...(this.#journalDeps.journalFs ? { fs: this.#journalDeps.journalFs } : {}),
         ...(this.#journalDeps.journalTimers ? { timers: this.#journalDeps.journalTimers } : {}),
         // Charging stops and resumes with the journal's writes: the status bar must say so at once.
@@ -374,6 +382,8 @@ export class Core {
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
       this.#backOffice = new BackOffice({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log });
+      this.#claims = new ClaimsDesk({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log });
+      this.#claims.start();
 
       this.#startedAt = this.clock.now();
       this.#setState('ready');
@@ -657,6 +667,8 @@ export class Core {
     this.#operators = null;
     this.#devices = null;
     this.#backOffice = null;
+    this.#claims?.stop();
+    this.#claims = null;
   }
 
   #setState(state: CoreState): void {

@@ -33,6 +33,9 @@ const deviceId = v.string({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'a d
 /** What a manager types in the back office's forms: the rules (backoffice/rules.ts) judge emptiness and length. */
 const typed = (max: number) => v.string({ min: 0, max, describe: `a text of at most ${max} characters` });
 const storeForm = { name: typed(200), address: typed(200), phone: typed(50), email: typed(200) };
+/** Lengths are checked again by claims/rules.ts with a sentence for the form; these bound what reaches it. */
+const claimForm = { serviceId: typed(100), reason: typed(40), details: typed(8000), externalId: v.optional(typed(200)) };
+const PAYOUT_PAGE = 50;
 const walletId = v.int({ min: 1, max: 2_147_483_647 });
 
 export function createHandlers(core: Core) {
@@ -120,6 +123,21 @@ export function createHandlers(core: Core) {
       core.backOffice.setMode(by.name, a),
     ),
     'office.printedQrs': handler('manager', 'see the printed QRs', v.object({ page: v.optional(v.int({ min: 1, max: 100_000 })) }), ({ page }) => core.backOffice.printedQrs(page ?? 1)),
+
+    // MED claims over pay-outs (issue 12): supervisors and managers (the service's scope pay_out).
+    'claims.payouts': handler('supervisor', 'see the pay-outs', v.object({ offset: v.optional(v.int({ min: 0, max: 1_000_000 })) }), ({ offset }) =>
+      core.claims.payouts({ limit: PAYOUT_PAGE, offset: offset ?? 0 }),
+    ),
+    'claims.list': handler('supervisor', 'see the claims', v.none(), () => core.claims.claims()),
+    /** Presses close together share one request to the service (reference 8's limits). */
+    'claims.refresh': handler('supervisor', 'refresh the claims', v.none(), () => core.claims.refresh(false)),
+    'claims.open': handler('supervisor', 'open a claim', v.object(claimForm), (a, by) =>
+      core.claims.open(by.name, a.serviceId, { reason: a.reason, details: a.details, externalId: a.externalId }),
+    ),
+    /** Only while the claim is dispatching and the provider rejected it (reference 4.6): same med_case_id. */
+    'claims.resubmit': handler('supervisor', 'send a claim again', v.object({ ...claimForm, medCaseId: typed(100) }), (a, by) =>
+      core.claims.open(by.name, a.serviceId, { reason: a.reason, details: a.details, externalId: a.externalId }, a.medCaseId),
+    ),
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),

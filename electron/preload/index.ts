@@ -73,6 +73,11 @@ const api = {
   'office.poster': invoker('office.poster'),
   'office.setMode': invoker('office.setMode'),
   'office.printedQrs': invoker('office.printedQrs'),
+  'claims.payouts': invoker('claims.payouts'),
+  'claims.list': invoker('claims.list'),
+  'claims.refresh': invoker('claims.refresh'),
+  'claims.open': invoker('claims.open'),
+  'claims.resubmit': invoker('claims.resubmit'),
   listen,
 } satisfies PreloadApi;
 

@@ -65,6 +65,11 @@ const TABLE: Record<Method, Access> = {
   'office.poster': 'manager',
   'office.setMode': 'manager',
   'office.printedQrs': 'manager',
+  'claims.payouts': 'supervisor',
+  'claims.list': 'supervisor',
+  'claims.refresh': 'supervisor',
+  'claims.open': 'supervisor',
+  'claims.resubmit': 'supervisor',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

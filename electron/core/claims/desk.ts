@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../shared/clock.ts';
+import type { ServiceClient } from '../api/client.ts';
+import { ServiceError } from '../api/errors.ts';
+import type { MedClaim, MedStatus, Payout } from '../api/routes.ts';
+import { CoreError } from '../errors.ts';
+import type { Journal, JournalEntry, Projection } from '../journal/journal.ts';
+import type { Logger } from '../log.ts';
+import { claimability, claimBody, daysSince, nextStatus, type Claimability, type ClaimForm } from './rules.ts';
+
+/**
+ * The claims desk (issue 12): pay-outs and their MED claims, for supervisors and managers.
+ * A claim is irreversible and one per pay-out, so the person's request is journaled (with
+ * its reason and details, which stay on this machine and never reach the logs) before the
+ * POST, and its answer after; an answer that may or may not have registered the claim is
+ * journaled as unconfirmed and never repeated by the app. Claims have no webhook: the
+ * service's list is read on Refresh and a few times a day (reference 4.6, 8).
+ */
+export const CLAIM_REQUESTED = 'claim.requested';
+export const CLAIM_OPENED = 'claim.opened';
+export const CLAIM_OPERATOR_HANDLED = 'claim.operator_handled';
+export const CLAIM_REFUSED = 'claim.refused';
+export const CLAIM_UNCONFIRMED = 'claim.unconfirmed';
+export const CLAIM_STATUS_CHANGED = 'claim.status_changed';
+export const CLAIM_STATUS_BACKWARDS = 'claim.status_backwards';
+/** Entries a person does, which must say who (`data.by`). */
+export const CLAIM_PERSON_ACTIONS = [CLAIM_REQUESTED] as const;
+
+/** Reference 8: the list answers at most 200 claims. */
+export const CLAIM_LIST_LIMIT = 200;
+/** A few times a day (reference 4.6: "a few requests per day per open claim suffice"). */
+export const CLAIM_POLL_MS = 4 * 3_600_000;
+/** Reference 8: 60 list requests a minute; a burst of Refresh presses stays far below. */
+export const REFRESH_MIN_GAP_MS = 5_000;
+
+export interface OperatorHandledClaim {
+  service_id: string;
+  message: string;
+  at: number;
+  by: string;
+}
+
+/** What this journal knows of the merchant's claims (a checkpointed projection). */
+export interface DeskState {
+  /** Operator-handled claims: the service never lists them, so this is their only record. */
+  handled: OperatorHandledClaim[];
+  /** The furthest status seen per tracked claim. */
+  statuses: Record<string, MedStatus>;
+  /** Pay-outs whose last request's outcome is unknown: not to be repeated blindly. */
+  unconfirmed: Record<string, number>;
+  /** Pay-outs with a tracked claim opened from this app. */
+  opened: Record<string, string>;
+}
+
+export const DESK_PROJECTION = 'claims.desk';
+export const deskProjection: Projection<DeskState> = {
+  initial: { handled: [], statuses: {}, unconfirmed: {}, opened: {} },
+  reduce: (state: DeskState, entry: JournalEntry) => {
+    const d = entry.data as Record<string, unknown>;
+    const serviceId = typeof d['service_id'] === 'string' ? d['service_id'] : null;
+    switch (entry.type) {
+      case CLAIM_OPERATOR_HANDLED:
+        if (serviceId === null) return state;
+        return {
+          ...state,
+          handled: [...state.handled, { service_id: serviceId, message: String(d['message'] ?? ''), at: entry.at, by: String(d['by'] ?? '') }],
+          unconfirmed: without(state.unconfirmed, serviceId),
+        };
+      case CLAIM_OPENED: {
+        const id = d['med_case_id'];
+        if (serviceId === null || typeof id !== 'string') return state;
+        return { ...state, opened: { ...state.opened, [serviceId]: id }, statuses: { ...state.statuses, [id]: 'dispatching' }, unconfirmed: without(state.unconfirmed, serviceId) };
+      }
+      case CLAIM_UNCONFIRMED:
+        return serviceId === null ? state : { ...state, unconfirmed: { ...state.unconfirmed, [serviceId]: entry.at } };
+      case CLAIM_STATUS_CHANGED: {
+        const id = d['med_case_id'];
+        const to = d['to'];
+        return typeof id === 'string' && typeof to === 'string' ? { ...state, statuses: { ...state.statuses, [id]: to as MedStatus } } : state;
+      }
+      default:
+        return state;
+    }
+  },
+};
+
+function without(record: Record<string, number>, key: string): Record<string, number> {
+  if (!(key in record)) return record;
+  const { [key]: _gone, ...rest } = record;
+  return rest;
+}
+
+export interface PayoutRow {
+  payout: Payout;
+  claim: Claimability;
+  /** The tracked claim on it, if the service lists one. */
+  med_case_id: string | null;
+}
+
+export type ClaimRow =
+  | {
+      handling: 'tracked';
+      claim: MedClaim;
+      /** Never earlier than a status seen before (reference 3.2); `backwards` when an answer tried. */
+      status: MedStatus;
+      backwards: boolean;
+      days_open: number;
+      /** Reference 4.6: only a dispatching claim the provider rejected may be sent again. */
+      resubmittable: boolean;
+    }
+  | { handling: 'manual'; service_id: string; message: string; at: number; by: string };
+
+export type OpenOutcome =
+  | { handling: 'tracked'; med_case_id: string; warning: string | null; message: string }
+  | { handling: 'manual'; message: string };
+
+export interface DeskDeps {
+  client: ServiceClient;
+  journal: Journal<object>;
+  clock: Clock;
+  log: Logger;
+  /** A claim's status changed (or an answer tried to move it back): the attention lists hear. */
+  onChange?: () => void;
+}
+
+export class ClaimsDesk {
+  readonly #d: DeskDeps;
+  #lastRefresh = Number.NEGATIVE_INFINITY;
+  #lastRows: ClaimRow[] | null = null;
+  #refreshing: Promise<ClaimRow[]> | null = null;
+  /** Answers that tried to move a claim back, flagged once each. */
+  readonly #flagged = new Set<string>();
+  #timer: NodeJS.Timeout | null = null;
+  /** One request per pay-out at a time: two presses of Submit make one POST. */
+  readonly #opening = new Set<string>();
+
+  constructor(deps: DeskDeps) {
+    this.#d = deps;
+  }
+
+  get #state(): DeskState {
+    return this.#d.journal.projection<DeskState>(DESK_PROJECTION);
+  }
+
+  /** Polls the claims a few times a day while the core runs. */
+  start(): void {
+    this.#timer ??= setInterval(() => void this.refresh(true).catch((err: unknown) => this.#d.log.warn('claims could not be refreshed', { error: err })), CLAIM_POLL_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Pay-outs newest first (one page), each with whether it may be claimed and why not. */
+  async payouts(page: { limit?: number; offset?: number } = {}): Promise<PayoutRow[]> {
+    const [payouts, claims] = await Promise.all([this.#d.client.listPayouts(page), this.#d.client.listMedClaims({ limit: CLAIM_LIST_LIMIT })]);
+    const state = this.#state;
+    const tracked = new Map(claims.map((c) => [c.service_id, c.med_case_id]));
+    const handled = new Set(state.handled.map((h) => h.service_id));
+    const now = this.#d.clock.now();
+    return payouts.map((payout) => {
+      const medCaseId = tracked.get(payout.service_id) ?? state.opened[payout.service_id] ?? null;
+      return {
+        payout,
+        med_case_id: medCaseId,
+        claim: claimability(payout, now, { claimed: medCaseId !== null || handled.has(payout.service_id), unconfirmed: payout.service_id in state.unconfirmed }),
+      };
+    });
+  }
+
+  /**
+   * Opens a claim on a pay-out: the request journaled first, then one POST, then its answer.
+   * `resubmitOf`: a dispatching claim the provider rejected (outcome_hint.retryable), sent
+   * again with new reason and details; it keeps its med_case_id.
+   */
+  async open(by: string, serviceId: string, form: ClaimForm, resubmitOf: string | null = null): Promise<OpenOutcome> {
+    const body = claimBody(form);
+    if (resubmitOf !== null) {
+      const claim = await this.#d.client.getMedClaim(resubmitOf);
+      if (claim.service_id !== serviceId || claim.status_id !== 'dispatching' || claim.outcome_hint?.retryable !== true) {
+        throw new CoreError('conflict', 'This claim cannot be sent again: the provider has not rejected it (or it moved on). Keep following it in the list.', { problem: 'claim_not_retryable' });
+      }
+    } else if (serviceId in this.#state.unconfirmed) {
+      throw new CoreError(
+        'conflict',
+        'An earlier request for this pay-out may have reached the operator: do not repeat it. Check the claims list in a few minutes, then contact support if it is missing.',
+        { problem: 'claim_not_confirmed' },
+      );
+    }
+    if (this.#opening.has(serviceId)) throw new CoreError('conflict', 'A claim for this pay-out is being sent right now; wait for its answer.', { problem: 'claim_in_flight' });
+    this.#opening.add(serviceId);
+    const intent = randomUUID();
+    try {
+      await this.#d.journal.append([
+        { type: CLAIM_REQUESTED, data: { by, intent_id: intent, service_id: serviceId, reason: body.reason, details: body.details, external_id: body.external_id ?? null, resubmit_of: resubmitOf } },
+      ]);
+      let answer;
+      try {
+        answer = await this.#d.client.openMedClaim({ service_id: serviceId, ...body });
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const unknown = err.outcome === 'unknown';
+        await this.#d.journal.append([
+          {
+            type: unknown ? CLAIM_UNCONFIRMED : CLAIM_REFUSED,
+            data: { intent_id: intent, service_id: serviceId, reason: err.reason, http_status: err.httpStatus, problem: err.problem },
+          },
+        ]);
+        // Ids and reasons only: the claim's own texts stay in the journal.
+        this.#d.log.warn(unknown ? 'a claim request was not confirmed; it is not repeated' : 'a claim was refused', { service_id: serviceId, ...err.logFields() });
+        throw err;
+      }
+      if (answer.handling === 'manual') {
+        await this.#d.journal.append([{ type: CLAIM_OPERATOR_HANDLED, data: { intent_id: intent, service_id: serviceId, message: answer.message, by } }]);
+        this.#d.log.info('a claim went to the operator', { service_id: serviceId });
+        return { handling: 'manual', message: answer.message };
+      }
+      await this.#d.journal.append([{ type: CLAIM_OPENED, data: { intent_id: intent, service_id: serviceId, med_case_id: answer.med_case_id, warning: answer.warning } }]);
+      this.#d.log.info('a claim was opened', { service_id: serviceId, med_case_id: answer.med_case_id });
+      this.#d.onChange?.();
+      return { handling: 'tracked', med_case_id: answer.med_case_id, warning: answer.warning, message: answer.message };
+    } finally {
+      this.#opening.delete(serviceId);
+    }
+  }
+
+  /** Every claim: the service's list and the operator-handled ones this journal holds. */
+  async claims(): Promise<ClaimRow[]> {
+    return this.refresh(false);
+  }
+
+  /**
+   * Reads the service's list (one request for every claim, within reference 8's 60 a
+   * minute) and journals each status that moved. Presses of Refresh closer than
+   * REFRESH_MIN_GAP_MS share the last answer's request rather than sending another.
+   */
+  async refresh(force: boolean): Promise<ClaimRow[]> {
+    if (this.#refreshing) return this.#refreshing;
+    const now = this.#d.clock.now();
+    if (!force && now - this.#lastRefresh < REFRESH_MIN_GAP_MS && this.#lastRows) return this.#lastRows;
+    this.#refreshing = this.#refresh().finally(() => (this.#refreshing = null));
+    return this.#refreshing;
+  }
+
+  async #refresh(): Promise<ClaimRow[]> {
+    const listed = await this.#d.client.listMedClaims({ limit: CLAIM_LIST_LIMIT });
+    this.#lastRefresh = this.#d.clock.now();
+    const kept = this.#state.statuses;
+    const changes: Array<{ type: string; data: Record<string, string | number | boolean | null> }> = [];
+    const rows: ClaimRow[] = listed.map((claim) => {
+      const before = kept[claim.med_case_id] ?? null;
+      const { status, backwards } = nextStatus(before, claim.status_id);
+      const flag = `${claim.med_case_id}:${claim.status_id}`;
+      if (backwards && !this.#flagged.has(flag)) {
+        this.#flagged.add(flag);
+        changes.push({ type: CLAIM_STATUS_BACKWARDS, data: { med_case_id: claim.med_case_id, kept: status, answered: claim.status_id } });
+      } else if (!backwards && status !== before) {
+        changes.push({
+          type: CLAIM_STATUS_CHANGED,
+          data: { med_case_id: claim.med_case_id, service_id: claim.service_id, from: before, to: status, money_refunded: claim.money_refunded, refunded_cents: claim.refunded_cents },
+        });
+      }
+      return {
+        handling: 'tracked',
+        claim,
+        status,
+        backwards,
+        days_open: daysSince(claim.created_at, this.#d.clock.now()),
+        resubmittable: status === 'dispatching' && claim.outcome_hint?.retryable === true,
+      };
+    });
+    if (changes.length > 0) {
+      await this.#d.journal.append(changes);
+      this.#d.onChange?.();
+    }
+    const handled: ClaimRow[] = this.#state.handled.map((h) => ({ handling: 'manual', ...h }));
+    this.#lastRows = [...rows, ...handled];
+    return this.#lastRows;
+  }
+}

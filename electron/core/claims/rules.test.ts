@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { MedStatus, Payout } from '../api/routes.ts';
+import { CoreError } from '../errors.ts';
+import { claimability, claimBody, DAY_MS, daysSince, nextStatus } from './rules.ts';
+
+const NOW = Date.UTC(2026, 10, 24, 12);
+const payout = (fields: Partial<Payout>): Payout => ({
+  service_id: 'po_1',
+  external_id: null,
+  amount: { minor: 10_000, scale: 2, currency: 'BRL' },
+  currency: 'BRL',
+  e2e_id: 'E0001',
+  payer_document: '12345678909',
+  created_at: new Date(NOW - 2 * DAY_MS).toISOString(),
+  ...fields,
+});
+const none = { claimed: false, unconfirmed: false };
+
+describe('which pay-out may be claimed (reference 4.6, 8)', () => {
+  it.each([
+    ['processed, two days old', payout({}), none, { claimable: true, daysLeft: 77 }],
+    ['on its last day', payout({ created_at: new Date(NOW - 78 * DAY_MS - 1).toISOString() }), none, { claimable: true, daysLeft: 1 }],
+    ['79 days old', payout({ created_at: new Date(NOW - 79 * DAY_MS).toISOString() }), none, { claimable: false, why: 'outside_window', daysLeft: 0 }],
+    ['90 days old', payout({ created_at: new Date(NOW - 90 * DAY_MS).toISOString() }), none, { claimable: false, why: 'outside_window', daysLeft: 0 }],
+    ['without a date', payout({ created_at: null }), none, { claimable: false, why: 'date_unknown', daysLeft: null }],
+    ['not processed by the bank', payout({ e2e_id: null }), none, { claimable: false, why: 'not_processed', daysLeft: 77 }],
+    ['already claimed', payout({}), { claimed: true, unconfirmed: false }, { claimable: false, why: 'claimed', daysLeft: 77 }],
+    ['an earlier request unconfirmed', payout({}), { claimed: false, unconfirmed: true }, { claimable: false, why: 'unconfirmed', daysLeft: 77 }],
+  ])('%s', (_name, p, known, expected) => {
+    expect(claimability(p, NOW, known)).toEqual(expected);
+  });
+});
+
+describe('the claim form', () => {
+  const field = (form: Parameters<typeof claimBody>[0]) => {
+    try {
+      claimBody(form);
+      return null;
+    } catch (err) {
+      expect(err).toBeInstanceOf(CoreError);
+      return (err as CoreError).params?.['field'];
+    }
+  };
+
+  it.each([
+    ['ten characters', { reason: 'scam', details: '0123456789' }, null],
+    ['nine characters', { reason: 'scam', details: '012345678' }, 'details'],
+    ['ten once spaces around are cut', { reason: 'scam', details: '  012345678  ' }, 'details'],
+    ['4000 characters', { reason: 'scam', details: 'x'.repeat(4000) }, null],
+    ['4001 characters', { reason: 'scam', details: 'x'.repeat(4001) }, 'details'],
+    // Line breaks collapse into one space each run: 3998 + 1 + 1 = 4000 as the service keeps it.
+    ['4000 once line breaks collapse', { reason: 'scam', details: `${'x'.repeat(3998)}\r\n\n${'y'}` }, null],
+    ['an unknown reason', { reason: 'revenge', details: '0123456789' }, 'reason'],
+    ['a reference of 128', { reason: 'unknown', details: '0123456789', externalId: 'r'.repeat(128) }, null],
+    ['a reference of 129', { reason: 'unknown', details: '0123456789', externalId: 'r'.repeat(129) }, 'externalId'],
+  ])('%s', (_name, form, expected) => {
+    expect(field(form)).toBe(expected);
+  });
+
+  it('sends details as the service keeps them and leaves an empty reference out', () => {
+    expect(claimBody({ reason: 'coercion', details: 'line one\nline two\r\n\r\nthree', externalId: '  ' })).toEqual({ reason: 'coercion', details: 'line one line two three' });
+    expect(claimBody({ reason: 'scam', details: '0123456789', externalId: ' case-7 ' })).toEqual({ reason: 'scam', details: '0123456789', external_id: 'case-7' });
+  });
+});
+
+describe('a status only moves forward (reference 3.2)', () => {
+  it.each<[MedStatus | null, MedStatus, MedStatus, boolean]>([
+    [null, 'dispatching', 'dispatching', false],
+    ['dispatching', 'open', 'open', false],
+    ['open', 'under_analysis', 'under_analysis', false],
+    ['under_analysis', 'open', 'under_analysis', true],
+    ['refunding', 'closed', 'closed', false],
+    ['open', 'cancelled', 'cancelled', false],
+    ['closed', 'refunding', 'closed', true],
+    ['cancelled', 'dispatching', 'cancelled', true],
+    ['analysed', 'analysed', 'analysed', false],
+  ])('%s, then %s: shows %s', (kept, answered, status, backwards) => {
+    expect(nextStatus(kept, answered)).toEqual({ status, backwards });
+  });
+});
+
+it('counts whole days since a claim was opened', () => {
+  expect(daysSince(new Date(NOW - 3 * DAY_MS - 5).toISOString(), NOW)).toBe(3);
+  expect(daysSince(new Date(NOW + 60_000).toISOString(), NOW)).toBe(0);
+});

@@ -1,0 +1,87 @@
+/**
+ * The claims desk's rules (issue 12), pure: which pay-out may be claimed and why not, the
+ * claim form, and how a claim's status may move. Reference 2.6, 3.2, 4.6 and 8.
+ */
+import { MED_REASONS, MED_STATUSES, type MedReason, type MedStatus, type Payout } from '../api/routes.ts';
+import { CoreError } from '../errors.ts';
+
+/** Reference 8: the central bank takes a claim up to 80 days after; open it within 79. */
+export const CLAIM_WINDOW_DAYS = 79;
+export const DAY_MS = 86_400_000;
+export const DETAILS_MIN = 10;
+export const DETAILS_MAX = 4000;
+export const EXTERNAL_ID_MAX = 128;
+
+export type NotClaimable = 'not_processed' | 'date_unknown' | 'outside_window' | 'claimed' | 'unconfirmed';
+
+export type Claimability = { claimable: true; daysLeft: number } | { claimable: false; why: NotClaimable; daysLeft: number | null };
+
+/**
+ * Whether a pay-out may be claimed now (reference 4.6 acceptance conditions): processed by the
+ * bank (an end-to-end id), dated, inside the window, and no claim yet. `claimed`: a claim the
+ * service lists or this journal holds for it; `unconfirmed`: an earlier request whose outcome
+ * is unknown (it may have reached the operator), which no one should repeat blindly.
+ */
+export function claimability(payout: Payout, now: number, known: { claimed: boolean; unconfirmed: boolean }): Claimability {
+  const created = payout.created_at === null ? null : Date.parse(payout.created_at);
+  const daysLeft = created === null ? null : CLAIM_WINDOW_DAYS - Math.floor((now - created) / DAY_MS);
+  if (known.claimed) return { claimable: false, why: 'claimed', daysLeft };
+  if (known.unconfirmed) return { claimable: false, why: 'unconfirmed', daysLeft };
+  if (daysLeft === null) return { claimable: false, why: 'date_unknown', daysLeft };
+  if (daysLeft <= 0) return { claimable: false, why: 'outside_window', daysLeft: 0 };
+  if (payout.e2e_id === null) return { claimable: false, why: 'not_processed', daysLeft };
+  return { claimable: true, daysLeft };
+}
+
+export interface ClaimForm {
+  reason: string;
+  details: string;
+  /** The merchant's own reference (the claim's external_id); empty for none. */
+  externalId?: string;
+}
+
+export type ClaimField = 'reason' | 'details' | 'externalId';
+
+/**
+ * The body of a claim, or a refusal naming the field. Details are counted as the service
+ * will keep them, line breaks collapsed into spaces (reference 4.6), so a text the counter
+ * accepts is one the service accepts.
+ */
+export function claimBody(form: ClaimForm): { reason: MedReason; details: string; external_id?: string } {
+  if (!(MED_REASONS as readonly string[]).includes(form.reason)) throw fieldError('reason', 'Choose the reason for the claim.');
+  const details = collapseLineBreaks(form.details).trim();
+  if (details.length < DETAILS_MIN) throw fieldError('details', `Describe what happened in at least ${DETAILS_MIN} characters.`);
+  if (details.length > DETAILS_MAX) throw fieldError('details', `The details may have at most ${DETAILS_MAX} characters; this text has ${details.length}.`);
+  const externalId = (form.externalId ?? '').trim();
+  if (externalId.length > EXTERNAL_ID_MAX) throw fieldError('externalId', `Your reference may have at most ${EXTERNAL_ID_MAX} characters.`);
+  return { reason: form.reason as MedReason, details, ...(externalId === '' ? {} : { external_id: externalId }) };
+}
+
+/** How the service stores details: every run of line breaks becomes one space. */
+export function collapseLineBreaks(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ');
+}
+
+function fieldError(field: ClaimField, message: string): CoreError {
+  return new CoreError('invalid_argument', message, { field });
+}
+
+const RANK = new Map<MedStatus, number>(MED_STATUSES.map((s, i) => [s, i]));
+
+/**
+ * Reference 3.2: a status only moves forward. `cancelled` ends a claim from any status, so it
+ * ranks last with `closed`; an answer that would move a claim back is not shown (the status
+ * kept is the furthest seen) and is flagged instead.
+ */
+export function nextStatus(kept: MedStatus | null, answered: MedStatus): { status: MedStatus; backwards: boolean } {
+  if (kept === null || kept === answered) return { status: answered, backwards: false };
+  const terminal = (s: MedStatus) => s === 'closed' || s === 'cancelled';
+  if (terminal(kept)) return { status: kept, backwards: true };
+  if (terminal(answered)) return { status: answered, backwards: false };
+  return (RANK.get(answered) ?? 0) < (RANK.get(kept) ?? 0) ? { status: kept, backwards: true } : { status: answered, backwards: false };
+}
+
+/** Whole days since the claim was opened, for the list. */
+export function daysSince(createdAt: string, now: number): number {
+  return Math.max(0, Math.floor((now - Date.parse(createdAt)) / DAY_MS));
+}
