@@ -120,8 +120,6 @@ describe('following a claim', () => {
     let row = (await ok<ClaimRow[]>('claims.list')).find((r) => r.handling === 'tracked' && r.claim.med_case_id === id) as Extract<ClaimRow, { handling: 'tracked' }>;
     expect(row.status).toBe('open');
     await env.svc('POST', `/_sandbox/med/${id}/advance`, { status: 'closed', money_refunded: true, refunded_amount: '40.00' });
-    // Presses of Refresh close together share one request: only a later one reads the change.
-    await core.claims.refresh(true);
     row = (await ok<ClaimRow[]>('claims.refresh')).find((r) => r.handling === 'tracked' && r.claim.med_case_id === id) as typeof row;
     expect(row).toMatchObject({ status: 'closed', backwards: false, claim: { money_refunded: true, refunded_cents: 4000 } });
     const changes = (await entries(CLAIM_STATUS_CHANGED)).filter((e) => e.data['med_case_id'] === id).map((e) => e.data['to']);
@@ -139,6 +137,15 @@ describe('following a claim', () => {
     const again = await ok<OpenOutcome>('claims.resubmit', { serviceId, medCaseId: id, reason: 'other_fraud', details: `${DETAILS} More details.` });
     expect(again).toMatchObject({ handling: 'tracked', med_case_id: id });
     expect((await serviceClaims()).find((c) => c.med_case_id === id)).toMatchObject({ reason: 'other_fraud' });
+  });
+});
+
+describe('Refresh', () => {
+  it('a burst of presses stays within the service’s 60 list requests a minute', async () => {
+    // Sequential presses, each after the last answer: past 60 a minute the service answers 429.
+    for (let press = 0; press < 100; press++) expect((await call('claims.refresh')).ok, `press ${press + 1}`).toBe(true);
+    // A minute later the service is asked again.
+    await env.svc('POST', '/_sandbox/clock/advance', { seconds: 61 });
   });
 });
 

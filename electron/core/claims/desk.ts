@@ -30,8 +30,13 @@ export const CLAIM_PERSON_ACTIONS = [CLAIM_REQUESTED] as const;
 export const CLAIM_LIST_LIMIT = 200;
 /** A few times a day (reference 4.6: "a few requests per day per open claim suffice"). */
 export const CLAIM_POLL_MS = 4 * 3_600_000;
-/** Reference 8: 60 list requests a minute; a burst of Refresh presses stays far below. */
-export const REFRESH_MIN_GAP_MS = 5_000;
+/**
+ * Reference 8: 60 list requests a minute per IP address, which the tills share. Refresh asks
+ * the service at most this many times a minute; past that, and for a minute after a 429, it
+ * answers with the last list read.
+ */
+export const LIST_PER_MINUTE = 30;
+const MINUTE_MS = 60_000;
 
 export interface OperatorHandledClaim {
   service_id: string;
@@ -107,6 +112,8 @@ export type ClaimRow =
       days_open: number;
       /** Reference 4.6: only a dispatching claim the provider rejected may be sent again. */
       resubmittable: boolean;
+      /** The last request this journal sent for its pay-out, to prefill a resubmission; null if opened elsewhere. */
+      request: { reason: string; details: string; external_id: string | null } | null;
     }
   | { handling: 'manual'; service_id: string; message: string; at: number; by: string };
 
@@ -125,7 +132,9 @@ export interface DeskDeps {
 
 export class ClaimsDesk {
   readonly #d: DeskDeps;
-  #lastRefresh = Number.NEGATIVE_INFINITY;
+  /** When the list was asked for, over the last minute. */
+  #asked: number[] = [];
+  #pausedUntil = Number.NEGATIVE_INFINITY;
   #lastRows: ClaimRow[] | null = null;
   #refreshing: Promise<ClaimRow[]> | null = null;
   /** Answers that tried to move a claim back, flagged once each. */
@@ -232,22 +241,35 @@ export class ClaimsDesk {
   }
 
   /**
-   * Reads the service's list (one request for every claim, within reference 8's 60 a
-   * minute) and journals each status that moved. Presses of Refresh closer than
-   * REFRESH_MIN_GAP_MS share the last answer's request rather than sending another.
+   * Reads the service's list (one request for every claim) and journals each status that
+   * moved. Presses while a read is under way share it; past LIST_PER_MINUTE reads a minute,
+   * or within a minute of a 429, the last list read is the answer (reference 8).
    */
   async refresh(force: boolean): Promise<ClaimRow[]> {
     if (this.#refreshing) return this.#refreshing;
     const now = this.#d.clock.now();
-    if (!force && now - this.#lastRefresh < REFRESH_MIN_GAP_MS && this.#lastRows) return this.#lastRows;
-    this.#refreshing = this.#refresh().finally(() => (this.#refreshing = null));
+    this.#asked = this.#asked.filter((at) => now - at < MINUTE_MS);
+    const limited = now < this.#pausedUntil || this.#asked.length >= LIST_PER_MINUTE;
+    if (limited && this.#lastRows && !force) return this.#lastRows;
+    this.#asked.push(now);
+    this.#refreshing = this.#refresh()
+      .catch((err: unknown) => {
+        // Reference 8: after a 429, wait a minute.
+        if (err instanceof ServiceError && err.httpStatus === 429) this.#pausedUntil = this.#d.clock.now() + MINUTE_MS;
+        throw err;
+      })
+      .finally(() => (this.#refreshing = null));
     return this.#refreshing;
   }
 
   async #refresh(): Promise<ClaimRow[]> {
     const listed = await this.#d.client.listMedClaims({ limit: CLAIM_LIST_LIMIT });
-    this.#lastRefresh = this.#d.clock.now();
     const kept = this.#state.statuses;
+    const requests = new Map<string, { reason: string; details: string; external_id: string | null }>();
+    for (const e of await this.#d.journal.eventsOfType(CLAIM_REQUESTED)) {
+      const d = e.data as Record<string, unknown>;
+      requests.set(String(d['service_id']), { reason: String(d['reason']), details: String(d['details']), external_id: typeof d['external_id'] === 'string' ? d['external_id'] : null });
+    }
     const changes: Array<{ type: string; data: Record<string, string | number | boolean | null> }> = [];
     const rows: ClaimRow[] = listed.map((claim) => {
       const before = kept[claim.med_case_id] ?? null;
@@ -269,6 +291,7 @@ export class ClaimsDesk {
         backwards,
         days_open: daysSince(claim.created_at, this.#d.clock.now()),
         resubmittable: status === 'dispatching' && claim.outcome_hint?.retryable === true,
+        request: requests.get(claim.service_id) ?? null,
       };
     });
     if (changes.length > 0) {
