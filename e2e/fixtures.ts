@@ -37,6 +37,11 @@ export class Payer {
     return this.#post('/_sandbox/clock/advance', { seconds });
   }
 
+  /** Moves a MED claim on at the service (contract 7 control API), as the bank would. */
+  advanceClaim(medCaseId: string, to: { status: string; money_refunded?: boolean; refunded_amount?: string }) {
+    return this.#post(`/_sandbox/med/${medCaseId}/advance`, to);
+  }
+
   /** The service's sales of a checkout of store 1 (checkout 1 unless told), newest first. */
   async sales(checkoutId = 1): Promise<{ pix_id: string; service_id: string; amount_brl: string; status: string; displaced: boolean; external_id: string | null }[]> {
     const res = await this.#request.get(`${this.baseUrl}/_sandbox/sales?store_id=1&checkout_id=${checkoutId}`);

@@ -8,6 +8,7 @@ describe('parseRoute', () => {
     ['#/journal', 'journal'],
     ['#/settings?x=1', 'settings'],
     ['#/stores', 'stores'],
+    ['#/claims', 'claims'],
     ['#token=abc', 'cashier'],
     ['#/constructor', 'cashier'],
     ['#/JOURNAL', 'cashier'],
@@ -24,7 +25,7 @@ describe('routesFor', () => {
   it('shows each role only the screens it may use', () => {
     expect(routesFor(null)).toEqual([]);
     expect(routesFor('cashier')).toEqual(['cashier']);
-    expect(routesFor('supervisor')).toEqual(['cashier', 'journal']);
-    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settings', 'operators', 'devices', 'stores']);
+    expect(routesFor('supervisor')).toEqual(['cashier', 'journal', 'claims']);
+    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'claims', 'settings', 'operators', 'devices', 'stores']);
   });
 });

@@ -1,0 +1,316 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ClaimRow, MedReason, MedStatus, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
+import { FormError } from '../components/FormError.tsx';
+import { getBridge, toUiError } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
+import { formatMoney } from '../lib/i18n.ts';
+import type { TextKey } from '../lib/texts/en.ts';
+import { useLang, useText } from '../lib/useText.ts';
+
+const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', 'credentials_stolen', 'other_fraud', 'unknown'];
+const DETAILS_MAX = 4000;
+const REFERENCE_MAX = 128;
+
+const STATUS_TEXT: Record<MedStatus, TextKey> = {
+  dispatching: 'claims.status.dispatching',
+  open: 'claims.status.open',
+  tracking: 'claims.status.tracking',
+  under_analysis: 'claims.status.under_analysis',
+  analysed: 'claims.status.analysed',
+  refunding: 'claims.status.refunding',
+  closed: 'claims.status.closed',
+  cancelled: 'claims.status.cancelled',
+};
+
+const WHY_TEXT = {
+  not_processed: 'claims.why.not_processed',
+  date_unknown: 'claims.why.date_unknown',
+  outside_window: 'claims.why.outside_window',
+  claimed: 'claims.why.claimed',
+  unconfirmed: 'claims.why.unconfirmed',
+} as const satisfies Record<string, TextKey>;
+
+/** What the claim form starts with: a pay-out to claim, or a rejected claim to send again. */
+interface Draft {
+  serviceId: string;
+  medCaseId: string | null;
+  reason: MedReason | '';
+  details: string;
+  reference: string;
+}
+
+/**
+ * The claims desk (issue 12), for supervisors and managers: the pay-outs and whether each
+ * can be claimed, the claim form with its one confirmation, and every claim followed (the
+ * service's tracked ones and the operator-handled ones only this journal knows). The core
+ * holds every rule: the screen shows what it answers.
+ */
+export function ClaimsScreen() {
+  const t = useText();
+  const lang = useLang();
+  const [view, setView] = useState<'payouts' | 'claims'>('payouts');
+  const [payouts, setPayouts] = useState<PayoutRow[] | null>(null);
+  const [claims, setClaims] = useState<ClaimRow[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string; warning?: string } | null>(null);
+  const load = async (refresh = false) => {
+    try {
+      const [p, c] = await Promise.all([getBridge().call('claims.payouts', {}), getBridge().call(refresh ? 'claims.refresh' : 'claims.list')]);
+      setPayouts(p);
+      setClaims(c);
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorText(lang, toUiError(err)));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const opened = (o: OpenOutcome) => {
+    setDraft(null);
+    setOutcome(
+      o.handling === 'tracked'
+        ? { ok: true, text: t('claims.opened', { id: o.med_case_id }), ...(o.warning ? { warning: o.warning } : {}) }
+        : { ok: true, text: t('claims.handled', { message: o.message }) },
+    );
+    void load(true);
+  };
+
+  return (
+    <section className="card claims" aria-labelledby="claims-heading">
+      <div className="row">
+        <h2 id="claims-heading">{t('claims.heading')}</h2>
+        <div role="group" aria-label={t('claims.views')} className="row">
+          <button type="button" aria-pressed={view === 'payouts'} onClick={() => setView('payouts')}>
+            {t('claims.payouts')}
+          </button>
+          <button type="button" aria-pressed={view === 'claims'} onClick={() => setView('claims')}>
+            {t('claims.list')}
+          </button>
+          <button type="button" onClick={() => void load(true)}>
+            {t('claims.refresh')}
+          </button>
+        </div>
+      </div>
+      {loadError && <FormError text={loadError} />}
+      <div aria-live="polite">
+        {outcome && (
+          <p className={outcome.ok ? 'good' : 'error'} role={outcome.ok ? undefined : 'alert'} data-testid="claim-outcome">
+            {outcome.text}
+            {outcome.warning && (
+              <>
+                <br />
+                <strong>{t('claims.warning')}</strong> {outcome.warning}
+              </>
+            )}
+          </p>
+        )}
+      </div>
+      {draft && <ClaimForm draft={draft} onCancel={() => setDraft(null)} onOpened={opened} />}
+      {view === 'payouts' ? (
+        <PayoutTable rows={payouts} onClaim={(serviceId) => setDraft({ serviceId, medCaseId: null, reason: '', details: '', reference: '' })} />
+      ) : (
+        <ClaimTable
+          rows={claims}
+          onResubmit={(row) =>
+            setDraft({
+              serviceId: row.claim.service_id,
+              medCaseId: row.claim.med_case_id,
+              reason: (row.request?.reason as MedReason | undefined) ?? '',
+              details: row.request?.details ?? '',
+              reference: row.request?.external_id ?? '',
+            })
+          }
+        />
+      )}
+    </section>
+  );
+
+  function PayoutTable({ rows, onClaim }: { rows: PayoutRow[] | null; onClaim: (serviceId: string) => void }) {
+    if (rows === null) return <p>{t('claims.loading')}</p>;
+    if (rows.length === 0) return <p>{t('claims.noPayouts')}</p>;
+    return (
+      <table aria-label={t('claims.payouts')}>
+        <thead>
+          <tr>
+            <th scope="col">{t('claims.col.payout')}</th>
+            <th scope="col">{t('claims.col.amount')}</th>
+            <th scope="col">{t('claims.col.date')}</th>
+            <th scope="col">{t('claims.col.claim')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ payout, claim, med_case_id }) => (
+            <tr key={payout.service_id} data-payout={payout.service_id}>
+              <td>
+                <code>{payout.external_id ?? payout.service_id}</code>
+              </td>
+              <td>{payout.currency === 'BRL' && payout.amount.scale === 2 ? formatMoney(lang, payout.amount.minor) : `${payout.amount.minor / 10 ** payout.amount.scale} ${payout.currency}`}</td>
+              <td>{payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)}</td>
+              <td>
+                {claim.claimable ? (
+                  <>
+                    {t('claims.daysLeft', { days: claim.daysLeft })}{' '}
+                    <button type="button" onClick={() => onClaim(payout.service_id)}>
+                      {t('claims.open')}
+                    </button>
+                  </>
+                ) : (
+                  <>
+                    {t(WHY_TEXT[claim.why])}
+                    {med_case_id && (
+                      <>
+                        {' '}
+                        <code>{med_case_id}</code>
+                      </>
+                    )}
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+
+  function ClaimTable({ rows, onResubmit }: { rows: ClaimRow[] | null; onResubmit: (row: Extract<ClaimRow, { handling: 'tracked' }>) => void }) {
+    if (rows === null) return <p>{t('claims.loading')}</p>;
+    if (rows.length === 0) return <p>{t('claims.none')}</p>;
+    return (
+      <table aria-label={t('claims.list')}>
+        <thead>
+          <tr>
+            <th scope="col">{t('claims.col.payout')}</th>
+            <th scope="col">{t('claims.col.claimId')}</th>
+            <th scope="col">{t('claims.col.status')}</th>
+            <th scope="col">{t('claims.col.days')}</th>
+            <th scope="col">{t('claims.col.result')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) =>
+            row.handling === 'manual' ? (
+              <tr key={`manual-${row.service_id}-${row.at}`} data-status="manual">
+                <td>
+                  <code>{row.service_id}</code>
+                </td>
+                <td>—</td>
+                <td>{t('claims.status.manual')}</td>
+                <td>{t('claims.byOn', { by: row.by, date: new Date(row.at).toLocaleDateString(lang) })}</td>
+                <td>
+                  {row.message} {t('claims.contactSupport')}
+                </td>
+              </tr>
+            ) : (
+              <tr key={row.claim.med_case_id} data-status={row.status} data-claim={row.claim.med_case_id}>
+                <td>
+                  <code>{row.claim.service_id}</code>
+                </td>
+                <td>
+                  <code>{row.claim.med_case_id}</code>
+                </td>
+                <td>
+                  {t(STATUS_TEXT[row.status])}
+                  {row.backwards && <span className="hint"> {t('claims.backwards')}</span>}
+                </td>
+                <td>{t('claims.days', { days: row.days_open })}</td>
+                <td>
+                  {row.status === 'closed'
+                    ? row.claim.money_refunded && row.claim.refunded_cents !== null
+                      ? t('claims.moneyReturned', { amount: formatMoney(lang, row.claim.refunded_cents) })
+                      : t('claims.noMoneyReturned')
+                    : row.status === 'dispatching' && row.claim.outcome_hint
+                      ? row.resubmittable
+                        ? (
+                            <button type="button" onClick={() => onResubmit(row)}>
+                              {t('claims.resubmit')}
+                            </button>
+                          )
+                        : t('claims.notConfirmedYet')
+                      : '—'}
+                </td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+    );
+  }
+
+  function ClaimForm({ draft: start, onCancel, onOpened }: { draft: Draft; onCancel: () => void; onOpened: (o: OpenOutcome) => void }) {
+    const [reason, setReason] = useState<MedReason | ''>(start.reason);
+    const [details, setDetails] = useState(start.details);
+    const [reference, setReference] = useState(start.reference);
+    const [confirming, setConfirming] = useState(false);
+    const [busy, setBusy] = useState(false);
+    const [error, setError] = useState<string | null>(null);
+    const submit = (e: FormEvent) => {
+      e.preventDefault();
+      setConfirming(true);
+    };
+    const confirm = async () => {
+      setBusy(true);
+      setError(null);
+      try {
+        const args = { serviceId: start.serviceId, reason, details, ...(reference.trim() === '' ? {} : { externalId: reference }) };
+        onOpened(start.medCaseId === null ? await getBridge().call('claims.open', args) : await getBridge().call('claims.resubmit', { ...args, medCaseId: start.medCaseId }));
+      } catch (err) {
+        setConfirming(false);
+        setError(errorText(lang, toUiError(err)));
+      } finally {
+        setBusy(false);
+      }
+    };
+    return (
+      <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit}>
+        <h3 id="claim-form-heading">{t(start.medCaseId === null ? 'claims.formHeading' : 'claims.resubmitHeading', { payout: start.serviceId })}</h3>
+        <label>
+          {t('claims.reason')}
+          <select value={reason} required onChange={(e) => setReason(e.target.value as MedReason)} disabled={confirming}>
+            <option value="">{t('claims.chooseReason')}</option>
+            {REASONS.map((r) => (
+              <option key={r} value={r}>
+                {t(`claims.reason.${r}` as TextKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('claims.details')}
+          <textarea value={details} rows={5} maxLength={DETAILS_MAX} onChange={(e) => setDetails(e.target.value)} disabled={confirming} aria-describedby="claim-details-note" />
+        </label>
+        <p id="claim-details-note" className="hint">
+          <span data-testid="details-count">{t('claims.count', { count: details.length, max: DETAILS_MAX })}</span> {t('claims.detailsNote')}
+        </p>
+        <label>
+          {t('claims.reference')}
+          <input value={reference} maxLength={REFERENCE_MAX} onChange={(e) => setReference(e.target.value)} disabled={confirming} />
+        </label>
+        {error && <FormError text={error} />}
+        {confirming ? (
+          <div role="alertdialog" aria-labelledby="claim-confirm-text" className="confirm">
+            <p id="claim-confirm-text">{t('claims.confirmText')}</p>
+            <button type="button" className="primary" onClick={() => void confirm()} disabled={busy}>
+              {t('claims.confirm')}
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)} disabled={busy}>
+              {t('claims.back')}
+            </button>
+          </div>
+        ) : (
+          <div className="row">
+            <button type="submit" className="primary">
+              {t('claims.submit')}
+            </button>
+            <button type="button" onClick={onCancel}>
+              {t('claims.cancel')}
+            </button>
+          </div>
+        )}
+      </form>
+    );
+  }
+}
