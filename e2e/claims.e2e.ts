@@ -71,4 +71,9 @@ test('a supervisor opens a claim on a pay-out and follows it to Closed with mone
   await expect(row).toContainText('Closed');
   await expect(row).toContainText('Money returned: R$120.00');
   await snap(page, testInfo, 'claims-02-closed');
+
+  // A supervisor at the counter hears it on the attention list.
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  const notices = page.getByRole('region', { name: 'Claims that moved' });
+  await expect(notices).toContainText(`Claim ${id} on pay-out po_fixture_ok is now Closed. Money returned: R$120.00`);
 });

@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
-import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection } from './claims/desk.ts';
+import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection, type ClaimNotice } from './claims/desk.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import type { Connection } from './devices/connection.ts';
 import { Devices } from './devices/devices.ts';
@@ -100,6 +100,8 @@ export interface DisplayView {
 /** Every sale of the merchant, on any checkout, that still needs a person: a supervisor's list. */
 export interface AttentionView {
   items: SaleSummary[];
+  /** MED claims whose status moved in the last day (issue 12). */
+  claims: ClaimNotice[];
 }
 
 /**
@@ -304,7 +306,7 @@ export class Core {
 
   /** Every sale of the merchant that needs a person, newest first. */
   async attention(): Promise<AttentionView> {
-    return { items: await this.terminal.attentionEverywhere() };
+    return { items: await this.terminal.attentionEverywhere(), claims: this.#claims?.notices() ?? [] };
   }
 
   get journal(): Journal<SaleRow> {
@@ -382,7 +384,7 @@ export class Core {
       this.#shifts = new Shifts(this.#journal, this.clock);
       this.#shift = await this.#shifts.current();
       this.#backOffice = new BackOffice({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log });
-      this.#claims = new ClaimsDesk({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log });
+      this.#claims = new ClaimsDesk({ client: this.#client, journal: this.#journal, clock: this.clock, log: this.log, onChange: () => this.#scheduleAttention() });
       this.#claims.start();
 
       this.#startedAt = this.clock.now();
@@ -628,7 +630,7 @@ export class Core {
   async #emitAttentionIfChanged(): Promise<void> {
     try {
       const attention = await this.attention();
-      const json = JSON.stringify(attention.items.map((s) => [s.sale_id, s.status, s.description.attention]));
+      const json = JSON.stringify([attention.items.map((s) => [s.sale_id, s.status, s.description.attention]), attention.claims.map((c) => [c.med_case_id, c.status])]);
       if (json === this.#lastAttentionJson) return;
       this.#lastAttentionJson = json;
       this.events.emit('attention.changed', attention);

@@ -1,5 +1,6 @@
 import { Icon } from './Icon.tsx';
-import type { AttentionMessage, SaleSummary } from '../../electron/core/contract.ts';
+import type { AttentionMessage, ClaimNotice, SaleSummary } from '../../electron/core/contract.ts';
+import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
@@ -67,6 +68,30 @@ export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
           <AttentionItem key={`${sale.sale_id}:${item.reason}:${item.subject}`} sale={sale} item={item} />
         ))}
       </div>
+    </section>
+  );
+}
+
+/**
+ * MED claims whose status moved in the last day (issue 12), on every supervisor's list:
+ * claims have no webhook, so this is how a person hears that one moved.
+ */
+export function ClaimNotices({ notices }: { notices: readonly ClaimNotice[] }) {
+  const t = useText();
+  const lang = useLang();
+  if (notices.length === 0) return null;
+  return (
+    <section className="card attention claim-notices" aria-labelledby="claim-notices-heading">
+      <h2 id="claim-notices-heading">{t('claims.noticesHeading')}</h2>
+      <ul>
+        {notices.map((n) => (
+          <li key={`${n.med_case_id}:${n.status}`} data-claim={n.med_case_id}>
+            {t('claims.notice', { id: n.med_case_id, payout: n.service_id, status: t(CLAIM_STATUS_TEXT[n.status]) })}
+            {n.status === 'closed' && ` ${n.money_refunded && n.refunded_cents !== null ? t('claims.moneyReturned', { amount: formatMoney(lang, n.refunded_cents) }) : t('claims.noMoneyReturned')}`}{' '}
+            <a href="#/claims">{t('claims.follow')}</a>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

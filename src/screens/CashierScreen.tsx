@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import { AttentionList } from '../components/AttentionList.tsx';
+import { AttentionList, ClaimNotices } from '../components/AttentionList.tsx';
 import { Keypad } from '../components/Keypad.tsx';
 import { RecentSales } from '../components/RecentSales.tsx';
 import { SalePanel } from '../components/SalePanel.tsx';
@@ -63,6 +63,7 @@ export function CashierScreen() {
   const offline = connection !== 'open' && view !== null;
   const withdrawable = withdrawableSale(view);
   const merchantAttention = useAttention((s) => s.items);
+  const claimNotices = useAttention((s) => s.claims);
 
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
@@ -255,6 +256,7 @@ export function CashierScreen() {
         {/* What needs a person sits beside the sale, as a counted list: never pushes the QR off screen. */}
         {/* A supervisor's or a manager's list is the merchant's (every checkout); a cashier's, this checkout's. */}
         <AttentionList sales={merchantAttention ?? view?.attention ?? []} />
+        <ClaimNotices notices={claimNotices} />
       </div>
       <RecentSales sales={view?.recent ?? []} />
     </div>

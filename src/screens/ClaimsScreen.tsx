@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ClaimRow, MedReason, MedStatus, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
+import type { ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
+import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import type { TextKey } from '../lib/texts/en.ts';
@@ -11,16 +12,6 @@ const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', '
 const DETAILS_MAX = 4000;
 const REFERENCE_MAX = 128;
 
-const STATUS_TEXT: Record<MedStatus, TextKey> = {
-  dispatching: 'claims.status.dispatching',
-  open: 'claims.status.open',
-  tracking: 'claims.status.tracking',
-  under_analysis: 'claims.status.under_analysis',
-  analysed: 'claims.status.analysed',
-  refunding: 'claims.status.refunding',
-  closed: 'claims.status.closed',
-  cancelled: 'claims.status.cancelled',
-};
 
 const WHY_TEXT = {
   not_processed: 'claims.why.not_processed',
@@ -213,7 +204,7 @@ export function ClaimsScreen() {
                   <code>{row.claim.med_case_id}</code>
                 </td>
                 <td>
-                  {t(STATUS_TEXT[row.status])}
+                  {t(CLAIM_STATUS_TEXT[row.status])}
                   {row.backwards && <span className="hint"> {t('claims.backwards')}</span>}
                 </td>
                 <td>{t('claims.days', { days: row.days_open })}</td>

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { SaleSummary } from '../../electron/core/contract.ts';
+import type { ClaimNotice, SaleSummary } from '../../electron/core/contract.ts';
 import { mayUse } from '../../electron/core/contract.ts';
 import { getBridge } from '../lib/bridge.ts';
 import { selectRole, useAuth } from './auth.ts';
@@ -13,14 +13,18 @@ import { useStatus } from './status.ts';
  */
 interface AttentionState {
   items: SaleSummary[] | null;
+  /** MED claims whose status moved in the last day (issue 12); empty for a cashier. */
+  claims: ClaimNotice[];
   load(): Promise<void>;
 }
 
 export const useAttention = create<AttentionState>()((set) => ({
   items: null,
+  claims: [],
   async load() {
     try {
-      set({ items: (await getBridge().call('attention.list')).items });
+      const view = await getBridge().call('attention.list');
+      set({ items: view.items, claims: view.claims });
     } catch {
       // Signed out, or the role changed meanwhile: the list follows the sign-in again.
     }
@@ -33,13 +37,13 @@ const followsMerchant = () => isTill(useDevice.getState()) && mayUse(selectRole(
 export function connectAttention(): () => void {
   const bridge = getBridge();
   const offChanged = bridge.listen('attention.changed', (view) => {
-    if (followsMerchant()) useAttention.setState({ items: view.items });
+    if (followsMerchant()) useAttention.setState({ items: view.items, claims: view.claims });
   });
   let was = false;
   const follow = () => {
     const now = followsMerchant() && useStatus.getState().connection === 'open';
     if (now && !was) void useAttention.getState().load();
-    if (!followsMerchant() && useAttention.getState().items !== null) useAttention.setState({ items: null });
+    if (!followsMerchant() && useAttention.getState().items !== null) useAttention.setState({ items: null, claims: [] });
     was = now;
   };
   const offAuth = useAuth.subscribe(follow);

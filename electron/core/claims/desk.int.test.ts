@@ -124,6 +124,8 @@ describe('following a claim', () => {
     expect(row).toMatchObject({ status: 'closed', backwards: false, claim: { money_refunded: true, refunded_cents: 4000 } });
     const changes = (await entries(CLAIM_STATUS_CHANGED)).filter((e) => e.data['med_case_id'] === id).map((e) => e.data['to']);
     expect(changes).toEqual(['open', 'closed']);
+    // Every supervisor's attention list hears it (there is no webhook for claims).
+    expect((await core.attention()).claims.find((n) => n.med_case_id === id)).toMatchObject({ status: 'closed', money_refunded: true, refunded_cents: 4000 });
   });
 
   it('a claim the provider rejected is sent again with a new reason and keeps its med_case_id', async () => {

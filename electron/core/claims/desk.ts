@@ -55,11 +55,27 @@ export interface DeskState {
   unconfirmed: Record<string, number>;
   /** Pay-outs with a tracked claim opened from this app. */
   opened: Record<string, string>;
+  /** The latest status changes, newest last, for the supervisors' attention lists. */
+  recent: ClaimNotice[];
 }
+
+/** A claim's status moved: shown on every supervisor's attention list for a day. */
+export interface ClaimNotice {
+  med_case_id: string;
+  service_id: string;
+  status: MedStatus;
+  at: number;
+  money_refunded: boolean;
+  refunded_cents: number | null;
+}
+
+/** How long a status change stays on the attention lists. */
+export const NOTICE_MS = 86_400_000;
+const NOTICES_KEPT = 50;
 
 export const DESK_PROJECTION = 'claims.desk';
 export const deskProjection: Projection<DeskState> = {
-  initial: { handled: [], statuses: {}, unconfirmed: {}, opened: {} },
+  initial: { handled: [], statuses: {}, unconfirmed: {}, opened: {}, recent: [] },
   reduce: (state: DeskState, entry: JournalEntry) => {
     const d = entry.data as Record<string, unknown>;
     const serviceId = typeof d['service_id'] === 'string' ? d['service_id'] : null;
@@ -81,7 +97,16 @@ export const deskProjection: Projection<DeskState> = {
       case CLAIM_STATUS_CHANGED: {
         const id = d['med_case_id'];
         const to = d['to'];
-        return typeof id === 'string' && typeof to === 'string' ? { ...state, statuses: { ...state.statuses, [id]: to as MedStatus } } : state;
+        if (typeof id !== 'string' || typeof to !== 'string') return state;
+        const notice: ClaimNotice = {
+          med_case_id: id,
+          service_id: serviceId ?? '',
+          status: to as MedStatus,
+          at: entry.at,
+          money_refunded: d['money_refunded'] === true,
+          refunded_cents: typeof d['refunded_cents'] === 'number' ? d['refunded_cents'] : null,
+        };
+        return { ...state, statuses: { ...state.statuses, [id]: to as MedStatus }, recent: [...(state.recent ?? []), notice].slice(-NOTICES_KEPT) };
       }
       default:
         return state;
@@ -233,6 +258,12 @@ export class ClaimsDesk {
     } finally {
       this.#opening.delete(serviceId);
     }
+  }
+
+  /** Status changes of the last day, newest first, for the attention lists. */
+  notices(): ClaimNotice[] {
+    const now = this.#d.clock.now();
+    return (this.#state.recent ?? []).filter((n) => now - n.at < NOTICE_MS).reverse();
   }
 
   /** Every claim: the service's list and the operator-handled ones this journal holds. */

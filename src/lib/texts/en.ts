@@ -776,6 +776,9 @@ export const en = {
   'claims.opened': 'Claim {id} opened: Dispatching. Follow it in Claims.',
   'claims.handled': 'The claim is handled by the operator: {message} It is not followed through the app: contact support for its outcome.',
   'claims.warning': 'Warning:',
+  'claims.noticesHeading': 'Claims that moved',
+  'claims.notice': 'Claim {id} on pay-out {payout} is now {status}.',
+  'claims.follow': 'Follow it in Claims',
 } as const;
 
 export type TextKey = keyof typeof en;

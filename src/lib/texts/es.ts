@@ -773,4 +773,7 @@ export const es: Dictionary = {
   'claims.opened': 'Reclamo {id} abierto: Enviándose. Sígalo en Reclamos.',
   'claims.handled': 'El reclamo lo gestiona el operador: {message} No se sigue desde la app: contacte a soporte por su resultado.',
   'claims.warning': 'Atención:',
+  'claims.noticesHeading': 'Reclamos que cambiaron',
+  'claims.notice': 'El reclamo {id} del pago {payout} ahora está: {status}.',
+  'claims.follow': 'Sígalo en Reclamos',
 };

@@ -773,4 +773,7 @@ export const ptBR: Dictionary = {
   'claims.opened': 'Contestação {id} aberta: Enviando. Acompanhe em Contestações.',
   'claims.handled': 'A contestação é tratada pelo operador: {message} Ela não é acompanhada pelo app: fale com o suporte para saber o resultado.',
   'claims.warning': 'Atenção:',
+  'claims.noticesHeading': 'Contestações que mudaram',
+  'claims.notice': 'A contestação {id} do pagamento {payout} agora está: {status}.',
+  'claims.follow': 'Acompanhe em Contestações',
 };
