@@ -84,6 +84,12 @@ test('every control on every screen has a name, a 44 px target and a visible foc
   await expectAccessible(page, 'shift journal');
   await expectVisibleFocus(page, 'shift journal');
 
+  await page.getByRole('link', { name: 'Claims', exact: true }).click();
+  await page.locator('tr[data-payout="po_fixture_ok"]').getByRole('button', { name: 'Open claim' }).click();
+  await expect(page.getByLabel('Details')).toBeVisible();
+  await expectAccessible(page, 'claims');
+  await expectVisibleFocus(page, 'claims');
+
   await page.getByRole('link', { name: 'Settings' }).click();
   await expectAccessible(page, 'settings');
 

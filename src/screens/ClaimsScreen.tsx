@@ -11,6 +11,8 @@ import { useLang, useText } from '../lib/useText.ts';
 const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', 'credentials_stolen', 'other_fraud', 'unknown'];
 const DETAILS_MAX = 4000;
 const REFERENCE_MAX = 128;
+/** The core's page of pay-outs (handlers.ts PAYOUT_PAGE). */
+const PAGE = 50;
 
 
 const WHY_TEXT = {
@@ -45,11 +47,13 @@ export function ClaimsScreen() {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string; warning?: string } | null>(null);
-  const load = async (refresh = false) => {
+  const [offset, setOffset] = useState(0);
+  const load = async (refresh = false, from = offset) => {
     try {
-      const [p, c] = await Promise.all([getBridge().call('claims.payouts', {}), getBridge().call(refresh ? 'claims.refresh' : 'claims.list')]);
+      const [p, c] = await Promise.all([getBridge().call('claims.payouts', { offset: from }), getBridge().call(refresh ? 'claims.refresh' : 'claims.list')]);
       setPayouts(p);
       setClaims(c);
+      setOffset(from);
       setLoadError(null);
     } catch (err) {
       setLoadError(errorText(lang, toUiError(err)));
@@ -101,7 +105,17 @@ export function ClaimsScreen() {
       </div>
       {draft && <ClaimForm draft={draft} onCancel={() => setDraft(null)} onOpened={opened} />}
       {view === 'payouts' ? (
-        <PayoutTable rows={payouts} onClaim={(serviceId) => setDraft({ serviceId, medCaseId: null, reason: '', details: '', reference: '' })} />
+        <>
+          <PayoutTable rows={payouts} onClaim={(serviceId) => setDraft({ serviceId, medCaseId: null, reason: '', details: '', reference: '' })} />
+          <div className="row">
+            <button type="button" disabled={offset === 0} onClick={() => void load(false, Math.max(0, offset - PAGE))}>
+              {t('claims.previousPage')}
+            </button>
+            <button type="button" disabled={(payouts?.length ?? 0) < PAGE} onClick={() => void load(false, offset + PAGE)}>
+              {t('claims.nextPage')}
+            </button>
+          </div>
+        </>
       ) : (
         <ClaimTable
           rows={claims}

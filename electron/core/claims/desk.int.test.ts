@@ -102,14 +102,19 @@ describe('opening a claim', () => {
   });
 
   it.each([
-    ['po_fixture_no_e2e', /end-to-end|not been processed|processed/i],
-    ['po_fixture_old', /older than the claim window/],
-    ['po_fixture_undated', /has no date/],
-    ['po_fixture_m2', /not found|not this merchant/i],
+    ['po_fixture_no_e2e', /has not finished processing this pay-out yet \(no end-to-end id\); try again later/],
+    ['po_fixture_old', /older than the claim window \(79 days\).*contact support/],
+    ['po_fixture_undated', /has no date, so a claim cannot be opened through the app; contact support/],
+    ['po_fixture_m2', /not found among this merchant's pay-outs; check the pay-out id/],
   ])('%s is refused with a sentence saying what to do', async (serviceId, sentence) => {
     const error = await refused('claims.open', { serviceId, reason: 'scam', details: DETAILS });
     expect(error.message).toMatch(sentence);
   });
+});
+
+it('a reference another claim uses is refused with what to do', async () => {
+  const error = await refused('claims.open', { serviceId: await freshPayout(), reason: 'scam', details: DETAILS, externalId: 'case-1' });
+  expect(error.message).toMatch(/already uses this reference.*give this claim a different reference/);
 });
 
 describe('following a claim', () => {

@@ -779,6 +779,8 @@ export const en = {
   'claims.noticesHeading': 'Claims that moved',
   'claims.notice': 'Claim {id} on pay-out {payout} is now {status}.',
   'claims.follow': 'Follow it in Claims',
+  'claims.previousPage': 'Newer pay-outs',
+  'claims.nextPage': 'Older pay-outs',
 } as const;
 
 export type TextKey = keyof typeof en;

@@ -776,4 +776,6 @@ export const es: Dictionary = {
   'claims.noticesHeading': 'Reclamos que cambiaron',
   'claims.notice': 'El reclamo {id} del pago {payout} ahora está: {status}.',
   'claims.follow': 'Sígalo en Reclamos',
+  'claims.previousPage': 'Pagos más recientes',
+  'claims.nextPage': 'Pagos más antiguos',
 };

@@ -776,4 +776,6 @@ export const ptBR: Dictionary = {
   'claims.noticesHeading': 'Contestações que mudaram',
   'claims.notice': 'A contestação {id} do pagamento {payout} agora está: {status}.',
   'claims.follow': 'Acompanhe em Contestações',
+  'claims.previousPage': 'Pagamentos mais recentes',
+  'claims.nextPage': 'Pagamentos mais antigos',
 };
