@@ -14,7 +14,7 @@
  */
 import { formatCents } from '../../shared/money.ts';
 import { CoreError } from '../errors.ts';
-import { decodeArray, Fields } from './decode.ts';
+import { decodeArray, DecodeError, Fields } from './decode.ts';
 import type { Amount } from './decode.ts';
 import type { ParsedErrorBody } from './error-body.ts';
 
@@ -697,6 +697,81 @@ function decodeRefundDeduction(f: Fields): RefundDeduction {
     deduction_currency,
     created_at: f.datetime('created_at'),
   };
+}
+
+/** Contract 6: the webhook names currencies by id. */
+export const CURRENCY_BY_ID: Readonly<Record<number, string>> = { 1: 'ARS', 2: 'BRL', 3: 'USDt' };
+
+/** Reference 6.1: the `settlement.settled` payload, its figures exact at their currency's scale. */
+export interface SettledEvent {
+  settlement_id: number;
+  provider_settlement_id: string | null;
+  external_settlement_id: string | null;
+  amount: Amount;
+  currency: string;
+  source_amount: Amount;
+  source_currency: string;
+  source_net_price: Amount;
+  settled_at: string;
+  /** The first seven fields of 2.8 (no timestamps in the webhook). */
+  charges: Omit<SettledCharge, 'charged_timestamp' | 'received_timestamp'>[];
+  /** 2.9 without pay_in_refund_request_id and created_at (absent from the webhook). */
+  refunds: Omit<RefundDeduction, 'pay_in_refund_request_id' | 'created_at'>[];
+}
+
+/**
+ * Decodes a `settlement.settled` payload with the same money decoder as every REST answer:
+ * a figure with more places than its currency allows is refused (DecodeError), never rounded.
+ */
+export function decodeSettledEvent(payload: unknown): SettledEvent {
+  const f = new Fields(payload, 'settlement.settled');
+  const currency = currencyOfId(f, 'currency_id');
+  const source_currency = currencyOfId(f, 'source_currency_id');
+  return {
+    settlement_id: f.int('settlement_id'),
+    provider_settlement_id: f.strOrNull('provider_settlement_id'),
+    external_settlement_id: f.strOrNull('external_settlement_id'),
+    amount: f.amount('amount', currency, currencyScale),
+    currency,
+    source_amount: f.amount('source_amount', source_currency, currencyScale),
+    source_currency,
+    source_net_price: f.amount('source_net_price', source_currency, currencyScale),
+    settled_at: f.datetime('settled_at'),
+    charges: f.array('charges', (c) => {
+      const charged_currency = c.str('charged_currency');
+      const settlement_currency = c.strOrNull('settlement_currency');
+      return {
+        service_id: c.str('service_id'),
+        external_id: c.strOrNull('external_id'),
+        service_request_id: c.str('service_request_id'),
+        charged_amount: c.amount('charged_amount', charged_currency, currencyScale),
+        charged_currency,
+        settlement_amount: c.amountOrNull('settlement_amount', settlement_currency, currencyScale),
+        settlement_currency,
+      };
+    }),
+    refunds: f.array('refunds', (r) => {
+      const refunded_currency = r.strOrNull('refunded_currency');
+      const deduction_currency = r.strOrNull('deduction_currency');
+      return {
+        service_refund_id: r.str('service_refund_id'),
+        service_id: r.str('service_id'),
+        external_id: r.strOrNull('external_id'),
+        service_request_id: r.strOrNull('service_request_id'),
+        refunded_amount: r.amount('refunded_amount', refunded_currency, currencyScale),
+        refunded_currency,
+        deduction_amount: r.amount('deduction_amount', deduction_currency, currencyScale),
+        deduction_currency,
+      };
+    }),
+  };
+}
+
+function currencyOfId(f: Fields, key: string): string {
+  const id = f.int(key);
+  const currency = CURRENCY_BY_ID[id];
+  if (currency === undefined) throw new DecodeError(`${f.path}.${key}`, `is not a known currency id (${Object.keys(CURRENCY_BY_ID).join(', ')})`);
+  return currency;
 }
 
 function decodePendingCharges(f: Fields): PendingCharges {

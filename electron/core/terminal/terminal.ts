@@ -11,6 +11,7 @@ import { OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } 
 import { DEFAULT_POLL, FOLLOWED_STATUSES, FollowUpLoop, type PollPolicy } from './follow-up.ts';
 import { PaymentIntake, UNMATCHED_PROJECTION, unmatchedProjection } from './payment-intake.ts';
 import { SETTLED_PROJECTION, SettlementIntake, settledProjection } from './settlement-intake.ts';
+import { RECONCILED_PROJECTION, reconciledProjection, Reconciler } from '../settlements/reconciler.ts';
 import { OPEN_REFUNDS_PROJECTION, openRefundsProjection, Refunding, type RefundInput } from './refunding.ts';
 import { checkoutView, RECENT, saleSummary, type CheckoutView, type SaleSummary } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
@@ -42,7 +43,7 @@ export const TERMINAL_JOURNAL = {
   saleKeys: saleRowKeys,
   operatorActions: OPERATOR_ACTIONS,
   openStatuses: FOLLOWED_STATUSES,
-  projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection, [OPEN_REFUNDS_PROJECTION]: openRefundsProjection },
+  projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection, [OPEN_REFUNDS_PROJECTION]: openRefundsProjection, [RECONCILED_PROJECTION]: reconciledProjection },
 } as const satisfies Partial<OpenJournalOptions<SaleRow>>;
 
 export interface TerminalOptions {
@@ -65,6 +66,9 @@ export class Terminal {
   readonly #settlements: SettlementIntake;
   readonly #followUp: FollowUpLoop;
   readonly #refunding: Refunding;
+  readonly #reconciler: Reconciler;
+  /** Reconciliations under way (they run after the webhook is acknowledged); awaited by stop. */
+  readonly #reconciling = new Set<Promise<unknown>>();
 
   constructor(options: TerminalOptions) {
     this.#ctx = {
@@ -79,13 +83,26 @@ export class Terminal {
     this.payments = new PaymentIntake(this.#ctx);
     this.#charging = new Charging(this.#ctx, (pixId, serviceId) => this.payments.rematchIds(pixId, serviceId));
     this.#settlements = new SettlementIntake(this.#ctx);
+    this.#reconciler = new Reconciler(this.#ctx);
     this.#refunding = new Refunding(this.#ctx, this.payments);
     this.#followUp = new FollowUpLoop(this.#ctx, this.#charging, this.payments, { ...DEFAULT_POLL, ...options.poll }, () => this.#refunding.resume());
   }
 
   /** Rebuilds what lives only in memory (payments without a sale) from the journal. */
-  load(): Promise<void> {
-    return this.payments.load();
+  async load(): Promise<void> {
+    await this.payments.load();
+    // A settlement journaled just before a crash is reconciled now, beside the start.
+    this.#background(this.#reconciler.resume());
+  }
+
+  /** Settlement reconciliation (reconciler.ts). */
+  get reconciler(): Reconciler {
+    return this.#reconciler;
+  }
+
+  #background(work: Promise<unknown>): void {
+    const tracked = work.catch((err: unknown) => this.#ctx.log.warn('a settlement could not be reconciled', { error: err })).finally(() => this.#reconciling.delete(tracked));
+    this.#reconciling.add(tracked);
   }
 
   /** Starts following open sales: every sale the journal holds open is resumed. */
@@ -95,6 +112,7 @@ export class Terminal {
 
   async stop(): Promise<void> {
     await this.#followUp.stop();
+    await Promise.all(this.#reconciling);
     await this.#refunding.drain();
     await this.#ctx.locks.drain();
   }
@@ -123,7 +141,12 @@ export class Terminal {
     this.#ctx.stats.lastWebhookAt = now;
     const fact = readWebhook(delivery.payload, delivery.webhookId, now);
     if (fact.kind === 'payment' || fact.kind === 'done') return this.payments.record(fact.report, delivery.webhookId);
-    if (fact.kind === 'settlement') return this.#settlements.record(delivery, fact.settlementId);
+    if (fact.kind === 'settlement') {
+      const outcome = await this.#settlements.record(delivery, fact.settlementId);
+      // Acknowledged once journaled; the reconciliation (which asks the service) follows.
+      if (outcome === 'recorded' && fact.settlementId !== null) this.#background(this.#reconciler.afterWebhook(fact.settlementId, delivery.payload));
+      return outcome;
+    }
     this.#ctx.log.warn('webhook of an unknown event kept in the journal', { event: fact.event });
     return this.#ctx.journal.recordWebhook(delivery.webhookId, { type: 'webhook.other', data: { event: fact.event, payload: delivery.payload } });
   }

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { webhookHeaders } from '../../shared/standard-webhooks.ts';
+import type { Core } from '../core.ts';
+import { memoryLogger } from '../log.ts';
+import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import { waitFor, type ServiceControl } from '../terminal/fixtures/service.ts';
+import type { Reconciliation } from './reconcile.ts';
+import { SETTLEMENT_RECONCILED } from './reconciler.ts';
+
+/**
+ * Issue 11, first part, against the embedded sandbox over HTTP: sales charged and paid
+ * through the core on a batched checkout, the window run, the signed `settlement.settled`
+ * journaled and then reconciled against the journal and the REST detail; a webhook
+ * delivered twice reconciles once.
+ */
+const log = memoryLogger(systemClock);
+let app: CoreOnSandbox;
+let core: Core;
+let svc: ServiceControl;
+
+beforeAll(async () => {
+  app = await startCoreOnSandbox('settlements', log, { secondCheckout: false });
+  ({ core, svc } = app);
+}, 60_000);
+afterAll(() => app?.stop());
+
+async function paidSale(amountCents: number, externalId: string): Promise<string> {
+  const saleId = (await core.charge({ by: 'Caio', amountCents, externalId })).newest?.sale_id ?? '';
+  expect((await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
+  await waitFor(async () => ((await core.terminal.saleDetail(saleId))?.sale.status === 'paid' ? true : undefined), 'the sale to be paid');
+  return saleId;
+}
+
+async function results(): Promise<Array<{ settlement_id: number; result: Reconciliation }>> {
+  return (await core.journal.eventsOfType(SETTLEMENT_RECONCILED)).map((e) => ({ settlement_id: e.data['settlement_id'] as number, result: e.data['result'] as unknown as Reconciliation }));
+}
+
+describe.each(['blockchain_batched', 'ars_batched'] as const)('a %s checkout', (mode) => {
+  it('its settlement is journaled once and Reconciled: every charge matched, the invariants hold, webhook and detail agree', async () => {
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode })).status).toBe(200);
+    const before = (await results()).length;
+    const sales = [await paidSale(1250, `${mode}-a`), await paidSale(990, `${mode}-b`)];
+    const run = await svc('POST', '/_sandbox/settlements/run', {});
+    expect(run.status).toBe(200);
+    const settled = (run.body as { settled: number[] }).settled;
+    expect(settled).toHaveLength(1);
+    const [id] = settled as [number];
+    const mine = await waitFor(async () => (await results()).find((r) => r.settlement_id === id), 'the settlement to be reconciled');
+    expect(mine.result.status).toBe('reconciled');
+    expect(mine.result.charges.map((c) => c.check)).toEqual(sales.map((saleId) => ({ kind: 'matched', sale_id: saleId })));
+    expect(mine.result.invariants.length).toBeGreaterThan(1);
+    expect(mine.result.invariants.every((l) => l.holds)).toBe(true);
+    expect(mine.result.differs).toEqual([]);
+    expect((await results()).length).toBe(before + 1);
+  });
+});
+
+/** Delivers a signed webhook to the core's receiver, as the service would. */
+async function deliver(webhookId: string, payload: object): Promise<number> {
+  const endpoints = (await svc('GET', '/_sandbox/webhook')).body as Record<string, { url: string | null }>;
+  const body = JSON.stringify(payload);
+  const res = await fetch(endpoints['1']!.url as string, {
+    method: 'POST',
+    headers: { ...webhookHeaders(FIXTURE_WEBHOOK_SECRET, webhookId, Math.floor(core.clock.now() / 1000), body), 'content-type': 'application/json' },
+    body,
+  });
+  return res.status;
+}
+
+describe('a signed settlement.settled that does not add up', () => {
+  it('ends Needs attention and says which line: a charge the journal does not know, the net one micro-USDt off', async () => {
+    const id = 990_001;
+    const status = await deliver('msg_settle_bad', {
+      event: 'settlement.settled',
+      settlement_id: id,
+      provider_settlement_id: null,
+      external_settlement_id: '0xfeed',
+      amount: 10.000001,
+      currency_id: 3,
+      source_amount: 10,
+      source_currency_id: 3,
+      source_net_price: 10,
+      settled_at: new Date(core.clock.now()).toISOString(),
+      charges: [{ service_id: 'svc_unknown', external_id: 'nobody', service_request_id: 'pix_unknown', charged_amount: 52.5, charged_currency: 'BRL', settlement_amount: 10, settlement_currency: 'USDt' }],
+      refunds: [],
+    });
+    expect(status).toBe(200);
+    const mine = await waitFor(async () => (await results()).find((r) => r.settlement_id === id), 'the settlement to be reconciled');
+    expect(mine.result.status).toBe('needs_attention');
+    expect(mine.result.charges).toEqual([{ service_id: 'svc_unknown', check: { kind: 'not_in_journal' } }]);
+    expect(mine.result.invariants.filter((l) => !l.holds).map((l) => l.rule)).toEqual(['net', 'no_refunds_equal']);
+    // The service has no such settlement: there is nothing to compare, and nothing differs.
+    expect(mine.result.differs).toEqual([]);
+    // Delivered again: still one result.
+    expect(await deliver('msg_settle_bad_again', { event: 'settlement.settled', settlement_id: id, amount: 1 })).toBe(200);
+    expect((await results()).filter((r) => r.settlement_id === id)).toHaveLength(1);
+  });
+});

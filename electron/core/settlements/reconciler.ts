@@ -1,0 +1,125 @@
+import { DecodeError } from '../api/decode.ts';
+import { decodeSettledEvent, type SettlementDetail } from '../api/routes.ts';
+import type { JournalEntry, Projection } from '../journal/journal.ts';
+import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
+import { factsOfDetail, factsOfEvent, reconcile, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
+
+/**
+ * Runs reconcile.ts when a `settlement.settled` has been journaled (once per settlement_id)
+ * and when a settlement is read by REST, and journals each result: the app's record of which
+ * sales a transfer paid. The webhook is acknowledged before this runs (it only needs the
+ * journal); a crash in between is caught up at the next start (resume).
+ */
+export const SETTLEMENT_RECONCILED = 'settlement.reconciled';
+
+export interface ReconciledState {
+  /** Per settlement_id: the last result, and the sales its charges matched. */
+  settlements: Record<string, { status: Reconciliation['status']; at: number; sale_ids: string[] }>;
+}
+
+export const RECONCILED_PROJECTION = 'settlements.reconciled';
+export const reconciledProjection: Projection<ReconciledState> = {
+  initial: { settlements: {} },
+  reduce: (state: ReconciledState, entry: JournalEntry) => {
+    if (entry.type !== SETTLEMENT_RECONCILED) return state;
+    const id = entry.data['settlement_id'];
+    const result = entry.data['result'] as unknown as Reconciliation | undefined;
+    if (typeof id !== 'number' || result === undefined) return state;
+    const sale_ids = result.charges.flatMap((c) => ('sale_id' in c.check ? [c.check.sale_id] : []));
+    return { settlements: { ...state.settlements, [String(id)]: { status: result.status, at: entry.at, sale_ids } } };
+  },
+};
+
+export class Reconciler {
+  readonly #ctx: TerminalContext;
+
+  constructor(ctx: TerminalContext) {
+    this.#ctx = ctx;
+  }
+
+  /** After the webhook is journaled: its figures, the REST detail beside them when it answers. */
+  async afterWebhook(settlementId: number, payload: unknown): Promise<Reconciliation> {
+    let hook: SettlementFacts;
+    try {
+      hook = factsOfEvent(decodeSettledEvent(payload));
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      // A figure the decoder refuses (more places than its currency has) is a difference to
+      // read, not a number to round: the settlement needs a person.
+      return this.#record(settlementId, 'webhook', { settlement_id: settlementId, charges: [], refunds: [], invariants: [], differs: [`decode: ${err.message}`], status: 'needs_attention' });
+    }
+    const rest = await this.#detail(settlementId);
+    return this.#record(settlementId, 'webhook', reconcile(hook, await this.#sales(hook), rest === null ? null : factsOfDetail(rest)));
+  }
+
+  /** Settlements journaled by webhook that have no result yet (a crash between the two). */
+  async resume(): Promise<void> {
+    const { journal, log } = this.#ctx;
+    const done = journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
+    for (const entry of await journal.eventsOfType('settlement.settled')) {
+      const id = entry.data['settlement_id'];
+      if (typeof id !== 'number' || String(id) in done) continue;
+      try {
+        await this.afterWebhook(id, entry.data['payload']);
+      } catch (err) {
+        log.warn('a settlement could not be reconciled yet', { settlement_id: id, error: err });
+      }
+    }
+  }
+
+  /** The last result journaled for a settlement, or null. */
+  async result(settlementId: number): Promise<Reconciliation | null> {
+    const entries = await this.#ctx.journal.eventsOfType(SETTLEMENT_RECONCILED);
+    const last = entries.filter((e) => e.data['settlement_id'] === settlementId).at(-1);
+    return last === undefined ? null : (last.data['result'] as unknown as Reconciliation);
+  }
+
+  async #detail(settlementId: number): Promise<SettlementDetail | null> {
+    try {
+      return await this.#ctx.client.getSettlement(settlementId);
+    } catch (err) {
+      this.#ctx.log.warn('the settlement detail could not be read; reconciled from the webhook alone', { settlement_id: settlementId, error: err });
+      return null;
+    }
+  }
+
+  /** The journal's sales the settlement names, by each of the ids 6.1 matches on. */
+  async #sales(facts: SettlementFacts): Promise<SaleForSettlement[]> {
+    const { journal } = this.#ctx;
+    const settledIn = new Map<string, number[]>();
+    for (const [id, s] of Object.entries(journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements)) {
+      for (const saleId of s.sale_ids) settledIn.set(saleId, [...(settledIn.get(saleId) ?? []), Number(id)]);
+    }
+    const found = new Map<string, SaleForSettlement>();
+    for (const item of [...facts.charges, ...facts.refunds]) {
+      const rows = [
+        ...(item.external_id === null ? [] : await journal.sales.byExternalId(item.external_id)),
+        await journal.sales.byServiceId(item.service_id),
+        item.service_request_id === null ? undefined : await journal.sales.byPixId(item.service_request_id),
+      ];
+      for (const row of rows) {
+        if (row === undefined || found.has(row.sale.sale_id)) continue;
+        const sale = row.sale;
+        const fromDones = sale.dones.flatMap((d) => (d.settlement_id === null ? [] : [d.settlement_id]));
+        found.set(sale.sale_id, {
+          sale_id: sale.sale_id,
+          external_id: sale.external_id ?? null,
+          service_id: sale.service_id ?? null,
+          pix_id: sale.pix_id ?? null,
+          received_cents: sale.paid?.received_cents ?? null,
+          settled_in: [...new Set([...(settledIn.get(sale.sale_id) ?? []), ...fromDones])],
+        });
+      }
+    }
+    return [...found.values()];
+  }
+
+  async #record(settlementId: number, from: 'webhook' | 'rest', result: Reconciliation): Promise<Reconciliation> {
+    await this.#ctx.locks.exclusive(SETTLEMENTS_LOCK, () =>
+      this.#ctx.journal.append([{ type: SETTLEMENT_RECONCILED, data: { settlement_id: settlementId, from, status: result.status, result: result as unknown as Record<string, unknown> } }]),
+    );
+    const level = result.status === 'reconciled' ? 'info' : 'warn';
+    this.#ctx.log[level]('settlement reconciled', { settlement_id: settlementId, status: result.status });
+    return result;
+  }
+}
