@@ -12,6 +12,8 @@ export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
 export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
 export type { ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
+export type { SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
+export type { Reconciliation, ChargeCheck, InvariantLine } from './settlements/reconcile.ts';
 export type { MedReason, MedStatus } from './api/routes.ts';
 export type { StoreField, WalletChoice } from './backoffice/rules.ts';
 export type { Store } from './api/routes.ts';
@@ -90,6 +92,8 @@ export const METHODS = [
   'claims.refresh',
   'claims.open',
   'claims.resubmit',
+  'settlements.list',
+  'settlements.detail',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

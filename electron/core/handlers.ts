@@ -139,6 +139,12 @@ export function createHandlers(core: Core) {
       core.claims.open(by.name, a.serviceId, { reason: a.reason, details: a.details, externalId: a.externalId }, a.medCaseId),
     ),
 
+    // Settlements (issue 11): supervisors and managers.
+    'settlements.list': handler('supervisor', 'see the settlements', v.object({ fromMs: v.int({ min: 0, max: 8_640_000_000_000 }), toMs: v.int({ min: 0, max: 8_640_000_000_000 }) }), (a) =>
+      core.terminal.reconciler.list(a.fromMs, a.toMs),
+    ),
+    'settlements.detail': handler('supervisor', 'see a settlement', v.object({ settlementId: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }) }), (a) => core.terminal.reconciler.detail(a.settlementId)),
+
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),
     /** Only while the till has no operator at all (refused with reason operators_exist after). */

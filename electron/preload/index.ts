@@ -78,6 +78,8 @@ const api = {
   'claims.refresh': invoker('claims.refresh'),
   'claims.open': invoker('claims.open'),
   'claims.resubmit': invoker('claims.resubmit'),
+  'settlements.list': invoker('settlements.list'),
+  'settlements.detail': invoker('settlements.detail'),
   listen,
 } satisfies PreloadApi;
 

@@ -70,6 +70,8 @@ const TABLE: Record<Method, Access> = {
   'claims.refresh': 'supervisor',
   'claims.open': 'supervisor',
   'claims.resubmit': 'supervisor',
+  'settlements.list': 'supervisor',
+  'settlements.detail': 'supervisor',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

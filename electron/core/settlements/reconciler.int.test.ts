@@ -4,6 +4,8 @@ import { systemClock } from '../../shared/clock.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
+import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
+import type { SettlementListRow, SettlementView } from './reconciler.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { waitFor, type ServiceControl } from '../terminal/fixtures/service.ts';
 import type { Reconciliation } from './reconcile.ts';
@@ -96,5 +98,25 @@ describe('a signed settlement.settled that does not add up', () => {
     // Delivered again: still one result.
     expect(await deliver('msg_settle_bad_again', { event: 'settlement.settled', settlement_id: id, amount: 1 })).toBe(200);
     expect((await results()).filter((r) => r.settlement_id === id)).toHaveLength(1);
+  });
+});
+
+describe('a supervisor reads the settlements', () => {
+  it('over a range longer than the 31 days the service allows, newest first, each with its result; a detail with its sales', async () => {
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
+    const now = core.clock.now();
+    const listed = await call('settlements.list', { fromMs: now - 90 * 86_400_000, toMs: now + 60_000 });
+    expect(listed.ok).toBe(true);
+    const rows = (listed as { result: SettlementListRow[] }).result;
+    const ours = rows.filter((r) => r.settlement.settlement_id < 990_000);
+    expect(ours).toHaveLength(2);
+    expect(ours.every((r) => r.reconciled === 'reconciled' && r.settlement.status === 'DONE')).toBe(true);
+    const id = ours[0]!.settlement.settlement_id;
+    const detail = (await call('settlements.detail', { settlementId: id })) as { ok: true; result: SettlementView };
+    expect(detail.result.result.status).toBe('reconciled');
+    const saleIds = detail.result.result.charges.map((c) => (c.check as { sale_id: string }).sale_id);
+    expect(saleIds.map((saleId) => detail.result.sales[saleId]?.received_cents)).toEqual([1250, 990]);
+    // A range that ends before it starts is refused with the field.
+    expect(await call('settlements.list', { fromMs: now, toMs: now - 1 })).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'to' } } });
   });
 });

@@ -1,5 +1,6 @@
 import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent, type SettlementDetail } from '../api/routes.ts';
+import { decodeSettledEvent, type Settlement, type SettlementDetail } from '../api/routes.ts';
+import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
 import { factsOfDetail, factsOfEvent, reconcile, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
@@ -29,6 +30,32 @@ export const reconciledProjection: Projection<ReconciledState> = {
     return { settlements: { ...state.settlements, [String(id)]: { status: result.status, at: entry.at, sale_ids } } };
   },
 };
+
+/** Reference 8: a settlement list range is at most 31 days; the page at most 1000. */
+const WINDOW_MS = 31 * 86_400_000;
+const PAGE = 1000;
+const MAX_RANGE_MS = 2 * 366 * 86_400_000;
+
+export interface SettlementListRow {
+  settlement: Settlement;
+  /** This journal's last result; null when none yet (its webhook not come, or never read). */
+  reconciled: Reconciliation['status'] | null;
+}
+
+export interface SaleLine {
+  sale_id: string;
+  requested_at: number;
+  amount_cents: number;
+  received_cents: number | null;
+  external_id: string | null;
+}
+
+export interface SettlementView {
+  settlement: SettlementDetail;
+  result: Reconciliation;
+  /** The sales its lines name, by sale_id. */
+  sales: Record<string, SaleLine>;
+}
 
 export class Reconciler {
   readonly #ctx: TerminalContext;
@@ -65,6 +92,55 @@ export class Reconciler {
         log.warn('a settlement could not be reconciled yet', { settlement_id: id, error: err });
       }
     }
+  }
+
+  /**
+   * The settlements settled in [fromMs, toMs), newest first, each with its reconciliation:
+   * any range, asked in the 31-day windows the service allows (reference 8) and paged.
+   */
+  async list(fromMs: number, toMs: number): Promise<SettlementListRow[]> {
+    if (!(toMs > fromMs)) throw new CoreError('invalid_argument', 'The end of the range must be after its start.', { field: 'to' });
+    if (toMs - fromMs > MAX_RANGE_MS) throw new CoreError('invalid_argument', 'Ask for at most two years of settlements at a time.', { field: 'from' });
+    const found = new Map<number, Settlement>();
+    for (let start = fromMs; start < toMs; start += WINDOW_MS) {
+      const end = Math.min(toMs, start + WINDOW_MS);
+      for (let offset = 0; ; offset += PAGE) {
+        const page = await this.#ctx.client.listSettlements({ start_date: new Date(start).toISOString(), end_date: new Date(end).toISOString(), limit: PAGE, offset });
+        for (const s of page.settlements) found.set(s.settlement_id, s);
+        if (page.settlements.length < PAGE || offset + PAGE >= page.total) break;
+      }
+    }
+    const results = this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
+    return [...found.values()]
+      .sort((a, b) => Date.parse(b.settled_at ?? b.created_at) - Date.parse(a.settled_at ?? a.created_at) || b.settlement_id - a.settlement_id)
+      .map((settlement) => ({ settlement, reconciled: results[String(settlement.settlement_id)]?.status ?? null }));
+  }
+
+  /**
+   * A settlement's detail, reconciled now against the journal (and against its webhook when
+   * one was journaled), the result journaled; each line carries its sale for the screen.
+   */
+  async detail(settlementId: number): Promise<SettlementView> {
+    const detail = await this.#ctx.client.getSettlement(settlementId);
+    const rest = factsOfDetail(detail);
+    const hookEntry = (await this.#ctx.journal.eventsOfType('settlement.settled')).find((e) => e.data['settlement_id'] === settlementId);
+    let hook: SettlementFacts | null = null;
+    try {
+      hook = hookEntry === undefined ? null : factsOfEvent(decodeSettledEvent(hookEntry.data['payload']));
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+    }
+    const sales = await this.#sales(rest);
+    const result = reconcile(rest, sales, hook);
+    const previous = await this.result(settlementId);
+    // Journaled when it says something new: reading a detail twice is not a new fact.
+    if (previous === null || JSON.stringify(previous) !== JSON.stringify(result)) await this.#record(settlementId, 'rest', result);
+    const rows = new Map<string, SaleLine>();
+    for (const id of [...result.charges, ...result.refunds].flatMap((l) => ('sale_id' in l.check ? [l.check.sale_id] : []))) {
+      const sale = (await this.#ctx.journal.sales.get(id))?.sale;
+      if (sale) rows.set(id, { sale_id: id, requested_at: sale.requested_at, amount_cents: sale.amount_cents, received_cents: sale.paid?.received_cents ?? null, external_id: sale.external_id ?? null });
+    }
+    return { settlement: detail, result, sales: Object.fromEntries(rows) };
   }
 
   /** The last result journaled for a settlement, or null. */
