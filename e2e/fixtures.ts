@@ -37,6 +37,17 @@ export class Payer {
     return this.#post('/_sandbox/clock/advance', { seconds });
   }
 
+  /** Puts a checkout of store 1 in a settlement mode (contract 6; the operator's knob). */
+  async setSettlementMode(checkoutId: number, mode: 'ars_per_charge' | 'ars_batched' | 'blockchain_batched') {
+    const res = await this.#request.put(`${this.baseUrl}/_sandbox/checkouts/1/${checkoutId}/mode`, { data: { mode } });
+    expect(res.status()).toBe(200);
+  }
+
+  /** Closes the current settlement window now (contract 7): the ids settled. */
+  async runSettlements(): Promise<number[]> {
+    return (await this.#post('/_sandbox/settlements/run', {}))['settled'] as number[];
+  }
+
   /** Moves a MED claim on at the service (contract 7 control API), as the bank would. */
   advanceClaim(medCaseId: string, to: { status: string; money_refunded?: boolean; refunded_amount?: string }) {
     return this.#post(`/_sandbox/med/${medCaseId}/advance`, to);

@@ -17,6 +17,7 @@ import { PairScreen } from './screens/PairScreen.tsx';
 import { SettingsScreen } from './screens/SettingsScreen.tsx';
 import { SignInScreen } from './screens/SignInScreen.tsx';
 import { ClaimsScreen } from './screens/ClaimsScreen.tsx';
+import { SettlementsScreen } from './screens/SettlementsScreen.tsx';
 import { StoresScreen } from './screens/StoresScreen.tsx';
 import { connectAuth, selectRole, useAuth } from './stores/auth.ts';
 import { connectAttention } from './stores/attention.ts';
@@ -24,7 +25,7 @@ import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
 import { connectDevice, useDevice } from './stores/device.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices', stores: 'nav.stores', claims: 'nav.claims' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices', stores: 'nav.stores', claims: 'nav.claims', settlements: 'nav.settlements' };
 
 /** Who is signed in on this window, and the way out. */
 function SignedIn() {
@@ -142,6 +143,7 @@ export function App() {
   else if (route === 'devices') screen = <DevicesScreen />;
   else if (route === 'stores') screen = <StoresScreen />;
   else if (route === 'claims') screen = <ClaimsScreen />;
+  else if (route === 'settlements') screen = <SettlementsScreen />;
   else screen = <OperatorsScreen />;
 
   return (

@@ -25,7 +25,7 @@ describe('routesFor', () => {
   it('shows each role only the screens it may use', () => {
     expect(routesFor(null)).toEqual([]);
     expect(routesFor('cashier')).toEqual(['cashier']);
-    expect(routesFor('supervisor')).toEqual(['cashier', 'journal', 'claims']);
-    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'claims', 'settings', 'operators', 'devices', 'stores']);
+    expect(routesFor('supervisor')).toEqual(['cashier', 'journal', 'settlements', 'claims']);
+    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settlements', 'claims', 'settings', 'operators', 'devices', 'stores']);
   });
 });

@@ -1,0 +1,41 @@
+import type { SettlementView } from '../../electron/core/contract.ts';
+
+interface Figure {
+  minor: number;
+  scale: number;
+  currency: string | null;
+}
+
+/** An exact figure as the service gave it: `30.500000 USDt`, `1234.50 ARS` (never through a float). */
+export function settlementFigure(a: Figure): string {
+  const negative = a.minor < 0;
+  const digits = Math.abs(a.minor).toString().padStart(a.scale + 1, '0');
+  const text = a.scale === 0 ? digits : `${digits.slice(0, -a.scale)}.${digits.slice(-a.scale)}`;
+  return `${negative ? '-' : ''}${text}${a.currency ? ` ${a.currency}` : ''}`;
+}
+
+const cell = (v: string | number | null) => {
+  const text = v === null ? '' : String(v);
+  // A cell a spreadsheet would run as a formula is kept as text (a leading quote).
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+};
+
+/** One line per charge and per refund, with its match and sale, then the invariant lines. */
+export function settlementCsv(view: SettlementView): string {
+  const { settlement: s, result, sales } = view;
+  const lines: (string | number | null)[][] = [['settlement_id', 'line', 'id', 'external_id', 'charged', 'settlement_or_deduction', 'check', 'sale_id', 'sale_received_cents']];
+  s.charges.forEach((c, i) => {
+    const check = result.charges[i]?.check;
+    const saleId = check && 'sale_id' in check ? check.sale_id : null;
+    lines.push([s.settlement_id, 'charge', c.service_id, c.external_id, settlementFigure(c.charged_amount), c.settlement_amount === null ? null : settlementFigure(c.settlement_amount), check?.kind ?? null, saleId, saleId === null ? null : (sales[saleId]?.received_cents ?? null)]);
+  });
+  s.refunds.forEach((r, i) => {
+    const check = result.refunds[i]?.check;
+    const saleId = check && 'sale_id' in check ? check.sale_id : null;
+    lines.push([s.settlement_id, 'refund', r.service_refund_id, r.external_id, settlementFigure(r.refunded_amount), settlementFigure(r.deduction_amount), check?.kind ?? null, saleId, null]);
+  });
+  for (const l of result.invariants) lines.push([s.settlement_id, 'invariant', l.rule, null, l.left, l.right, l.holds ? 'holds' : 'broken', null, null]);
+  lines.push([s.settlement_id, 'amount', null, null, null, settlementFigure(s.amount), result.status, null, null]);
+  return lines.map((l) => l.map(cell).join(',')).join('\r\n') + '\r\n';
+}

@@ -1,0 +1,205 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ChargeCheck, InvariantLine, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import { FormError } from '../components/FormError.tsx';
+import { getBridge, toUiError } from '../lib/bridge.ts';
+import { saveBlob } from '../lib/download.ts';
+import { errorText } from '../lib/errorText.ts';
+import { formatMoney } from '../lib/i18n.ts';
+import { settlementCsv, settlementFigure } from '../lib/settlements.ts';
+import type { TextKey } from '../lib/texts/en.ts';
+import { useLang, useText } from '../lib/useText.ts';
+
+const DAY_MS = 86_400_000;
+const STATUS_TEXT: Record<string, TextKey> = {
+  CREATED: 'settlements.status.CREATED',
+  PROCESSING: 'settlements.status.PROCESSING',
+  DONE: 'settlements.status.DONE',
+  CANCELED: 'settlements.status.CANCELED',
+  FAILED: 'settlements.status.FAILED',
+};
+const CHECK_TEXT: Record<ChargeCheck['kind'], TextKey> = {
+  matched: 'settlements.matched',
+  not_in_journal: 'settlements.notInJournal',
+  amount_differs: 'settlements.amountDiffers',
+  settled_twice: 'settlements.settledTwice',
+};
+const RULE_TEXT: Record<InvariantLine['rule'], TextKey> = {
+  currency: 'settlements.rule.currency',
+  net: 'settlements.rule.net',
+  source_net: 'settlements.rule.source_net',
+  net_price: 'settlements.rule.net_price',
+  no_refunds_equal: 'settlements.rule.no_refunds_equal',
+};
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Settlements (issue 11), for supervisors and managers: every settlement of a date range of
+ * any length with its status and whether it reconciles with this journal, and a settlement's
+ * every charge and refund against its sale, the invariant lines with their figures, and CSV.
+ */
+export function SettlementsScreen() {
+  const t = useText();
+  const lang = useLang();
+  const [from, setFrom] = useState(() => day(Date.now() - 30 * DAY_MS));
+  const [to, setTo] = useState(() => day(Date.now()));
+  const [rows, setRows] = useState<SettlementListRow[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<SettlementView | null>(null);
+  const load = async () => {
+    try {
+      // The end day is included: up to the start of the next.
+      setRows(await getBridge().call('settlements.list', { fromMs: Date.parse(`${from}T00:00:00Z`), toMs: Date.parse(`${to}T00:00:00Z`) + DAY_MS }));
+      setError(null);
+    } catch (err) {
+      setError(errorText(lang, toUiError(err)));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+  const show = async (settlementId: number) => {
+    try {
+      setOpen(await getBridge().call('settlements.detail', { settlementId }));
+      setError(null);
+    } catch (err) {
+      setError(errorText(lang, toUiError(err)));
+    }
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void load();
+  };
+
+  return (
+    <section className="card settlements" aria-labelledby="settlements-heading">
+      <h2 id="settlements-heading">{t('settlements.heading')}</h2>
+      <form className="row" onSubmit={submit}>
+        <label>
+          {t('settlements.from')} <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />
+        </label>
+        <label>
+          {t('settlements.to')} <input type="date" value={to} onChange={(e) => setTo(e.target.value)} required />
+        </label>
+        <button type="submit">{t('settlements.show')}</button>
+      </form>
+      <FormError text={error} />
+      {rows !== null && rows.length === 0 && <p>{t('settlements.none')}</p>}
+      {rows !== null && rows.length > 0 && (
+        <table aria-label={t('settlements.heading')}>
+          <thead>
+            <tr>
+              <th scope="col">{t('settlements.col.id')}</th>
+              <th scope="col">{t('settlements.col.status')}</th>
+              <th scope="col">{t('settlements.col.amount')}</th>
+              <th scope="col">{t('settlements.col.settledAt')}</th>
+              <th scope="col">{t('settlements.col.reconciled')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ settlement: s, reconciled }) => (
+              <tr key={s.settlement_id} data-settlement={s.settlement_id} data-reconciled={reconciled ?? 'none'}>
+                <td>
+                  <button type="button" onClick={() => void show(s.settlement_id)} aria-label={t('settlements.open', { id: s.settlement_id })}>
+                    {s.settlement_id}
+                  </button>
+                </td>
+                <td>{s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')}</td>
+                <td>{settlementFigure(s.amount)}</td>
+                <td>{s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)}</td>
+                <td>{reconciled === null ? t('settlements.notYet') : t(reconciled === 'reconciled' ? 'settlements.reconciled' : 'settlements.needsAttention')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {open && <Detail view={open} />}
+    </section>
+  );
+
+  function Detail({ view }: { view: SettlementView }) {
+    const { settlement: s, result, sales } = view;
+    const totalsHold = result.invariants.every((l) => l.holds);
+    return (
+      <section className="card" aria-labelledby="settlement-detail-heading" data-testid="settlement-detail">
+        <h3 id="settlement-detail-heading">
+          {t('settlements.detailHeading', { id: s.settlement_id })} · {t(result.status === 'reconciled' ? 'settlements.reconciled' : 'settlements.needsAttention')}
+        </h3>
+        <p>
+          {settlementFigure(s.amount)} · {s.settlement_provider_name}
+          {s.external_settlement_id ? ` · ${s.external_settlement_id}` : ''}
+        </p>
+        <table aria-label={t('settlements.charges')}>
+          <thead>
+            <tr>
+              <th scope="col">{t('settlements.col.charge')}</th>
+              <th scope="col">{t('settlements.col.charged')}</th>
+              <th scope="col">{t('settlements.col.quoted')}</th>
+              <th scope="col">{t('settlements.col.match')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.charges.map((c, i) => {
+              const check = result.charges[i]?.check ?? { kind: 'not_in_journal' as const };
+              const sale = 'sale_id' in check ? sales[check.sale_id] : undefined;
+              return (
+                <tr key={c.service_id} data-check={check.kind}>
+                  <td>
+                    <code>{c.external_id ?? c.service_id}</code>
+                  </td>
+                  <td>{settlementFigure(c.charged_amount)}</td>
+                  <td>{c.settlement_amount === null ? '—' : settlementFigure(c.settlement_amount)}</td>
+                  <td>
+                    {t(CHECK_TEXT[check.kind])}
+                    {sale &&
+                      ` · ${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.received_cents ?? sale.amount_cents)}${sale.external_id ? ` · ${sale.external_id}` : ''}`}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {s.refunds.length > 0 && (
+          <table aria-label={t('settlements.refunds')}>
+            <thead>
+              <tr>
+                <th scope="col">{t('settlements.col.refund')}</th>
+                <th scope="col">{t('settlements.col.deduction')}</th>
+                <th scope="col">{t('settlements.col.original')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.refunds.map((r, i) => {
+                const check = result.refunds[i]?.check ?? { kind: 'not_in_journal' as const };
+                const sale = 'sale_id' in check ? sales[check.sale_id] : undefined;
+                return (
+                  <tr key={r.service_refund_id} data-check={check.kind}>
+                    <td>
+                      <code>{r.service_refund_id}</code>
+                    </td>
+                    <td>{settlementFigure(r.deduction_amount)}</td>
+                    <td>{sale ? `${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.amount_cents)}` : t('settlements.notInJournal')}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+        <ul aria-label={t('settlements.invariants')}>
+          {result.invariants.map((l) => (
+            <li key={l.rule} data-holds={l.holds}>
+              {t(RULE_TEXT[l.rule])}: {l.left} {l.holds ? '=' : '≠'} {l.right}
+            </li>
+          ))}
+        </ul>
+        {result.differs.length > 0 && <p className="error">{t('settlements.differs', { fields: result.differs.join(', ') })}</p>}
+        <p className={totalsHold ? 'good' : 'error'} data-testid="totals-check">
+          {t(totalsHold ? 'settlements.totalsOk' : 'settlements.totalsBad')}
+        </p>
+        <button type="button" onClick={() => saveBlob(`settlement-${s.settlement_id}.csv`, new Blob([settlementCsv(view)], { type: 'text/csv' }))}>
+          {t('settlements.csv')}
+        </button>
+      </section>
+    );
+  }
+}
