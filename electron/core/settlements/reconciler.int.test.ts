@@ -120,3 +120,32 @@ describe('a supervisor reads the settlements', () => {
     expect(await call('settlements.list', { fromMs: now, toMs: now - 1 })).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'to' } } });
   });
 });
+
+describe('settlements no webhook brought', () => {
+  it('a settlement whose webhook was dropped is found by the follow-up and Reconciled through its detail', async () => {
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'blockchain_batched' })).status).toBe(200);
+    const sale = await paidSale(777, 'dropped-a');
+    // The next webhook is the settlement's (the sale's charge.paid and charge.done came already).
+    await waitFor(async () => ((await core.journal.sales.get(sale))?.sale.dones.length ? true : undefined), 'the sale’s charge.done');
+    expect((await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'drop', event: 'settlement.settled' })).status).toBe(201);
+    const [id] = ((await svc('POST', '/_sandbox/settlements/run', {})).body as { settled: number[] }).settled as [number];
+    expect((await results()).some((r) => r.settlement_id === id)).toBe(false);
+    expect(await core.terminal.reconciler.followUp()).toContain(id);
+    const mine = (await results()).find((r) => r.settlement_id === id);
+    expect(mine?.result).toMatchObject({ status: 'reconciled', charges: [{ check: { kind: 'matched', sale_id: sale } }] });
+    // Asked again, it is not reconciled twice.
+    expect(await core.terminal.reconciler.followUp()).not.toContain(id);
+  });
+
+  it('a legacy 1:1 checkout (no settlement.settled) is reconciled through its done events and the detail', async () => {
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'ars_per_charge' })).status).toBe(200);
+    const sale = await paidSale(1500, 'legacy-a');
+    const done = await waitFor(async () => (await core.journal.sales.get(sale))?.sale.dones.find((d) => d.settlement_id !== null), 'the charge.done with its settlement');
+    const id = done.settlement_id as number;
+    // The provider confirms the transfer (the sandbox's window run confirms what is in flight).
+    expect((await svc('POST', '/_sandbox/settlements/run', {})).status).toBe(200);
+    await waitFor(async () => ((await core.terminal.reconciler.followUp()).includes(id) || (await results()).some((r) => r.settlement_id === id) ? true : undefined), 'the legacy settlement to be reconciled');
+    const mine = (await results()).find((r) => r.settlement_id === id);
+    expect(mine?.result).toMatchObject({ status: 'reconciled', charges: [{ check: { kind: 'matched', sale_id: sale } }] });
+  });
+});

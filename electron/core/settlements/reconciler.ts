@@ -57,11 +57,69 @@ export interface SettlementView {
   sales: Record<string, SaleLine>;
 }
 
+/** Reference 4.7 has no webhook for legacy 1:1 and a webhook can be lost: the list is read a few times an hour. */
+export const FOLLOW_UP_MS = 15 * 60_000;
+/** How far back the follow-up looks for settlements with no result. */
+export const FOLLOW_UP_LOOKBACK_MS = 3 * 86_400_000;
+const MAX_BACKOFF_MS = 60 * 60_000;
+
 export class Reconciler {
   readonly #ctx: TerminalContext;
+  #timer: NodeJS.Timeout | null = null;
+  #following: Promise<number[]> | null = null;
+  /** After a 429 or a 5xx the follow-up waits, doubling up to an hour (reference 8). */
+  #backoffMs = 0;
+  #nextAt = 0;
 
   constructor(ctx: TerminalContext) {
     this.#ctx = ctx;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => {
+      if (this.#ctx.clock.now() >= this.#nextAt) void this.followUp().catch(() => undefined);
+    }, FOLLOW_UP_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#following?.catch(() => undefined);
+  }
+
+  /**
+   * Finds the settled settlements of the last days that have no result in this journal (a
+   * webhook dropped, or legacy 1:1, which has none) and reconciles each through its detail.
+   * Returns the settlement ids it reconciled.
+   */
+  followUp(): Promise<number[]> {
+    this.#following ??= this.#followUp().finally(() => (this.#following = null));
+    return this.#following;
+  }
+
+  async #followUp(): Promise<number[]> {
+    const now = this.#ctx.clock.now();
+    let rows: SettlementListRow[];
+    try {
+      rows = await this.list(now - FOLLOW_UP_LOOKBACK_MS, now + 60_000);
+      this.#backoffMs = 0;
+    } catch (err) {
+      const status = (err as { httpStatus?: number | null }).httpStatus ?? null;
+      if (status === 429 || (status !== null && status >= 500)) {
+        this.#backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(FOLLOW_UP_MS, this.#backoffMs * 2));
+        this.#nextAt = now + this.#backoffMs;
+      }
+      this.#ctx.log.warn('the settlements could not be listed; asked again later', { error: err });
+      throw err;
+    }
+    const done: number[] = [];
+    for (const { settlement, reconciled } of rows) {
+      if (reconciled !== null || settlement.status !== 'DONE') continue;
+      await this.detail(settlement.settlement_id);
+      done.push(settlement.settlement_id);
+    }
+    return done;
   }
 
   /** After the webhook is journaled: its figures, the REST detail beside them when it answers. */

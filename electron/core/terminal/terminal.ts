@@ -108,10 +108,12 @@ export class Terminal {
   /** Starts following open sales: every sale the journal holds open is resumed. */
   start(): void {
     this.#followUp.start();
+    this.#reconciler.start();
   }
 
   async stop(): Promise<void> {
     await this.#followUp.stop();
+    await this.#reconciler.stop();
     await Promise.all(this.#reconciling);
     await this.#refunding.drain();
     await this.#ctx.locks.drain();
