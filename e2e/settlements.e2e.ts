@@ -29,10 +29,18 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
   await page.getByRole('link', { name: 'Cashier', exact: true }).click();
   await paidSale(page, '12,50', 'R$12.50', () => payer.payCheckout());
   await paidSale(page, '9,90', 'R$9.90', () => payer.payCheckout());
+  // Before the window: both charges wait for the next settlement, with the totals.
+  await page.getByRole('link', { name: 'Settlements', exact: true }).click();
+  await page.getByRole('button', { name: 'Pending', exact: true }).click();
+  const pending = page.getByTestId('pending');
+  await expect(pending.getByRole('table', { name: 'Checkout 1' }).locator('tbody tr')).toHaveCount(2);
+  await expect(pending.getByTestId('pending-totals')).toContainText('2 charges');
+  await expect(pending).not.toContainText('The net is negative');
+  await snap(page, testInfo, 'settlements-00-pending');
+
   const [id] = await payer.runSettlements();
   expect(id).toBeDefined();
 
-  await page.getByRole('link', { name: 'Settlements', exact: true }).click();
   const row = page.getByRole('table', { name: 'Settlements' }).locator(`tr[data-settlement="${id}"]`);
   // The webhook's reconciliation runs after it is acknowledged: Show again until it is there.
   await expect(async () => {

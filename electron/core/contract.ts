@@ -12,7 +12,7 @@ export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
 export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
 export type { ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
-export type { SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
+export type { PendingRow, SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
 export type { Reconciliation, ChargeCheck, InvariantLine } from './settlements/reconcile.ts';
 export type { MedReason, MedStatus } from './api/routes.ts';
 export type { StoreField, WalletChoice } from './backoffice/rules.ts';
@@ -94,6 +94,7 @@ export const METHODS = [
   'claims.resubmit',
   'settlements.list',
   'settlements.detail',
+  'settlements.pending',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

@@ -143,6 +143,7 @@ export function createHandlers(core: Core) {
     'settlements.list': handler('supervisor', 'see the settlements', v.object({ fromMs: v.int({ min: 0, max: 8_640_000_000_000 }), toMs: v.int({ min: 0, max: 8_640_000_000_000 }) }), (a) =>
       core.terminal.reconciler.list(a.fromMs, a.toMs),
     ),
+    'settlements.pending': handler('supervisor', 'see what waits for settlement', v.none(), () => core.terminal.reconciler.pending()),
     'settlements.detail': handler('supervisor', 'see a settlement', v.object({ settlementId: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }) }), (a) => core.terminal.reconciler.detail(a.settlementId)),
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */

@@ -80,6 +80,7 @@ const api = {
   'claims.resubmit': invoker('claims.resubmit'),
   'settlements.list': invoker('settlements.list'),
   'settlements.detail': invoker('settlements.detail'),
+  'settlements.pending': invoker('settlements.pending'),
   listen,
 } satisfies PreloadApi;
 

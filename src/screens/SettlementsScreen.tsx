@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ChargeCheck, InvariantLine, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import type { ChargeCheck, InvariantLine, PendingRow, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
@@ -46,6 +46,15 @@ export function SettlementsScreen() {
   const [rows, setRows] = useState<SettlementListRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<SettlementView | null>(null);
+  const [pending, setPending] = useState<PendingRow[] | null>(null);
+  const showPending = async () => {
+    try {
+      setPending(await getBridge().call('settlements.pending'));
+      setError(null);
+    } catch (err) {
+      setError(errorText(lang, toUiError(err)));
+    }
+  };
   const load = async () => {
     try {
       // The end day is included: up to the start of the next.
@@ -82,6 +91,9 @@ export function SettlementsScreen() {
           {t('settlements.to')} <input type="date" value={to} onChange={(e) => setTo(e.target.value)} required />
         </label>
         <button type="submit">{t('settlements.show')}</button>
+        <button type="button" onClick={() => void showPending()}>
+          {t('settlements.pending')}
+        </button>
       </form>
       <FormError text={error} />
       {rows !== null && rows.length === 0 && <p>{t('settlements.none')}</p>}
@@ -113,9 +125,63 @@ export function SettlementsScreen() {
           </tbody>
         </table>
       )}
+      {pending && <Pending rows={pending} />}
       {open && <Detail view={open} />}
     </section>
   );
+
+  function Pending({ rows: checkouts }: { rows: PendingRow[] }) {
+    return (
+      <section className="card" aria-labelledby="pending-heading" data-testid="pending">
+        <h3 id="pending-heading">{t('settlements.pendingHeading')}</h3>
+        {checkouts.length === 0 && <p>{t('settlements.nothingPending')}</p>}
+        {checkouts.map(({ checkout_id, pending: p, net_negative }) => (
+          <div key={checkout_id} data-checkout={checkout_id}>
+            <h4>{t('settlements.pendingCheckout', { checkout: checkout_id })}</h4>
+            <table aria-label={t('settlements.pendingCheckout', { checkout: checkout_id })}>
+              <thead>
+                <tr>
+                  <th scope="col">{t('settlements.col.charge')}</th>
+                  <th scope="col">{t('settlements.col.charged')}</th>
+                  <th scope="col">{t('settlements.col.quoted')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.items.map((c) => (
+                  <tr key={c.service_id}>
+                    <td>
+                      <code>{c.external_id ?? c.service_id}</code>
+                    </td>
+                    <td>{settlementFigure(c.charged_amount)}</td>
+                    <td>{settlementFigure(c.settlement_amount)}</td>
+                  </tr>
+                ))}
+                {p.pending_refunds.map((r) => (
+                  <tr key={r.service_refund_id}>
+                    <td>
+                      <code>{r.service_refund_id}</code>
+                    </td>
+                    <td>{settlementFigure(r.refunded_amount)}</td>
+                    <td>−{settlementFigure(r.deduction_amount)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p data-testid="pending-totals">
+              {t('settlements.pendingTotals', {
+                count: p.totals.count,
+                gross: settlementFigure(p.totals.settlement_amount),
+                refunds: p.totals.refund_count,
+                deduction: settlementFigure(p.totals.refund_deduction),
+                net: settlementFigure(p.totals.net_settlement_amount),
+              })}
+            </p>
+            {net_negative && <p className="error">{t('settlements.netNegative')}</p>}
+          </div>
+        ))}
+      </section>
+    );
+  }
 
   function Detail({ view }: { view: SettlementView }) {
     const { settlement: s, result, sales } = view;

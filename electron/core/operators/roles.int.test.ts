@@ -72,6 +72,7 @@ const TABLE: Record<Method, Access> = {
   'claims.resubmit': 'supervisor',
   'settlements.list': 'supervisor',
   'settlements.detail': 'supervisor',
+  'settlements.pending': 'supervisor',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

@@ -5,7 +5,7 @@ import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
-import type { SettlementListRow, SettlementView } from './reconciler.ts';
+import type { PendingRow, SettlementListRow, SettlementView } from './reconciler.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { waitFor, type ServiceControl } from '../terminal/fixtures/service.ts';
 import type { Reconciliation } from './reconcile.ts';
@@ -39,6 +39,9 @@ async function results(): Promise<Array<{ settlement_id: number; result: Reconci
   return (await core.journal.eventsOfType(SETTLEMENT_RECONCILED)).map((e) => ({ settlement_id: e.data['settlement_id'] as number, result: e.data['result'] as unknown as Reconciliation }));
 }
 
+/** The settlements of the two batched modes' sales (1250 and 990 cents each). */
+const settledByMode: number[] = [];
+
 describe.each(['blockchain_batched', 'ars_batched'] as const)('a %s checkout', (mode) => {
   it('its settlement is journaled once and Reconciled: every charge matched, the invariants hold, webhook and detail agree', async () => {
     expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode })).status).toBe(200);
@@ -49,6 +52,7 @@ describe.each(['blockchain_batched', 'ars_batched'] as const)('a %s checkout', (
     const settled = (run.body as { settled: number[] }).settled;
     expect(settled).toHaveLength(1);
     const [id] = settled as [number];
+    settledByMode.push(id);
     const mine = await waitFor(async () => (await results()).find((r) => r.settlement_id === id), 'the settlement to be reconciled');
     expect(mine.result.status).toBe('reconciled');
     expect(mine.result.charges.map((c) => c.check)).toEqual(sales.map((saleId) => ({ kind: 'matched', sale_id: saleId })));
@@ -70,6 +74,24 @@ async function deliver(webhookId: string, payload: object): Promise<number> {
   });
   return res.status;
 }
+
+describe('what waits for the next settlement', () => {
+  it('a batched checkout’s charges wait with their totals; a refund of an earlier batch alone makes the net negative', async () => {
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Bia'));
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'ars_batched' })).status).toBe(200);
+    const sale = await paidSale(2000, 'pending-a');
+    const waiting = (await call('settlements.pending', undefined)) as { ok: true; result: PendingRow[] };
+    expect(waiting.result).toEqual([expect.objectContaining({ checkout_id: 1, net_negative: false })]);
+    expect(waiting.result[0]!.pending.items.map((i) => i.external_id)).toEqual(['pending-a']);
+    expect((await svc('POST', '/_sandbox/settlements/run', {})).status).toBe(200);
+    // The sale, now settled, is refunded in full: its deduction waits alone, more than nothing.
+    expect((await call('sale.refund', { saleId: sale, amountCents: 2000, reason: 'returned' })).ok).toBe(true);
+    const after = (await call('settlements.pending', undefined)) as { ok: true; result: PendingRow[] };
+    expect(after.result).toEqual([expect.objectContaining({ checkout_id: 1, net_negative: true })]);
+    expect(after.result[0]!.pending.items).toEqual([]);
+    expect(after.result[0]!.pending.pending_refunds).toHaveLength(1);
+  });
+});
 
 describe('a signed settlement.settled that does not add up', () => {
   it('ends Needs attention and says which line: a charge the journal does not know, the net one micro-USDt off', async () => {
@@ -108,8 +130,8 @@ describe('a supervisor reads the settlements', () => {
     const listed = await call('settlements.list', { fromMs: now - 90 * 86_400_000, toMs: now + 60_000 });
     expect(listed.ok).toBe(true);
     const rows = (listed as { result: SettlementListRow[] }).result;
-    const ours = rows.filter((r) => r.settlement.settlement_id < 990_000);
-    expect(ours).toHaveLength(2);
+    const ours = rows.filter((r) => settledByMode.includes(r.settlement.settlement_id));
+    expect(ours.map((r) => r.settlement.settlement_id)).toEqual([...settledByMode].reverse());
     expect(ours.every((r) => r.reconciled === 'reconciled' && r.settlement.status === 'DONE')).toBe(true);
     const id = ours[0]!.settlement.settlement_id;
     const detail = (await call('settlements.detail', { settlementId: id })) as { ok: true; result: SettlementView };

@@ -1,5 +1,5 @@
 import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent, type Settlement, type SettlementDetail } from '../api/routes.ts';
+import { decodeSettledEvent, type PendingCharges, type Settlement, type SettlementDetail } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
@@ -40,6 +40,16 @@ export interface SettlementListRow {
   settlement: Settlement;
   /** This journal's last result; null when none yet (its webhook not come, or never read). */
   reconciled: Reconciliation['status'] | null;
+}
+
+/** Reference 8: pending-charges pages at most 500. */
+const PENDING_PAGE = 500;
+
+export interface PendingRow {
+  checkout_id: number;
+  pending: PendingCharges;
+  /** Reference 4.7: a negative net means no settlement runs this cycle. */
+  net_negative: boolean;
 }
 
 export interface SaleLine {
@@ -199,6 +209,24 @@ export class Reconciler {
       if (sale) rows.set(id, { sale_id: id, requested_at: sale.requested_at, amount_cents: sale.amount_cents, received_cents: sale.paid?.received_cents ?? null, external_id: sale.external_id ?? null });
     }
     return { settlement: detail, result, sales: Object.fromEntries(rows) };
+  }
+
+  /**
+   * What waits for the next settlement, per checkout in a batched mode (reference 4.7
+   * pending-charges): its charges, its refunds and the totals; a checkout with nothing
+   * pending (or in legacy 1:1, always empty) is left out.
+   */
+  async pending(): Promise<PendingRow[]> {
+    const { client } = this.#ctx;
+    const checkouts = new Set<number>();
+    for (const store of await client.listStores()) for (const c of await client.listCheckouts(store.store_id)) checkouts.add(c.checkout_id);
+    const rows: PendingRow[] = [];
+    for (const checkoutId of [...checkouts].sort((a, b) => a - b)) {
+      const pending = await client.listPendingCharges({ checkout_id: checkoutId, limit: PENDING_PAGE });
+      if (pending.items.length === 0 && pending.pending_refunds.length === 0) continue;
+      rows.push({ checkout_id: checkoutId, pending, net_negative: pending.totals.net_settlement_amount.minor < 0 });
+    }
+    return rows;
   }
 
   /** The last result journaled for a settlement, or null. */

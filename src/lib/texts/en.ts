@@ -827,6 +827,12 @@ export const en = {
   'settlements.totalsOk': 'Totals check out',
   'settlements.totalsBad': 'Totals do not add up',
   'settlements.csv': 'Export CSV',
+  'settlements.pending': 'Pending',
+  'settlements.pendingHeading': 'Waiting for the next settlement',
+  'settlements.nothingPending': 'Nothing waits for a settlement.',
+  'settlements.pendingCheckout': 'Checkout {checkout}',
+  'settlements.pendingTotals': '{count} charges, {gross}; {refunds} refunds, −{deduction}; net {net}.',
+  'settlements.netNegative': 'The net is negative: no settlement runs this cycle; the charges and refunds wait for the next.',
 } as const;
 
 export type TextKey = keyof typeof en;

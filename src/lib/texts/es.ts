@@ -824,4 +824,10 @@ export const es: Dictionary = {
   'settlements.totalsOk': 'Los totales cuadran',
   'settlements.totalsBad': 'Los totales no cuadran',
   'settlements.csv': 'Exportar CSV',
+  'settlements.pending': 'Pendientes',
+  'settlements.pendingHeading': 'Esperando la próxima liquidación',
+  'settlements.nothingPending': 'Nada espera una liquidación.',
+  'settlements.pendingCheckout': 'Caja {checkout}',
+  'settlements.pendingTotals': '{count} cobros, {gross}; {refunds} devoluciones, −{deduction}; neto {net}.',
+  'settlements.netNegative': 'El neto es negativo: no hay liquidación en este ciclo; los cobros y devoluciones esperan al próximo.',
 };

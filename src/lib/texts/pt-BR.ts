@@ -824,4 +824,10 @@ export const ptBR: Dictionary = {
   'settlements.totalsOk': 'Os totais conferem',
   'settlements.totalsBad': 'Os totais não fecham',
   'settlements.csv': 'Exportar CSV',
+  'settlements.pending': 'Pendentes',
+  'settlements.pendingHeading': 'À espera da próxima liquidação',
+  'settlements.nothingPending': 'Nada espera liquidação.',
+  'settlements.pendingCheckout': 'Caixa {checkout}',
+  'settlements.pendingTotals': '{count} cobranças, {gross}; {refunds} estornos, −{deduction}; líquido {net}.',
+  'settlements.netNegative': 'O líquido é negativo: nenhuma liquidação ocorre neste ciclo; cobranças e estornos esperam o próximo.',
 };
