@@ -30,7 +30,11 @@ beforeAll(async () => {
   call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
 }, 60_000);
 
+/** The core started again by the restart test: the fixture stops only the one it started. */
+let restarted: Core | null = null;
+
 afterAll(async () => {
+  await restarted?.stop();
   await env?.stop();
 });
 
@@ -181,8 +185,8 @@ describe('claims handled by the operator', () => {
 
     await core.stop();
     core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log });
+    restarted = core;
     await core.start();
-    env.core = core;
     const session = newSession();
     await core.operators.signIn(session, { name: 'Rui', pin: TEST_PIN });
     call = await dispatcherAs(core, session);
