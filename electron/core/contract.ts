@@ -95,6 +95,8 @@ export const METHODS = [
   'settlements.list',
   'settlements.detail',
   'settlements.pending',
+  'settlements.acknowledge',
+  'settlements.unsettled',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
 

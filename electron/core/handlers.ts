@@ -145,6 +145,15 @@ export function createHandlers(core: Core) {
     ),
     'settlements.pending': handler('supervisor', 'see what waits for settlement', v.none(), () => core.terminal.reconciler.pending()),
     'settlements.detail': handler('supervisor', 'see a settlement', v.object({ settlementId: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }) }), (a) => core.terminal.reconciler.detail(a.settlementId)),
+    /** One difference of the settlement's last result (its key from differencesOf), in the person's name. */
+    'settlements.acknowledge': handler(
+      'supervisor',
+      'acknowledge a settlement’s difference',
+      v.object({ settlementId: v.int({ min: 1, max: Number.MAX_SAFE_INTEGER }), difference: v.string({ min: 1, max: 300, describe: 'a difference of the settlement' }), note: v.optional(note) }),
+      (a, by) => core.terminal.reconciler.acknowledge(by.name, a.settlementId, a.difference, a.note ?? null),
+    ),
+    /** Paid sales no settlement has included after the window they should have been in. */
+    'settlements.unsettled': handler('supervisor', 'see the sales not settled in time', v.none(), () => core.terminal.reconciler.unsettled()),
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),

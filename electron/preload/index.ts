@@ -81,6 +81,8 @@ const api = {
   'settlements.list': invoker('settlements.list'),
   'settlements.detail': invoker('settlements.detail'),
   'settlements.pending': invoker('settlements.pending'),
+  'settlements.acknowledge': invoker('settlements.acknowledge'),
+  'settlements.unsettled': invoker('settlements.unsettled'),
   listen,
 } satisfies PreloadApi;
 

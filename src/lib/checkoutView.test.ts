@@ -25,6 +25,7 @@ function sale(id: string, status: SaleSummary['status'], amount = 1000, seq = 1)
     refunds: [],
     paid_at: null,
     e2e_id: null,
+    settlement: null,
     description: { key: 'sale.pending', params: {}, tone: 'info', needs_person: false, attention: [], acknowledged: [] },
     issues: [],
   };

@@ -699,6 +699,12 @@ function decodeRefundDeduction(f: Fields): RefundDeduction {
   };
 }
 
+/**
+ * Contract 6: batched windows recur every hour (the sandbox's default; the reference names no
+ * period). The app flags a paid sale no settlement has included two windows after its payment.
+ */
+export const SETTLEMENT_WINDOW_MS = 60 * 60_000;
+
 /** Contract 6: the webhook names currencies by id. */
 export const CURRENCY_BY_ID: Readonly<Record<number, string>> = { 1: 'ARS', 2: 'BRL', 3: 'USDt' };
 

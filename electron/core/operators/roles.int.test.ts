@@ -73,6 +73,8 @@ const TABLE: Record<Method, Access> = {
   'settlements.list': 'supervisor',
   'settlements.detail': 'supervisor',
   'settlements.pending': 'supervisor',
+  'settlements.acknowledge': 'supervisor',
+  'settlements.unsettled': 'supervisor',
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;

@@ -390,6 +390,21 @@ describe('every state × every event', () => {
 });
 
 describe('what each outcome records', () => {
+  it('a settlement including the sale is recorded once per line, changes no status, and keeps the first time it was learnt', () => {
+    const paid = build(STATES.paid);
+    const settled = (at: number, settled_at: number | null, line: 'charge' | 'refund' = 'charge'): SaleEvent => ({ type: 'sale.settled', sale_id: S1, settlement_id: 42, line, settled_at, at });
+    const first = applySaleEvent(paid, settled(T0 + 5_000_000, null));
+    expect(first.report).toEqual({ effect: 'applied', from: 'paid', to: 'paid', illegal: null });
+    // Learnt again (the settlement read by REST after its webhook): its settled_at is kept, the first time stands.
+    const again = applySaleEvent(first.sale, settled(T0 + 6_000_000, T0 + 4_000_000));
+    expect(again.sale?.settlements).toEqual([{ settlement_id: 42, line: 'charge', settled_at: T0 + 4_000_000, at: T0 + 5_000_000 }]);
+    expect(applySaleEvent(again.sale, settled(T0 + 7_000_000, T0 + 4_000_000)).report.effect).toBe('duplicate');
+    // A refund deduction in the same settlement is a line of its own; either order gives one record.
+    const both = [settled(T0 + 5_000_000, T0 + 4_000_000), settled(T0 + 5_000_000, T0 + 4_000_000, 'refund')];
+    expect(build([...STATES.paid, ...both]).settlements).toEqual(build([...STATES.paid, ...[...both].reverse()]).settlements);
+    expect(build([...STATES.paid, ...both]).status).toBe('paid');
+  });
+
   it('pending + equal payment: paid, with expected and received cents and the payment details', () => {
     const sale = build([...STATES.pending, paidE1('10.00')]);
     expect(sale.paid).toEqual({

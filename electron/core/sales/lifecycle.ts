@@ -220,6 +220,22 @@ export interface ChargeDone {
   readonly at: number;
 }
 
+/**
+ * A settlement included this sale (reference 4.7, 6.1): its charge (`line: 'charge'`), or a
+ * refund deduction of it (`line: 'refund'`), usually in a later settlement. Journaled with
+ * the settlement's reconciliation; it changes no status ("paid" is not "settled"), it is
+ * what the sale learns of where its money went.
+ */
+export interface SaleSettled {
+  readonly type: 'sale.settled';
+  readonly sale_id: string;
+  readonly settlement_id: number;
+  readonly line: 'charge' | 'refund';
+  /** The service's settled_at, epoch ms; null while the settlement has none. */
+  readonly settled_at: number | null;
+  readonly at: number;
+}
+
 // --- refunds (contract 5) ------------------------------------------------------------------
 
 /**
@@ -302,7 +318,8 @@ export type SaleEvent =
   | SaleAcknowledged
   | SaleWithdrawn
   | PaymentReceived
-  | ChargeDone;
+  | ChargeDone
+  | SaleSettled;
 
 export type SaleEventType = SaleEvent['type'];
 
@@ -511,6 +528,17 @@ export interface Sale {
   readonly conflicts: readonly SaleIssue[];
   /** Refunds asked for in this app, in the order asked (absent on sales journaled before refunds existed). */
   readonly refunds?: readonly RefundFact[];
+  /** The settlements that included this sale's charge or a refund of it (absent until one did). */
+  readonly settlements?: readonly SettlementFact[];
+}
+
+/** A settlement line that names the sale (see SaleSettled); one per line and settlement. */
+export interface SettlementFact {
+  readonly settlement_id: number;
+  readonly line: 'charge' | 'refund';
+  readonly settled_at: number | null;
+  /** When this journal first learnt it. */
+  readonly at: number;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -761,6 +789,16 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
     case 'refund.refused':
     case 'refund.uncertain':
       return mergeRefund(sale, event);
+    case 'sale.settled': {
+      const fact: SettlementFact = { settlement_id: event.settlement_id, line: event.line, settled_at: event.settled_at, at: event.at };
+      const settlements = upsert(sale.settlements ?? [], fact, (f) => `${f.line}:${f.settlement_id}`, (a, b) => ({
+        ...a,
+        // The first time this journal learnt it stands; a settled_at the service filled in later is kept.
+        settled_at: a.settled_at ?? b.settled_at,
+        at: Math.min(a.at, b.at),
+      }));
+      return { ...sale, settlements };
+    }
   }
 }
 
@@ -1160,5 +1198,8 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
       // Every state takes a payment (extra ones need a person); only a sale the service
       // refused should never see one.
       return s === 'failed' ? 'payment_on_refused_sale' : null;
+    case 'sale.settled':
+      // The settlement's reconciliation says when its charge is not this sale's payment.
+      return null;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../api/decode.ts';
 import { decodeSettledEvent } from '../api/routes.ts';
-import { factsOfEvent, findSale, invariantLines, reconcile, show, type SaleForSettlement } from './reconcile.ts';
+import { differencesOf, factsOfEvent, findSale, invariantLines, reconcile, show, unsettledSales, type PaidSale, type SaleForSettlement } from './reconcile.ts';
 
 /** A `settlement.settled` payload as the wire carries it (reference 6.1), figures as JSON numbers. */
 function payload(over: Record<string, unknown> = {}) {
@@ -135,4 +135,55 @@ describe('the webhook and the REST detail, field by field', () => {
 
 it('shows exact decimals', () => {
   expect([show(12345n, 2), show(5n, 6), show(-150n, 2), show(7n, 0)]).toEqual(['123.45', '0.000005', '-1.50', '7']);
+});
+
+describe('what a person acknowledges', () => {
+  it('one difference per line that does not match, invariant that does not hold, field that differs; keys stable across runs', () => {
+    const facts = factsOfEvent(decodeSettledEvent(payload({ amount: 30.499999, refunds: [{ service_refund_id: 'rf-9', service_id: 'svc-9', external_id: null, service_request_id: 'pix-9', refunded_amount: 0, refunded_currency: 'BRL', deduction_amount: 0, deduction_currency: 'USDt' }] })));
+    const other = { ...facts, from: 'rest' as const, provider_settlement_id: 'prov-other' };
+    const result = reconcile(facts, [sale(1)], other);
+    const keys = differencesOf(result).map((d) => `${d.key} ${d.what}`);
+    expect(keys).toEqual(['charge:svc-2 not_in_journal', 'refund:rf-9 not_in_journal', 'invariant:net does_not_hold', 'field:provider_settlement_id differs']);
+    expect(differencesOf(reconcile(facts, [sale(1)], other)).map((d) => d.key)).toEqual(differencesOf(result).map((d) => d.key));
+    expect(differencesOf(reconcile(factsOfEvent(decodeSettledEvent(payload())), SALES))).toEqual([]);
+  });
+
+  it('a refused figure is one difference, whatever the decoder said', () => {
+    const refused = { settlement_id: 7, charges: [], refunds: [], invariants: [], differs: ['decode: amount has 7 places'], status: 'needs_attention' as const };
+    expect(differencesOf(refused)).toEqual([{ key: 'decode', kind: 'decode', subject: 'amount has 7 places', what: 'refused' }]);
+  });
+});
+
+describe('paid sales no settlement included in time (reference 4.7)', () => {
+  const HOUR = 3_600_000;
+  const NOW = Date.UTC(2026, 10, 24, 12);
+  const paid = (n: number, over: Partial<PaidSale> = {}): PaidSale => ({
+    sale_id: `sale-${n}`,
+    store_id: 1,
+    checkout_id: 2,
+    external_id: null,
+    pix_id: `pix-${n}`,
+    service_id: `svc-${n}`,
+    paid_at: NOW - 3 * HOUR,
+    received_cents: 1000,
+    settled: false,
+    ...over,
+  });
+  const none = { service_ids: new Set<string>(), request_ids: new Set<string>() };
+  it.each<[string, PaidSale, typeof none, boolean]>([
+    ['paid three hours ago, in no settlement and not pending: flagged', paid(1), none, true],
+    ['paid within the two windows: not yet', paid(1, { paid_at: NOW - 2 * HOUR + 1 }), none, false],
+    ['exactly two windows: flagged', paid(1, { paid_at: NOW - 2 * HOUR }), none, true],
+    ['settled: never', paid(1, { settled: true }), none, false],
+    ['still pending at the service by service_id (a negative net keeps the pool)', paid(1), { service_ids: new Set(['svc-1']), request_ids: new Set() }, false],
+    ['still pending by service_request_id = pix_id', paid(1), { service_ids: new Set(), request_ids: new Set(['pix-1']) }, false],
+    ['another sale pending does not excuse this one', paid(1), { service_ids: new Set(['svc-2']), request_ids: new Set(['pix-2']) }, true],
+  ])('%s', (_case, s, pending, flagged) => {
+    expect(unsettledSales([s], pending, NOW, 2 * HOUR).length).toBe(flagged ? 1 : 0);
+  });
+
+  it('lists the oldest first', () => {
+    const list = unsettledSales([paid(1, { paid_at: NOW - 3 * HOUR }), paid(2, { paid_at: NOW - 5 * HOUR })], none, NOW, 2 * HOUR);
+    expect(list.map((s) => s.sale_id)).toEqual(['sale-2', 'sale-1']);
+  });
 });

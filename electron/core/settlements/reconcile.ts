@@ -188,3 +188,58 @@ function compare(a: SettlementFacts, b: SettlementFacts): string[] {
   if (refunds(a) !== refunds(b)) out.push('refunds');
   return out;
 }
+
+/**
+ * What a person has to acknowledge in a result, each under a key that stays the same when
+ * the settlement is reconciled again: a charge or refund line that did not match, an
+ * invariant that does not hold, a field on which the webhook and the REST detail differ.
+ */
+export interface Difference {
+  key: string;
+  kind: 'charge' | 'refund' | 'invariant' | 'field' | 'decode';
+  /** The service_id, service_refund_id, rule or field name the line is about. */
+  subject: string;
+  /** What is wrong with it: a ChargeCheck kind, `not_in_journal`, `does_not_hold`, `differs`. */
+  what: string;
+}
+
+export function differencesOf(r: Reconciliation): Difference[] {
+  const out: Difference[] = [];
+  for (const c of r.charges) if (c.check.kind !== 'matched') out.push({ key: `charge:${c.service_id}`, kind: 'charge', subject: c.service_id, what: c.check.kind });
+  for (const f of r.refunds) if (f.check.kind !== 'matched') out.push({ key: `refund:${f.service_refund_id}`, kind: 'refund', subject: f.service_refund_id, what: f.check.kind });
+  for (const i of r.invariants) if (!i.holds) out.push({ key: `invariant:${i.rule}`, kind: 'invariant', subject: i.rule, what: 'does_not_hold' });
+  for (const d of r.differs) {
+    // A refused figure is journaled as `decode: <why>`; the why is not part of its key.
+    if (d.startsWith('decode:')) out.push({ key: 'decode', kind: 'decode', subject: d.slice('decode:'.length).trim(), what: 'refused' });
+    else out.push({ key: `field:${d}`, kind: 'field', subject: d, what: 'differs' });
+  }
+  return out;
+}
+
+/** A paid sale as the unsettled check needs it. */
+export interface PaidSale {
+  sale_id: string;
+  store_id: number;
+  checkout_id: number;
+  external_id: string | null;
+  pix_id: string | null;
+  service_id: string | null;
+  paid_at: number;
+  received_cents: number;
+  /** A settlement already included its charge. */
+  settled: boolean;
+}
+
+/**
+ * Reference 4.7: a batched charge enters the pending pool and is swept into the next window's
+ * settlement; legacy 1:1 settles each charge. A paid sale that no settlement has included
+ * once `within` has passed, and that the service does not list as pending (a negative net
+ * keeps a whole pool waiting: that is said on the Pending view), is flagged for a person.
+ * Oldest first.
+ */
+export function unsettledSales(sales: readonly PaidSale[], pending: { service_ids: ReadonlySet<string>; request_ids: ReadonlySet<string> }, now: number, within: number): PaidSale[] {
+  return sales
+    .filter((s) => !s.settled && s.paid_at <= now - within)
+    .filter((s) => !(s.service_id !== null && pending.service_ids.has(s.service_id)) && !(s.pix_id !== null && pending.request_ids.has(s.pix_id)))
+    .sort((a, b) => a.paid_at - b.paid_at || (a.sale_id < b.sale_id ? -1 : 1));
+}

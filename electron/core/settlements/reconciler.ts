@@ -1,9 +1,10 @@
 import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent, type PendingCharges, type Settlement, type SettlementDetail } from '../api/routes.ts';
+import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type Settlement, type SettlementDetail } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { SaleSettled } from '../sales/lifecycle.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
-import { factsOfDetail, factsOfEvent, reconcile, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
+import { differencesOf, factsOfDetail, factsOfEvent, reconcile, unsettledSales, type Difference, type PaidSale, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
 
 /**
  * Runs reconcile.ts when a `settlement.settled` has been journaled (once per settlement_id)
@@ -12,24 +13,67 @@ import { factsOfDetail, factsOfEvent, reconcile, type Reconciliation, type SaleF
  * journal); a crash in between is caught up at the next start (resume).
  */
 export const SETTLEMENT_RECONCILED = 'settlement.reconciled';
+/** A person acknowledges one difference of a settlement, in their name (an operator action). */
+export const SETTLEMENT_ACKNOWLEDGED = 'settlement.acknowledged';
 
-export interface ReconciledState {
-  /** Per settlement_id: the last result, and the sales its charges matched. */
-  settlements: Record<string, { status: Reconciliation['status']; at: number; sale_ids: string[] }>;
+export interface Acknowledged {
+  by: string;
+  at: number;
+  note: string | null;
 }
 
-export const RECONCILED_PROJECTION = 'settlements.reconciled';
+export interface SettlementBookRow {
+  status: Reconciliation['status'];
+  at: number;
+  /** The sales its charges matched. */
+  sale_ids: string[];
+  /** The keys of the last result's differences (differencesOf). */
+  differences: string[];
+  /** Per difference key, who acknowledged it; kept when the settlement is reconciled again. */
+  acknowledged: Record<string, Acknowledged>;
+}
+
+export interface ReconciledState {
+  /** Per settlement_id: the last result and what people acknowledged of it. */
+  settlements: Record<string, SettlementBookRow>;
+}
+
+/** The book's name in the checkpoint: a new name makes the journal fold it again from its entries. */
+export const RECONCILED_PROJECTION = 'settlements.book';
 export const reconciledProjection: Projection<ReconciledState> = {
   initial: { settlements: {} },
   reduce: (state: ReconciledState, entry: JournalEntry) => {
-    if (entry.type !== SETTLEMENT_RECONCILED) return state;
+    if (entry.type !== SETTLEMENT_RECONCILED && entry.type !== SETTLEMENT_ACKNOWLEDGED) return state;
     const id = entry.data['settlement_id'];
-    const result = entry.data['result'] as unknown as Reconciliation | undefined;
-    if (typeof id !== 'number' || result === undefined) return state;
-    const sale_ids = result.charges.flatMap((c) => ('sale_id' in c.check ? [c.check.sale_id] : []));
-    return { settlements: { ...state.settlements, [String(id)]: { status: result.status, at: entry.at, sale_ids } } };
+    if (typeof id !== 'number') return state;
+    const before = state.settlements[String(id)];
+    let row: SettlementBookRow | undefined;
+    if (entry.type === SETTLEMENT_RECONCILED) {
+      const result = entry.data['result'] as unknown as Reconciliation | undefined;
+      if (result === undefined) return state;
+      const sale_ids = result.charges.flatMap((c) => ('sale_id' in c.check ? [c.check.sale_id] : []));
+      row = { status: result.status, at: entry.at, sale_ids, differences: differencesOf(result).map((d) => d.key), acknowledged: before?.acknowledged ?? {} };
+    } else {
+      const key = entry.data['difference'];
+      const by = entry.data['by'];
+      if (before === undefined || typeof key !== 'string' || typeof by !== 'string' || key in before.acknowledged) return state;
+      const note = typeof entry.data['note'] === 'string' ? entry.data['note'] : null;
+      row = { ...before, acknowledged: { ...before.acknowledged, [key]: { by, at: entry.at, note } } };
+    }
+    return { settlements: { ...state.settlements, [String(id)]: row } };
   },
 };
+
+/**
+ * Where a settlement stands for a person: Reconciled; Needs attention while a difference is
+ * not acknowledged; Acknowledged once every one is (by the people named on each line).
+ */
+export type BookStatus = Reconciliation['status'] | 'acknowledged';
+
+export function bookStatus(row: SettlementBookRow): BookStatus {
+  if (row.status === 'reconciled') return 'reconciled';
+  return row.differences.length > 0 && row.differences.every((k) => k in row.acknowledged) ? 'acknowledged' : 'needs_attention';
+}
 
 /** Reference 8: a settlement list range is at most 31 days; the page at most 1000. */
 const WINDOW_MS = 31 * 86_400_000;
@@ -39,11 +83,14 @@ const MAX_RANGE_MS = 2 * 366 * 86_400_000;
 export interface SettlementListRow {
   settlement: Settlement;
   /** This journal's last result; null when none yet (its webhook not come, or never read). */
-  reconciled: Reconciliation['status'] | null;
+  reconciled: BookStatus | null;
 }
 
 /** Reference 8: pending-charges pages at most 500. */
 const PENDING_PAGE = 500;
+const MAX_PENDING_PAGES = 20;
+/** How far back paid sales are checked for a settlement (the Settlements list reaches further). */
+const UNSETTLED_LOOKBACK_MS = 7 * 86_400_000;
 
 export interface PendingRow {
   checkout_id: number;
@@ -63,6 +110,9 @@ export interface SaleLine {
 export interface SettlementView {
   settlement: SettlementDetail;
   result: Reconciliation;
+  status: BookStatus;
+  /** Each difference of the result, with who acknowledged it (null while nobody has). */
+  differences: Array<Difference & { acknowledged: Acknowledged | null }>;
   /** The sales its lines name, by sale_id. */
   sales: Record<string, SaleLine>;
 }
@@ -141,10 +191,10 @@ export class Reconciler {
       if (!(err instanceof DecodeError)) throw err;
       // A figure the decoder refuses (more places than its currency has) is a difference to
       // read, not a number to round: the settlement needs a person.
-      return this.#record(settlementId, 'webhook', { settlement_id: settlementId, charges: [], refunds: [], invariants: [], differs: [`decode: ${err.message}`], status: 'needs_attention' });
+      return this.#record(settlementId, 'webhook', { settlement_id: settlementId, charges: [], refunds: [], invariants: [], differs: [`decode: ${err.message}`], status: 'needs_attention' }, null);
     }
     const rest = await this.#detail(settlementId);
-    return this.#record(settlementId, 'webhook', reconcile(hook, await this.#sales(hook), rest === null ? null : factsOfDetail(rest)));
+    return this.#record(settlementId, 'webhook', reconcile(hook, await this.#sales(hook), rest === null ? null : factsOfDetail(rest)), hook.settled_at);
   }
 
   /** Settlements journaled by webhook that have no result yet (a crash between the two). */
@@ -181,7 +231,10 @@ export class Reconciler {
     const results = this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
     return [...found.values()]
       .sort((a, b) => Date.parse(b.settled_at ?? b.created_at) - Date.parse(a.settled_at ?? a.created_at) || b.settlement_id - a.settlement_id)
-      .map((settlement) => ({ settlement, reconciled: results[String(settlement.settlement_id)]?.status ?? null }));
+      .map((settlement) => {
+        const row = results[String(settlement.settlement_id)];
+        return { settlement, reconciled: row === undefined ? null : bookStatus(row) };
+      });
   }
 
   /**
@@ -202,13 +255,43 @@ export class Reconciler {
     const result = reconcile(rest, sales, hook);
     const previous = await this.result(settlementId);
     // Journaled when it says something new: reading a detail twice is not a new fact.
-    if (previous === null || JSON.stringify(previous) !== JSON.stringify(result)) await this.#record(settlementId, 'rest', result);
+    if (previous === null || JSON.stringify(previous) !== JSON.stringify(result)) await this.#record(settlementId, 'rest', result, detail.settled_at);
     const rows = new Map<string, SaleLine>();
     for (const id of [...result.charges, ...result.refunds].flatMap((l) => ('sale_id' in l.check ? [l.check.sale_id] : []))) {
       const sale = (await this.#ctx.journal.sales.get(id))?.sale;
       if (sale) rows.set(id, { sale_id: id, requested_at: sale.requested_at, amount_cents: sale.amount_cents, received_cents: sale.paid?.received_cents ?? null, external_id: sale.external_id ?? null });
     }
-    return { settlement: detail, result, sales: Object.fromEntries(rows) };
+    return { settlement: detail, result, ...this.#acknowledgements(settlementId, result), sales: Object.fromEntries(rows) };
+  }
+
+  /**
+   * A person acknowledges one difference of a settlement's last result, in their name: the
+   * difference stays (nothing is corrected), and it no longer asks for a person. Returns the
+   * settlement's differences as they now stand; acknowledging one twice keeps the first.
+   */
+  async acknowledge(by: string, settlementId: number, difference: string, note: string | null): Promise<Pick<SettlementView, 'status' | 'differences'>> {
+    const { journal, locks } = this.#ctx;
+    return locks.exclusive(SETTLEMENTS_LOCK, async () => {
+      const result = await this.result(settlementId);
+      if (result === null) throw new CoreError('not_found', 'That settlement has not been reconciled here yet: open it first.');
+      if (!differencesOf(result).some((d) => d.key === difference)) {
+        throw new CoreError('invalid_argument', 'That line no longer differs: open the settlement again to see what still does.', { field: 'difference' });
+      }
+      const row = journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements[String(settlementId)];
+      if (row !== undefined && !(difference in row.acknowledged)) {
+        await journal.append([{ type: SETTLEMENT_ACKNOWLEDGED, data: { settlement_id: settlementId, difference, by, ...(note === null ? {} : { note }) } }]);
+      }
+      return this.#acknowledgements(settlementId, result);
+    });
+  }
+
+  #acknowledgements(settlementId: number, result: Reconciliation): Pick<SettlementView, 'status' | 'differences'> {
+    const row = this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements[String(settlementId)];
+    const acknowledged = row?.acknowledged ?? {};
+    return {
+      status: row === undefined ? result.status : bookStatus(row),
+      differences: differencesOf(result).map((d) => ({ ...d, acknowledged: acknowledged[d.key] ?? null })),
+    };
   }
 
   /**
@@ -227,6 +310,53 @@ export class Reconciler {
       rows.push({ checkout_id: checkoutId, pending, net_negative: pending.totals.net_settlement_amount.minor < 0 });
     }
     return rows;
+  }
+
+  /**
+   * Paid sales of the last week that no settlement included two windows after they were paid
+   * and that the service does not list as pending (reference 4.7): each needs a person.
+   */
+  async unsettled(): Promise<PaidSale[]> {
+    const { client, journal, clock } = this.#ctx;
+    const now = clock.now();
+    const paid: PaidSale[] = [];
+    const checkouts = new Set<string>();
+    for (const { sale } of await journal.sales.createdBetween(now - UNSETTLED_LOOKBACK_MS, now + 1)) {
+      if (sale.paid === undefined || sale.paid.paid_at === null || sale.paid.received_cents === null) continue;
+      paid.push({
+        sale_id: sale.sale_id,
+        store_id: sale.store_id,
+        checkout_id: sale.checkout_id,
+        external_id: sale.external_id ?? null,
+        pix_id: sale.pix_id ?? null,
+        service_id: sale.service_id ?? null,
+        paid_at: sale.paid.paid_at,
+        received_cents: sale.paid.received_cents,
+        settled: (sale.settlements ?? []).some((f) => f.line === 'charge') || sale.dones.some((d) => d.settlement_id !== null && this.#known(d.settlement_id)),
+      });
+      checkouts.add(`${sale.store_id}/${sale.checkout_id}`);
+    }
+    const late = unsettledSales(paid, { service_ids: new Set(), request_ids: new Set() }, now, 2 * SETTLEMENT_WINDOW_MS);
+    if (late.length === 0) return [];
+    // Only then ask the service what it still holds: the pending pool of each checkout concerned.
+    const service_ids = new Set<string>();
+    const request_ids = new Set<string>();
+    for (const checkoutId of new Set(late.map((s) => s.checkout_id))) {
+      for (let offset = 0, pages = 0; pages < MAX_PENDING_PAGES; offset += PENDING_PAGE, pages++) {
+        const page = await client.listPendingCharges({ checkout_id: checkoutId, limit: PENDING_PAGE, offset });
+        for (const item of page.items) {
+          service_ids.add(item.service_id);
+          request_ids.add(item.service_request_id);
+        }
+        if (page.items.length < PENDING_PAGE || offset + PENDING_PAGE >= page.totals.count) break;
+      }
+    }
+    return unsettledSales(late, { service_ids, request_ids }, now, 2 * SETTLEMENT_WINDOW_MS);
+  }
+
+  /** A legacy done event's settlement counts once this journal has reconciled it. */
+  #known(settlementId: number): boolean {
+    return String(settlementId) in this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
   }
 
   /** The last result journaled for a settlement, or null. */
@@ -276,9 +406,20 @@ export class Reconciler {
     return [...found.values()];
   }
 
-  async #record(settlementId: number, from: 'webhook' | 'rest', result: Reconciliation): Promise<Reconciliation> {
+  /**
+   * Journals a result. The same entry tells each sale it names that this settlement included
+   * it (lifecycle SaleSettled): a sale learns its settlement with the result, never apart.
+   */
+  async #record(settlementId: number, from: 'webhook' | 'rest', result: Reconciliation, settledAt: string | null): Promise<Reconciliation> {
+    const at = this.#ctx.clock.now();
+    const settled_at = settledAt === null || Number.isNaN(Date.parse(settledAt)) ? null : Date.parse(settledAt);
+    const events: SaleSettled[] = [
+      ...result.charges.flatMap((c) => ('sale_id' in c.check ? [{ type: 'sale.settled' as const, sale_id: c.check.sale_id, settlement_id: settlementId, line: 'charge' as const, settled_at, at }] : [])),
+      ...result.refunds.flatMap((r) => ('sale_id' in r.check ? [{ type: 'sale.settled' as const, sale_id: r.check.sale_id, settlement_id: settlementId, line: 'refund' as const, settled_at, at }] : [])),
+    ];
+    const sale_ids = [...new Set(events.map((e) => e.sale_id))];
     await this.#ctx.locks.exclusive(SETTLEMENTS_LOCK, () =>
-      this.#ctx.journal.append([{ type: SETTLEMENT_RECONCILED, data: { settlement_id: settlementId, from, status: result.status, result: result as unknown as Record<string, unknown> } }]),
+      this.#ctx.journal.append([{ type: SETTLEMENT_RECONCILED, data: { settlement_id: settlementId, from, status: result.status, result: result as unknown as Record<string, unknown>, sale_ids, events: events as unknown as Record<string, unknown>[] } }]),
     );
     const level = result.status === 'reconciled' ? 'info' : 'warn';
     this.#ctx.log[level]('settlement reconciled', { settlement_id: settlementId, status: result.status });

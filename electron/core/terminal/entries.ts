@@ -32,7 +32,7 @@ export interface SaleRow {
 }
 
 /** Entry types that are a person's action: the journal requires their `by`. */
-export const OPERATOR_ACTIONS = ['sale.acknowledged', 'payment.attributed', 'sale.withdrawn', 'refund.requested'] as const;
+export const OPERATOR_ACTIONS = ['sale.acknowledged', 'payment.attributed', 'sale.withdrawn', 'refund.requested', 'settlement.acknowledged'] as const;
 
 export function saleFact(events: readonly SaleEvent[], extra: Omit<SaleFactData, 'sale_ids' | 'events'> = {}): EntryInput {
   const first = events[0];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, eventView, filterSales, salesCsv, shiftTotals } from './shift-report.ts';
+import { csvCell, eventView, filterSales, salesCsv, settlementTrail, shiftTotals } from './shift-report.ts';
 import type { SaleSummary } from './views.ts';
 
 function sale(over: Partial<SaleSummary>): SaleSummary {
@@ -25,6 +25,7 @@ function sale(over: Partial<SaleSummary>): SaleSummary {
     refunds: [],
     paid_at: Date.UTC(2026, 10, 21, 13, 1),
     e2e_id: 'E1',
+    settlement: null,
     description: { key: 'sale.paid', params: {}, tone: 'success', needs_person: false, attention: [], acknowledged: [] },
     issues: [],
     ...over,
@@ -78,6 +79,37 @@ describe('shift totals', () => {
   });
 });
 
+describe('where the money went', () => {
+  it.each([
+    // [case, sales, received, settled (count, cents), refunded, awaiting (count, cents)]
+    ['nothing paid', [sale({ status: 'expired', received_cents: null, received_total_cents: 0 })], 0, [0, 0], 0, [0, 0]],
+    ['paid, not settled yet', [sale({})], 1250, [0, 0], 0, [1, 1250]],
+    ['paid and settled', [sale({ settlement: { settlement_id: 7, settled_at: 1 } })], 1250, [1, 1250], 0, [0, 0]],
+    [
+      'settled, then partly refunded: the refund is counted apart, the charge stays settled',
+      [sale({ status: 'partly_refunded', received_total_cents: 750, refunded_cents: 500, settlement: { settlement_id: 7, settled_at: 1 } })],
+      1250,
+      [1, 1250],
+      500,
+      [0, 0],
+    ],
+    ['refunded in full before any settlement', [sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })], 1250, [0, 0], 1250, [1, 1250]],
+    [
+      'two sales, one of each',
+      [sale({ sale_id: 'a', settlement: { settlement_id: 7, settled_at: 1 } }), sale({ sale_id: 'b', received_cents: 300, received_total_cents: 300 })],
+      1550,
+      [1, 1250],
+      0,
+      [1, 300],
+    ],
+  ] as const)('%s', (_case, sales, received, [settled, settledCents], refunded, [awaiting, awaitingCents]) => {
+    const trail = settlementTrail(sales);
+    expect(trail).toEqual({ received_cents: received, settled, settled_cents: settledCents, refunded_cents: refunded, awaiting, awaiting_cents: awaitingCents });
+    // Every cent received is either settled or still waiting.
+    expect(trail.settled_cents + trail.awaiting_cents).toBe(trail.received_cents);
+  });
+});
+
 describe('filters', () => {
   const sales = [sale({ sale_id: 'a', external_id: 'Order-42' }), sale({ sale_id: 'b', status: 'expired', pix_id: 'pix_XYZ', service_id: 'svc_b' })];
   it.each([
@@ -111,10 +143,12 @@ describe('CSV', () => {
   it('writes one row per sale with amounts as decimals and ISO times', () => {
     const csv = salesCsv([sale({ external_id: 'A,1', description: { key: 'sale.amount_mismatch', params: {}, tone: 'danger', needs_person: false, attention: [], acknowledged: [{ reason: 'amount_mismatch', subject: '', by: 'Rui', at: 1 }] } })]);
     const [header, row, end] = csv.split('\r\n');
-    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by,refunded');
-    expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui,');
+    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by,refunded,settlement_id,settled_at');
+    expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui,,,');
     const refunded = salesCsv([sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })]).split('\r\n')[1];
-    expect(refunded).toBe('s1,2026-11-21T13:00:00.000Z,ana,refunded,12.50,12.50,,pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,,12.50');
+    expect(refunded).toBe('s1,2026-11-21T13:00:00.000Z,ana,refunded,12.50,12.50,,pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,,12.50,,');
+    const settled = salesCsv([sale({ settlement: { settlement_id: 42, settled_at: Date.UTC(2026, 10, 21, 15, 0) } })]).split('\r\n')[1];
+    expect(settled).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,,pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,,,42,2026-11-21T15:00:00.000Z');
     expect(end).toBe('');
   });
 });

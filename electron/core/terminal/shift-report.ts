@@ -45,6 +45,42 @@ export interface ShiftTotals {
   partly_refunded: number;
 }
 
+/**
+ * Where the money of a shift's (or day's) sales went after it was received (reference 4.7):
+ * settled in a transfer, given back, or still waiting for a settlement. As the journal knows
+ * it now, also for a closed shift, whose sales are settled after its close.
+ */
+export interface SettlementTrail {
+  /** Every payment received on the sales, the refunded ones included. */
+  received_cents: number;
+  /** Sales whose charge a settlement included, and what they received. */
+  settled: number;
+  settled_cents: number;
+  /** Given back to payers (a refund's deduction reaches a later settlement). */
+  refunded_cents: number;
+  /** Paid sales no settlement has included yet, and what they received. */
+  awaiting: number;
+  awaiting_cents: number;
+}
+
+export function settlementTrail(sales: readonly SaleSummary[]): SettlementTrail {
+  const t: SettlementTrail = { received_cents: 0, settled: 0, settled_cents: 0, refunded_cents: 0, awaiting: 0, awaiting_cents: 0 };
+  for (const s of sales) {
+    const received = s.received_total_cents + s.refunded_cents;
+    t.received_cents += received;
+    t.refunded_cents += s.refunded_cents;
+    if (received === 0) continue;
+    if (s.settlement !== null) {
+      t.settled++;
+      t.settled_cents += received;
+    } else {
+      t.awaiting++;
+      t.awaiting_cents += received;
+    }
+  }
+  return t;
+}
+
 /** A payment no sale holds, as the totals count it. */
 export interface UnmatchedMoney {
   amount_cents: number | null;
@@ -197,6 +233,8 @@ const CSV_COLUMNS = [
   'needs_person',
   'acknowledged_by',
   'refunded',
+  'settlement_id',
+  'settled_at',
 ] as const;
 
 /**
@@ -229,6 +267,8 @@ export function salesCsv(sales: readonly SaleSummary[]): string {
       s.description.needs_person,
       s.description.acknowledged.map((a) => a.by).join('; ') || null,
       s.refunded_cents === 0 ? null : formatCents(s.refunded_cents),
+      s.settlement?.settlement_id ?? null,
+      iso(s.settlement?.settled_at ?? null),
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

@@ -6,7 +6,7 @@ import { wireBrlCents } from '../../shared/money.ts';
 import { samePayment, unmatchedPaymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, reduceSaleRow, type SaleRow } from './entries.ts';
 import { addDays, isTimeZone, localDayOf, localDayRange, parseLocalDay, type LocalDay } from './local-day.ts';
-import { eventView, filterSales, salesCsv, shiftTotals, type JournalEventView, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
+import { eventView, filterSales, salesCsv, settlementTrail, shiftTotals, type JournalEventView, type SettlementTrail, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
 import { saleSummary, type SaleSummary } from './views.ts';
 
 /**
@@ -26,6 +26,8 @@ export interface ShiftReport {
   events: JournalEventView[];
   /** Over the whole shift or day, whatever the filter. */
   totals: ShiftTotals;
+  /** Received, settled, refunded and still waiting, as known now (a closed shift's too). */
+  settlement: SettlementTrail;
   /** Payments received in this shift or day on sales of an earlier one, pointing back to them. */
   carried: CarriedPayment[];
   /** Their money, each payment once (not in totals: those count this shift's own sales). */
@@ -162,13 +164,17 @@ export class Shifts {
     const context = new Map<string, SaleRow | undefined>();
     const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), context);
     const afterClose = await this.#carried(await this.#afterClose(record), () => true, context);
+    // A closed shift's numbers stay as they were at its close; where their money went since is read now.
+    const now = record.closed_seq === undefined ? frame.views : await this.#asNow(frame.views);
+    const settledNow = new Map(now.map((v) => [v.sale_id, v.settlement]));
     return {
       shift: await this.#view(record),
       day: null,
       frozen_at_seq: record.closed_seq ?? null,
-      sales: filterSales(frame.views, filter),
+      sales: filterSales(frame.views, filter).map((v) => ({ ...v, settlement: settledNow.get(v.sale_id) ?? null })),
       events: frame.entries.map(eventView),
       totals: frame.totals,
+      settlement: settlementTrail(now),
       carried: carried.items,
       carried_cents: carried.cents,
       after_close: afterClose.items,
@@ -189,6 +195,7 @@ export class Shifts {
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
       totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
+      settlement: settlementTrail(frame.views),
       carried: [],
       carried_cents: 0,
       after_close: [],
@@ -212,6 +219,7 @@ export class Shifts {
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
       totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
+      settlement: settlementTrail(frame.views),
       carried: carried.items,
       carried_cents: carried.cents,
       after_close: [],
@@ -280,6 +288,13 @@ export class Shifts {
     // entry between the two, so inside the window.
     const totals = shiftTotals(views, await this.#unmatchedIn(entries, async () => entries));
     return { entries, views, saleIds: new Set(sales.map((s) => s.sale_id)), totals };
+  }
+
+  /** The sales as the journal holds them now (a closed shift's frame is folded up to its close). */
+  async #asNow(views: readonly SaleSummary[]): Promise<SaleSummary[]> {
+    const rows = await Promise.all(views.map((v) => this.#journal.sales.get(v.sale_id)));
+    const sales = rows.flatMap((r) => (r === undefined ? [] : [r.sale]));
+    return sales.map((sale) => saleSummary(sale, sales));
   }
 
   async #dayFrame(from: number, to: number): Promise<Frame> {

@@ -41,6 +41,11 @@ export interface SaleSummary {
   refunds: RefundView[];
   paid_at: number | null;
   e2e_id: string | null;
+  /**
+   * The settlement that included the sale's charge (reference 4.7): null while none has, as
+   * this journal knows it now (a closed shift's sale learns it after the close too).
+   */
+  settlement: { settlement_id: number; settled_at: number | null } | null;
   description: SaleDescription;
   issues: SaleIssue[];
 }
@@ -120,6 +125,12 @@ export function heldScreen(screen: ScreenView, hold: CustomerHold | null): Scree
   return { kind: 'held', sale_id: screen.sale_id, amount_cents: screen.amount_cents, expires_at: screen.expires_at, printed: screen.printed };
 }
 
+/** The first settlement that included the sale's charge (a second one is flagged by its reconciliation). */
+export function chargeSettlement(sale: Sale): SaleSummary['settlement'] {
+  const first = (sale.settlements ?? []).filter((f) => f.line === 'charge').sort((a, b) => a.at - b.at || a.settlement_id - b.settlement_id)[0];
+  return first === undefined ? null : { settlement_id: first.settlement_id, settled_at: first.settled_at };
+}
+
 export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSummary {
   return {
     sale_id: sale.sale_id,
@@ -153,6 +164,7 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
     })),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
+    settlement: chargeSettlement(sale),
     description: describeSale(sale, checkoutSales),
     issues: [...sale.issues, ...sale.conflicts],
   };
