@@ -171,3 +171,130 @@ describe('settlements no webhook brought', () => {
     expect(mine?.result).toMatchObject({ status: 'reconciled', charges: [{ check: { kind: 'matched', sale_id: sale } }] });
   });
 });
+
+/** Runs the window now and waits for each settlement it closed to be reconciled. */
+async function runWindow(): Promise<Array<{ settlement_id: number; result: Reconciliation }>> {
+  const run = await svc('POST', '/_sandbox/settlements/run', {});
+  expect(run.status).toBe(200);
+  const ids = (run.body as { settled: number[] }).settled;
+  return Promise.all(ids.map((id) => waitFor(async () => (await results()).find((r) => r.settlement_id === id), `settlement ${id} to be reconciled`)));
+}
+
+const saleOf = async (saleId: string) => (await core.journal.sales.get(saleId))!.sale;
+
+describe('refunds inside settled batches (ARS batched)', () => {
+  it('a partial and a full refund of an earlier batch, and a partial one in the same batch, are each matched to their sale; every settlement Reconciled; each sale learns its settlement', async () => {
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Duda'));
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'ars_batched' })).status).toBe(200);
+    const a = await paidSale(3000, 'batch-a');
+    const b = await paidSale(2000, 'batch-b');
+    const first = await runWindow();
+    const s1 = first.find((r) => r.result.charges.some((c) => 'sale_id' in c.check && c.check.sale_id === a));
+    expect(s1?.result.status).toBe('reconciled');
+    // A partly, B in full: refunds of the batch just settled.
+    expect((await call('sale.refund', { saleId: a, amountCents: 1000, reason: 'one item returned' })).ok).toBe(true);
+    expect((await call('sale.refund', { saleId: b, amountCents: 2000, reason: 'returned' })).ok).toBe(true);
+    const c = await paidSale(5000, 'batch-c');
+    const d = await paidSale(4000, 'batch-d');
+    expect((await call('sale.refund', { saleId: d, amountCents: 1500, reason: 'price corrected' })).ok).toBe(true);
+    const second = await runWindow();
+    expect(second).toHaveLength(1);
+    const s2 = second[0]!;
+    expect(s2.result.status).toBe('reconciled');
+    expect(s2.result.charges.map((x) => x.check)).toEqual([c, d].map((saleId) => ({ kind: 'matched', sale_id: saleId })));
+    const refunded = s2.result.refunds.map((r) => (r.check.kind === 'matched' ? r.check.sale_id : null));
+    expect(refunded).toEqual(expect.arrayContaining([a, b, d]));
+    expect(s2.result.invariants.find((l) => l.rule === 'net')?.holds).toBe(true);
+
+    // Each sale knows which settlement took its charge and which its refund.
+    const lines = async (saleId: string) => ((await saleOf(saleId)).settlements ?? []).map((f) => `${f.line}:${f.settlement_id}`).sort();
+    expect(await lines(a)).toEqual([`charge:${s1!.settlement_id}`, `refund:${s2.settlement_id}`]);
+    expect(await lines(b)).toEqual([`charge:${s1!.settlement_id}`, `refund:${s2.settlement_id}`]);
+    expect(await lines(d)).toEqual([`charge:${s2.settlement_id}`, `refund:${s2.settlement_id}`]);
+    expect((await saleOf(a)).settlements?.[0]?.settled_at).toEqual(expect.any(Number));
+
+    // The report and its CSV say it too: the sale's settlement, and where the money went.
+    const report = (await call('journal.shiftReport', {})) as { ok: true; result: { sales: Array<{ sale_id: string; settlement: { settlement_id: number } | null }>; settlement: Record<string, number> } };
+    expect(report.ok).toBe(true);
+    expect(report.result.sales.find((s) => s.sale_id === a)?.settlement?.settlement_id).toBe(s1!.settlement_id);
+    const trail = report.result.settlement;
+    expect(trail['settled_cents']! + trail['awaiting_cents']!).toBe(trail['received_cents']);
+    expect(trail['refunded_cents']).toBeGreaterThanOrEqual(4500);
+    const csv = (await call('journal.exportCsv', {})) as { ok: true; result: { csv: string } };
+    const row = csv.result.csv.split('\r\n').find((l) => l.startsWith(`${a},`));
+    expect(row?.split(',').slice(-2)[0]).toBe(String(s1!.settlement_id));
+  });
+});
+
+describe('settlement webhooks delivered twice and out of order', () => {
+  it('two settlements, the newer delivered first, each twice: each journaled once and Reconciled', async () => {
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'blockchain_batched' })).status).toBe(200);
+    expect((await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'reorder', event: 'settlement.settled', count: 2 })).status).toBe(201);
+    expect((await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'duplicate', event: 'settlement.settled', count: 2 })).status).toBe(201);
+    const e = await paidSale(1111, 'order-e');
+    const [older] = ((await svc('POST', '/_sandbox/settlements/run', {})).body as { settled: number[] }).settled as [number];
+    const f = await paidSale(2222, 'order-f');
+    const [newer] = ((await svc('POST', '/_sandbox/settlements/run', {})).body as { settled: number[] }).settled as [number];
+    for (const id of [older, newer]) await waitFor(async () => (await results()).find((r) => r.settlement_id === id), `settlement ${id} to be reconciled`);
+    // Let the second deliveries land too.
+    await waitFor(async () => {
+      const attempts = (await svc('GET', '/_sandbox/webhooks')).body as Array<{ event: string; status: number | null }>;
+      return attempts.filter((w) => w.event === 'settlement.settled' && w.status === 200).length >= 4 ? true : undefined;
+    }, 'both deliveries of both settlements');
+    const journaled = (await core.journal.eventsOfType('settlement.settled')).filter((x) => x.data['settlement_id'] === older || x.data['settlement_id'] === newer);
+    // One entry each, the newer first: the order they came in.
+    expect(journaled.map((x) => x.data['settlement_id'])).toEqual([newer, older]);
+    const mine = (await results()).filter((r) => r.settlement_id === older || r.settlement_id === newer);
+    expect(mine).toHaveLength(2);
+    expect(mine.every((r) => r.result.status === 'reconciled')).toBe(true);
+    expect(mine.find((r) => r.settlement_id === older)?.result.charges.map((c) => c.check)).toEqual([{ kind: 'matched', sale_id: e }]);
+    expect(mine.find((r) => r.settlement_id === newer)?.result.charges.map((c) => c.check)).toEqual([{ kind: 'matched', sale_id: f }]);
+  });
+});
+
+describe('a person acknowledges each difference, in their name', () => {
+  it('the settlement that did not add up: each line acknowledged by the signed-in supervisor, then Acknowledged; an unknown line is refused', async () => {
+    const id = 990_001;
+    const iara = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Iara'));
+    const joel = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Joel'));
+    const ack = (call: typeof iara, difference: string, note?: string) => call('settlements.acknowledge', { settlementId: id, difference, ...(note === undefined ? {} : { note }) });
+    const one = (await ack(iara, 'charge:svc_unknown', 'not ours: asked the provider')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
+    expect(one.result.status).toBe('needs_attention');
+    expect(one.result.differences.map((d) => [d.key, d.acknowledged?.by ?? null])).toEqual([
+      ['charge:svc_unknown', 'Iara'],
+      ['invariant:net', null],
+      ['invariant:no_refunds_equal', null],
+    ]);
+    // Acknowledged twice: the first person stays.
+    await ack(joel, 'charge:svc_unknown');
+    await ack(joel, 'invariant:net');
+    const last = (await ack(joel, 'invariant:no_refunds_equal')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
+    expect(last.result.status).toBe('acknowledged');
+    expect(last.result.differences.map((d) => d.acknowledged?.by)).toEqual(['Iara', 'Joel', 'Joel']);
+    expect(last.result.differences[0]?.acknowledged?.note).toBe('not ours: asked the provider');
+    // Journaled in each person's name; the result itself is never changed.
+    const acks = (await core.journal.eventsOfType('settlement.acknowledged')).filter((x) => x.data['settlement_id'] === id);
+    expect(acks.map((x) => x.data['by'])).toEqual(['Iara', 'Joel', 'Joel']);
+    expect((await core.terminal.reconciler.result(id))?.status).toBe('needs_attention');
+    expect(await ack(iara, 'charge:svc_other')).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    expect(await iara('settlements.acknowledge', { settlementId: 424_242, difference: 'decode' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
+
+describe('paid sales no settlement took in time', () => {
+  it('a sale whose settlement webhook was dropped is listed two windows after its payment, and no longer once the follow-up found it', async () => {
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Nina'));
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'ars_batched' })).status).toBe(200);
+    const sale = await paidSale(3300, 'late-settle');
+    await waitFor(async () => ((await saleOf(sale)).dones.length > 0 ? true : undefined), 'the sale’s charge.done');
+    const unsettled = async () => ((await call('settlements.unsettled', undefined)) as { ok: true; result: Array<{ sale_id: string }> }).result.map((s) => s.sale_id);
+    expect(await unsettled()).not.toContain(sale);
+    expect((await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'drop', event: 'settlement.settled', count: 5 })).status).toBe(201);
+    // Two hours of the service's time: its windows ran, the webhook never came.
+    expect((await svc('POST', '/_sandbox/clock/advance', { seconds: 2 * 3600 + 60 })).status).toBe(200);
+    expect(await unsettled()).toContain(sale);
+    await core.terminal.reconciler.followUp();
+    expect((await saleOf(sale)).settlements?.map((f) => f.line)).toEqual(['charge']);
+    expect(await unsettled()).not.toContain(sale);
+  });
+});
