@@ -48,6 +48,19 @@ export class Payer {
     return (await this.#post('/_sandbox/settlements/run', {}))['settled'] as number[];
   }
 
+  /**
+   * Another system of the merchant charges on a checkout through the public API (contract 2),
+   * never through this app: the service knows the sale, the app's journal does not.
+   */
+  async chargeElsewhere(amount: string, externalId: string, checkoutId = 1): Promise<{ service_id: string }> {
+    const res = await this.#request.post(`${this.baseUrl}/v2/create_dynamic_pix`, {
+      headers: { authorization: `Bearer ${FIXTURE_TOKENS.cashier}` },
+      data: { amount, store_id: 1, checkout_id: checkoutId, external_id: externalId },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    return (await res.json()) as { service_id: string };
+  }
+
   /** Moves a MED claim on at the service (contract 7 control API), as the bank would. */
   advanceClaim(medCaseId: string, to: { status: string; money_refunded?: boolean; refunded_amount?: string }) {
     return this.#post(`/_sandbox/med/${medCaseId}/advance`, to);

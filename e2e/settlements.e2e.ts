@@ -68,4 +68,53 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
   expect(lines[0]).toBe('settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_cents');
   expect(lines.filter((l) => l.includes(',charge,') && l.includes(',matched,'))).toHaveLength(2);
   expect(lines.at(-1)).toContain(',reconciled,');
+
+  // Each sale learnt its settlement: the journal shows Settled with its id, and where the money went.
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  const settled = page.getByTestId('settled');
+  await expect(settled).toHaveCount(2);
+  await expect(settled.first()).toContainText(`Settled in ${id}`);
+  await expect(page.getByTestId('trail-settled')).toHaveText('2 sales, R$22.40');
+  await expect(page.getByTestId('trail-awaiting')).toHaveText('0 sales, R$0.00');
+  await snap(page, testInfo, 'settlements-02-journal-settled');
+});
+
+test('a charge the journal does not know: Needs attention until a supervisor acknowledges it in their name', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  await payer.setSettlementMode(1, 'ars_batched');
+  const bia = { name: 'Bia', pin: '2468', role: 'Supervisor' } as const;
+  await addOperator(page, bia);
+  await signOut(page);
+  await signIn(page, bia);
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await paidSale(page, '20,00', 'R$20.00', () => payer.payCheckout());
+  // Another system of the merchant charges on the same checkout, and its customer pays.
+  const outside = await payer.chargeElsewhere('5.00', 'other-system-1');
+  await payer.payCheckout();
+  const [id] = await payer.runSettlements();
+  expect(id).toBeDefined();
+
+  await page.getByRole('link', { name: 'Settlements', exact: true }).click();
+  const row = page.getByRole('table', { name: 'Settlements' }).locator(`tr[data-settlement="${id}"]`);
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect(row).toHaveAttribute('data-reconciled', 'needs_attention', { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await row.getByRole('button', { name: `Show settlement ${id}` }).click();
+  const detail = page.getByTestId('settlement-detail');
+  await expect(detail.getByTestId('settlement-status')).toHaveText('Needs attention');
+  await expect(detail.getByRole('table', { name: 'Charges' }).locator('tr[data-check="not_in_journal"]')).toContainText('other-system-1');
+  const line = detail.getByTestId('differences').locator(`li[data-difference="charge:${outside.service_id}"]`);
+  await expect(line).toContainText('Charge other-system-1: Not in journal.');
+  await line.getByLabel('Note (optional)').fill('charged by the web shop');
+  await line.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(line).toContainText('Acknowledged by Bia');
+  await expect(line).toContainText('charged by the web shop');
+  await expect(detail.getByTestId('settlement-status')).toHaveText('Differences acknowledged');
+  await expect(row).toContainText('Differences acknowledged');
+  await snap(page, testInfo, 'settlements-03-acknowledged');
+  // Read again from the core, it stays so.
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await expect(row).toHaveAttribute('data-reconciled', 'acknowledged');
 });

@@ -141,12 +141,16 @@ describe('outcomeChanges', () => {
 });
 
 describe('journal event details', () => {
-  const details = { amount_cents: 1250, pix_id: 'pix_1', external_id: 'A-1', reason: null, source: 'webhook', evidence: null, note: null, related: 1 };
+  const details = { amount_cents: 1250, pix_id: 'pix_1', external_id: 'A-1', reason: null, source: 'webhook', evidence: null, note: null, related: 1, settlement_id: null };
   it('words them in the cashier language', async () => {
     const { eventDetailsText } = await import('./messages.ts');
     expect(eventDetailsText('en', details)).toBe('amount R$12.50 · pix_id pix_1 · reference A-1 · via webhook · +1 related sale(s)');
     expect(nbsp(eventDetailsText('pt-BR', details))).toBe('valor R$ 12,50 · pix_id pix_1 · referência A-1 · via webhook · +1 venda(s) relacionada(s)');
     expect(eventDetailsText('es', { ...details, related: 0, note: 'turno' })).toContain('nota: turno');
+    // A settlement's entry names its settlement.
+    const settled = { amount_cents: null, pix_id: null, external_id: null, reason: null, source: null, evidence: null, note: null, related: 0, settlement_id: 42 };
+    expect(eventDetailsText('en', settled)).toBe('settlement 42');
+    expect(eventDetailsText('pt-BR', settled)).toBe('liquidação 42');
   });
 });
 
@@ -172,7 +176,7 @@ describe('journal codes in words', () => {
   });
   it('words the reason, source and evidence of an event', async () => {
     const { eventDetailsText } = await import('./messages.ts');
-    const details = { amount_cents: null, pix_id: null, external_id: null, reason: 'paid_late', source: 'tx_status', evidence: 'tx_not_found', note: null, related: 0 };
+    const details = { amount_cents: null, pix_id: null, external_id: null, reason: 'paid_late', source: 'tx_status', evidence: 'tx_not_found', note: null, related: 0, settlement_id: null };
     expect(eventDetailsText('es', details)).toBe('motivo: pago tardío · vía consulta de Tx Status · porque el servicio ya no conoce la venta');
   });
 });

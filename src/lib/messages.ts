@@ -187,6 +187,7 @@ export function eventDetailsText(lang: Lang, d: EventDetails): string {
   if (d.reason !== null) parts.push(translate(lang, 'event.reason', { value: codeText(lang, 'reason', d.reason) }));
   if (d.source !== null) parts.push(translate(lang, 'event.source', { value: codeText(lang, 'source', d.source) }));
   if (d.evidence !== null) parts.push(translate(lang, 'event.evidence', { value: codeText(lang, 'evidence', d.evidence) }));
+  if (d.settlement_id !== null) parts.push(translate(lang, 'event.settlement', { id: d.settlement_id }));
   if (d.related > 0) parts.push(translate(lang, 'event.related', { count: d.related }));
   if (d.note !== null) parts.push(translate(lang, 'event.note', { value: d.note }));
   return parts.join(' · ');

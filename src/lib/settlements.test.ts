@@ -12,7 +12,7 @@ describe('settlementFigure', () => {
   });
 });
 
-it('the CSV has a line per charge with its match and sale, the invariant lines and the amount', () => {
+it('the CSV has a line per charge with its match and sale, the invariant lines, each difference with who acknowledged it, and the amount', () => {
   const usdt = (minor: number) => ({ minor, scale: 6, currency: 'USDt' });
   const view = {
     settlement: {
@@ -23,6 +23,8 @@ it('the CSV has a line per charge with its match and sale, the invariant lines a
     },
     result: { settlement_id: 7, status: 'reconciled', charges: [{ service_id: 'svc-1', check: { kind: 'matched', sale_id: 's1' } }], refunds: [], invariants: [{ rule: 'net', holds: true, left: '10.000000', right: '10.000000 − 0.000000' }], differs: [] },
     sales: { s1: { sale_id: 's1', requested_at: 0, amount_cents: 5250, received_cents: 5250, external_id: '=cmd' } },
+    status: 'reconciled',
+    differences: [],
   } as unknown as SettlementView;
   expect(settlementCsv(view).split('\r\n')).toEqual([
     'settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_cents',
@@ -31,4 +33,13 @@ it('the CSV has a line per charge with its match and sale, the invariant lines a
     '7,amount,,,,10.000000 USDt,reconciled,,',
     '',
   ]);
+  const acknowledged = settlementCsv({
+    ...view,
+    status: 'needs_attention',
+    differences: [
+      { key: 'field:amount', kind: 'field', subject: 'amount', what: 'differs', acknowledged: { by: 'Rui', at: 1, note: 'provider, fixed' } },
+      { key: 'charge:svc-9', kind: 'charge', subject: 'svc-9', what: 'not_in_journal', acknowledged: null },
+    ],
+  });
+  expect(acknowledged.split('\r\n').slice(3, 6)).toEqual(['7,difference,field:amount,,,"provider, fixed",acknowledged,Rui,', '7,difference,charge:svc-9,,,,open,,', '7,amount,,,,10.000000 USDt,needs_attention,,']);
 });

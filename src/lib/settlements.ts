@@ -36,6 +36,8 @@ export function settlementCsv(view: SettlementView): string {
     lines.push([s.settlement_id, 'refund', r.service_refund_id, r.external_id, settlementFigure(r.refunded_amount), settlementFigure(r.deduction_amount), check?.kind ?? null, saleId, null]);
   });
   for (const l of result.invariants) lines.push([s.settlement_id, 'invariant', l.rule, null, l.left, l.right, l.holds ? 'holds' : 'broken', null, null]);
-  lines.push([s.settlement_id, 'amount', null, null, null, settlementFigure(s.amount), result.status, null, null]);
+  // Each difference, and who acknowledged it (the person's name stands in the sale_id column's place).
+  for (const d of view.differences) lines.push([s.settlement_id, 'difference', d.key, null, null, d.acknowledged?.note ?? null, d.acknowledged === null ? 'open' : 'acknowledged', d.acknowledged?.by ?? null, null]);
+  lines.push([s.settlement_id, 'amount', null, null, null, settlementFigure(s.amount), view.status, null, null]);
   return lines.map((l) => l.map(cell).join(',')).join('\r\n') + '\r\n';
 }

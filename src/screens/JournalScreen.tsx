@@ -52,6 +52,32 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   );
 }
 
+/** Where the money of these sales went: settled, refunded, still waiting (as known now). */
+function MoneyTrail({ trail }: { trail: ShiftReport['settlement'] }) {
+  const t = useText();
+  const lang = useLang();
+  const rows: { key: string; label: TextKey; value: string }[] = [
+    { key: 'received', label: 'report.trail.received', value: formatMoney(lang, trail.received_cents) },
+    { key: 'settled', label: 'report.trail.settled', value: t('report.trail.sales', { count: formatCount(lang, trail.settled), money: formatMoney(lang, trail.settled_cents) }) },
+    { key: 'refunded', label: 'report.trail.refunded', value: formatMoney(lang, trail.refunded_cents) },
+    { key: 'awaiting', label: 'report.trail.awaiting', value: t('report.trail.sales', { count: formatCount(lang, trail.awaiting), money: formatMoney(lang, trail.awaiting_cents) }) },
+  ];
+  return (
+    <section className="card totals-card" aria-labelledby="trail-heading">
+      <h2 id="trail-heading">{t('report.trail.heading')}</h2>
+      <p className="muted">{t('report.trail.help')}</p>
+      <dl className="totals">
+        {rows.map(({ key, label, value }) => (
+          <div key={key} className="total">
+            <dt>{t(label)}</dt>
+            <dd data-testid={`trail-${key}`}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
 function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const lang = useLang();
@@ -96,6 +122,14 @@ function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
                       {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
                     </span>
                   ))}
+                  {s.settlement && (
+                    <span className="settled-line" data-testid="settled">
+                      {t('report.settled', {
+                        id: s.settlement.settlement_id,
+                        at: s.settlement.settled_at === null ? t('settlements.inFlight') : formatDateTime(lang, s.settlement.settled_at),
+                      })}
+                    </span>
+                  )}
                   <RefundSale sale={s} />
                 </td>
                 <td className="num">{s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)}</td>
@@ -609,6 +643,7 @@ export function JournalScreen() {
       <History />
       {report && <Showing report={report} />}
       {report && <Totals totals={report.totals} frozen={report.frozen_at_seq !== null} />}
+      {report && <MoneyTrail trail={report.settlement} />}
       {report && !shift && !day && <p className="hint">{t('report.noShift')}</p>}
 
       <div className="report-actions no-print">

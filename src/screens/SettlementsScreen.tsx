@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ChargeCheck, InvariantLine, PendingRow, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
@@ -31,6 +31,12 @@ const RULE_TEXT: Record<InvariantLine['rule'], TextKey> = {
   no_refunds_equal: 'settlements.rule.no_refunds_equal',
 };
 
+const BOOK_TEXT: Record<BookStatus, TextKey> = {
+  reconciled: 'settlements.reconciled',
+  needs_attention: 'settlements.needsAttention',
+  acknowledged: 'settlements.acknowledged',
+};
+
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
@@ -47,9 +53,13 @@ export function SettlementsScreen() {
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<SettlementView | null>(null);
   const [pending, setPending] = useState<PendingRow[] | null>(null);
+  const [unsettled, setUnsettled] = useState<PaidSale[] | null>(null);
   const showPending = async () => {
     try {
-      setPending(await getBridge().call('settlements.pending'));
+      const bridge = getBridge();
+      const [rows, late] = await Promise.all([bridge.call('settlements.pending'), bridge.call('settlements.unsettled')]);
+      setPending(rows);
+      setUnsettled(late);
       setError(null);
     } catch (err) {
       setError(errorText(lang, toUiError(err)));
@@ -119,14 +129,24 @@ export function SettlementsScreen() {
                 <td>{s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')}</td>
                 <td>{settlementFigure(s.amount)}</td>
                 <td>{s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)}</td>
-                <td>{reconciled === null ? t('settlements.notYet') : t(reconciled === 'reconciled' ? 'settlements.reconciled' : 'settlements.needsAttention')}</td>
+                <td>{reconciled === null ? t('settlements.notYet') : t(BOOK_TEXT[reconciled])}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
       {pending && <Pending rows={pending} />}
-      {open && <Detail view={open} />}
+      {unsettled && <Unsettled sales={unsettled} />}
+      {open && (
+        <Detail
+          view={open}
+          onChange={(next) => {
+            setOpen({ ...open, ...next });
+            // The list says the same as the detail at once.
+            setRows((list) => list?.map((r) => (r.settlement.settlement_id === open.settlement.settlement_id ? { ...r, reconciled: next.status } : r)) ?? null);
+          }}
+        />
+      )}
     </section>
   );
 
@@ -183,13 +203,113 @@ export function SettlementsScreen() {
     );
   }
 
-  function Detail({ view }: { view: SettlementView }) {
+  /** Paid sales no settlement took two windows after payment, and not pending at the service. */
+  function Unsettled({ sales }: { sales: PaidSale[] }) {
+    return (
+      <section className="card" aria-labelledby="unsettled-heading" data-testid="unsettled">
+        <h3 id="unsettled-heading">{t('settlements.unsettledHeading')}</h3>
+        <p className="muted">{t('settlements.unsettledHelp')}</p>
+        {sales.length === 0 ? (
+          <p>{t('settlements.noneUnsettled')}</p>
+        ) : (
+          <table aria-label={t('settlements.unsettledHeading')}>
+            <thead>
+              <tr>
+                <th scope="col">{t('settlements.col.paidAt')}</th>
+                <th scope="col">{t('settlements.col.checkout')}</th>
+                <th scope="col">{t('settlements.col.received')}</th>
+                <th scope="col">{t('settlements.col.reference')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sales.map((sale) => (
+                <tr key={sale.sale_id} data-sale-id={sale.sale_id}>
+                  <td>{new Date(sale.paid_at).toLocaleString(lang)}</td>
+                  <td>{t('settlements.pendingCheckout', { checkout: sale.checkout_id })}</td>
+                  <td>{formatMoney(lang, sale.received_cents)}</td>
+                  <td>
+                    <code>{sale.external_id ?? sale.pix_id ?? sale.sale_id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    );
+  }
+
+  function differenceText(view: SettlementView, d: SettlementDifference): string {
+    switch (d.kind) {
+      case 'charge': {
+        // Named as the charges table names it: the merchant's reference when there is one.
+        const charge = view.settlement.charges.find((c) => c.service_id === d.subject);
+        return t('settlements.diff.charge', { id: charge?.external_id ?? d.subject, what: t(CHECK_TEXT[d.what as ChargeCheck['kind']] ?? 'settlements.notInJournal') });
+      }
+      case 'refund':
+        return t('settlements.diff.refund', { id: d.subject });
+      case 'invariant':
+        return t('settlements.diff.invariant', { rule: t(RULE_TEXT[d.subject as InvariantLine['rule']] ?? 'settlements.invariants') });
+      case 'field':
+        return t('settlements.diff.field', { field: d.subject });
+      case 'decode':
+        return t('settlements.diff.decode', { why: d.subject });
+    }
+  }
+
+  /** Each difference with who acknowledged it, or a note field and Acknowledge. */
+  function Differences({ view, onChange }: { view: SettlementView; onChange: (next: Pick<SettlementView, 'status' | 'differences'>) => void }) {
+    const [notes, setNotes] = useState<Record<string, string>>({});
+    const [failure, setFailure] = useState<string | null>(null);
+    const acknowledge = async (key: string) => {
+      try {
+        const note = notes[key]?.trim();
+        onChange(await getBridge().call('settlements.acknowledge', { settlementId: view.settlement.settlement_id, difference: key, ...(note ? { note } : {}) }));
+        setFailure(null);
+      } catch (err) {
+        setFailure(errorText(lang, toUiError(err)));
+      }
+    };
+    if (view.differences.length === 0) return null;
+    return (
+      <section aria-labelledby="differences-heading" data-testid="differences">
+        <h4 id="differences-heading">{t('settlements.differencesHeading')}</h4>
+        <ul className="differences">
+          {view.differences.map((d) => (
+            <li key={d.key} data-difference={d.key} data-acknowledged={d.acknowledged !== null}>
+              <span>{differenceText(view, d)}</span>
+              {d.acknowledged ? (
+                <span className="acknowledged-line">
+                  {' '}
+                  {t('ack.done', { by: d.acknowledged.by, at: new Date(d.acknowledged.at).toLocaleString(lang) })}
+                  {d.acknowledged.note ? ` · ${d.acknowledged.note}` : ''}
+                </span>
+              ) : (
+                <span className="row">
+                  <label>
+                    {t('settlements.ackNote')}{' '}
+                    <input type="text" maxLength={500} value={notes[d.key] ?? ''} onChange={(e) => setNotes({ ...notes, [d.key]: e.target.value })} />
+                  </label>
+                  <button type="button" onClick={() => void acknowledge(d.key)}>
+                    {t('settlements.acknowledge')}
+                  </button>
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+        <FormError text={failure} />
+      </section>
+    );
+  }
+
+  function Detail({ view, onChange }: { view: SettlementView; onChange: (next: Pick<SettlementView, 'status' | 'differences'>) => void }) {
     const { settlement: s, result, sales } = view;
     const totalsHold = result.invariants.every((l) => l.holds);
     return (
       <section className="card" aria-labelledby="settlement-detail-heading" data-testid="settlement-detail">
         <h3 id="settlement-detail-heading">
-          {t('settlements.detailHeading', { id: s.settlement_id })} · {t(result.status === 'reconciled' ? 'settlements.reconciled' : 'settlements.needsAttention')}
+          {t('settlements.detailHeading', { id: s.settlement_id })} · <span data-testid="settlement-status">{t(BOOK_TEXT[view.status])}</span>
         </h3>
         <p>
           {settlementFigure(s.amount)} · {s.settlement_provider_name}
@@ -262,6 +382,7 @@ export function SettlementsScreen() {
         <p className={totalsHold ? 'good' : 'error'} data-testid="totals-check">
           {t(totalsHold ? 'settlements.totalsOk' : 'settlements.totalsBad')}
         </p>
+        <Differences view={view} onChange={onChange} />
         <button type="button" onClick={() => saveBlob(`settlement-${s.settlement_id}.csv`, new Blob([settlementCsv(view)], { type: 'text/csv' }))}>
           {t('settlements.csv')}
         </button>

@@ -154,6 +154,26 @@ describe('CSV', () => {
 });
 
 describe('event lines', () => {
+  it('a settlement’s entry names its settlement; the sales it included are its lines, not related sales', () => {
+    const line = eventView({
+      seq: 9,
+      prev: '',
+      hash: '',
+      at: 5,
+      type: 'settlement.reconciled',
+      data: {
+        settlement_id: 42,
+        sale_ids: ['a', 'b'],
+        events: [
+          { type: 'sale.settled', sale_id: 'a', settlement_id: 42, line: 'charge', settled_at: 4, at: 5 },
+          { type: 'sale.settled', sale_id: 'b', settlement_id: 42, line: 'charge', settled_at: 4, at: 5 },
+        ],
+      },
+    });
+    expect(line.sale_ids).toEqual(['a', 'b']);
+    expect(line.details).toMatchObject({ settlement_id: 42, related: 0, amount_cents: null });
+  });
+
   it('describes a sale fact as data, leaving the words to the renderer', () => {
     const line = eventView({
       seq: 7,
@@ -169,7 +189,7 @@ describe('event lines', () => {
       type: 'sale.requested',
       sale_ids: ['n', 'o'],
       by: 'ana',
-      details: { amount_cents: 1000, pix_id: null, external_id: 'X', reason: null, source: null, evidence: null, note: null, related: 1 },
+      details: { amount_cents: 1000, pix_id: null, external_id: 'X', reason: null, source: null, evidence: null, note: null, related: 1, settlement_id: null },
     });
   });
 });

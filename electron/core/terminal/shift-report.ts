@@ -107,6 +107,8 @@ export interface EventDetails {
   note: string | null;
   /** Further sales the same entry touched (e.g. the sale a new one displaced). */
   related: number;
+  /** The settlement a settlement entry is about (its webhook, its result, an acknowledgement). */
+  settlement_id: number | null;
 }
 
 export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
@@ -198,6 +200,7 @@ export function eventView(entry: JournalEntry): JournalEventView {
   // A person: who acted (data.by) or who charged. An event's own `by` names a sale (the one
   // that displaced or reinstated this one), never a person.
   const by = typeof data.by === 'string' ? data.by : typeof first.requested_by === 'string' ? first.requested_by : null;
+  const settlementId = typeof data.settlement_id === 'number' ? data.settlement_id : null;
   return {
     seq: entry.seq,
     at: entry.at,
@@ -212,7 +215,9 @@ export function eventView(entry: JournalEntry): JournalEventView {
       source: text(first.source),
       evidence: text(first.evidence),
       note: text(data.note),
-      related: Math.max(0, events.length - 1),
+      // A settlement's entry names each sale it included: they are its lines, not related sales.
+      related: settlementId === null ? Math.max(0, events.length - 1) : 0,
+      settlement_id: settlementId,
     },
   };
 }
