@@ -66,6 +66,7 @@ async function expectVisibleFocus(page: Page, screen: string, steps = 12) {
 
 test('every control on every screen has a name, a 44 px target and a visible focus', async ({ page, browser, freshApp, request }) => {
   const payer = await openCashier(page, freshApp, request);
+  await payer.setSettlementMode(1, 'ars_batched');
   await expect(page.getByRole('status')).toContainText('Service reachable');
   await expectAccessible(page, 'cashier (idle)');
   await expectVisibleFocus(page, 'cashier (idle)');
@@ -89,6 +90,24 @@ test('every control on every screen has a name, a 44 px target and a visible foc
   await expect(page.getByLabel('Details')).toBeVisible();
   await expectAccessible(page, 'claims');
   await expectVisibleFocus(page, 'claims');
+
+  // Settlements, with a settlement that needs attention (a charge made elsewhere), its
+  // differences to acknowledge, and the Pending view.
+  await payer.chargeElsewhere('5.00', 'other-system-1');
+  await payer.payCheckout();
+  const [settlementId] = await payer.runSettlements();
+  await page.getByRole('link', { name: 'Settlements', exact: true }).click();
+  const row = page.locator(`tr[data-settlement="${settlementId}"]`);
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect(row).toHaveAttribute('data-reconciled', 'needs_attention', { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await row.getByRole('button', { name: `Show settlement ${settlementId}` }).click();
+  await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
+  await page.getByRole('button', { name: 'Pending', exact: true }).click();
+  await expect(page.getByTestId('unsettled')).toBeVisible();
+  await expectAccessible(page, 'settlements');
+  await expectVisibleFocus(page, 'settlements');
 
   await page.getByRole('link', { name: 'Settings' }).click();
   await expectAccessible(page, 'settings');
