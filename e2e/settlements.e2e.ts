@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Page } from '@playwright/test';
-import { addOperator, expect, openCashier, signIn, signOut, snap, test } from './fixtures.ts';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { addOperator, expect, openCashier, signIn, signOut, snap, test, type Payer, type RunningApp } from './fixtures.ts';
 
 /**
  * Settlements (issue 11) as a supervisor reads them: two sales paid on a blockchain batched
@@ -18,15 +18,20 @@ async function paidSale(page: Page, amount: string, shown: string, pay: () => Pr
   await expect(currentSale(page)).toContainText(`${shown} received.`);
 }
 
+/** A fresh app whose checkout 1 is in `mode`, with a supervisor signed in on the Cashier screen. */
+async function supervisorAt(page: Page, app: RunningApp, request: APIRequestContext, mode: 'ars_batched' | 'blockchain_batched', supervisor: { name: string; pin: string }): Promise<Payer> {
+  const payer = await openCashier(page, app, request);
+  await payer.setSettlementMode(1, mode);
+  await addOperator(page, { ...supervisor, role: 'Supervisor' });
+  await signOut(page);
+  await signIn(page, supervisor);
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  return payer;
+}
+
 test('a supervisor sees a settlement Reconciled, every charge Matched, and exports it', async ({ page, freshApp, request }, testInfo) => {
   test.setTimeout(120_000);
-  const payer = await openCashier(page, freshApp, request);
-  await payer.setSettlementMode(1, 'blockchain_batched');
-  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
-  await addOperator(page, rui);
-  await signOut(page);
-  await signIn(page, rui);
-  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  const payer = await supervisorAt(page, freshApp, request, 'blockchain_batched', { name: 'Rui', pin: '1357' });
   await paidSale(page, '12,50', 'R$12.50', () => payer.payCheckout());
   await paidSale(page, '9,90', 'R$9.90', () => payer.payCheckout());
   // Before the window: both charges wait for the next settlement, with the totals.
@@ -81,13 +86,7 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
 
 test('a charge the journal does not know: Needs attention until a supervisor acknowledges it in their name', async ({ page, freshApp, request }, testInfo) => {
   test.setTimeout(120_000);
-  const payer = await openCashier(page, freshApp, request);
-  await payer.setSettlementMode(1, 'ars_batched');
-  const bia = { name: 'Bia', pin: '2468', role: 'Supervisor' } as const;
-  await addOperator(page, bia);
-  await signOut(page);
-  await signIn(page, bia);
-  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  const payer = await supervisorAt(page, freshApp, request, 'ars_batched', { name: 'Bia', pin: '2468' });
   await paidSale(page, '20,00', 'R$20.00', () => payer.payCheckout());
   // Another system of the merchant charges on the same checkout, and its customer pays.
   const outside = await payer.chargeElsewhere('5.00', 'other-system-1');
