@@ -100,6 +100,11 @@ test('a charge the journal does not know: Needs attention until a supervisor ack
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await expect(row).toHaveAttribute('data-reconciled', 'needs_attention', { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
+  // The supervisor's attention list says so on the Cashier screen too, and leads here.
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await expect(page.locator(`li[data-settlement="${id}"]`)).toContainText(`Settlement ${id}: 1 difference(s) not acknowledged.`);
+  await page.locator(`li[data-settlement="${id}"]`).getByRole('link', { name: 'Open Settlements' }).click();
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
   await row.getByRole('button', { name: `Show settlement ${id}` }).click();
   const detail = page.getByTestId('settlement-detail');
   await expect(detail.getByTestId('settlement-status')).toHaveText('Needs attention');
@@ -116,4 +121,6 @@ test('a charge the journal does not know: Needs attention until a supervisor ack
   // Read again from the core, it stays so.
   await page.getByRole('button', { name: 'Show', exact: true }).click();
   await expect(row).toHaveAttribute('data-reconciled', 'acknowledged');
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await expect(page.locator(`li[data-settlement="${id}"]`)).toHaveCount(0);
 });

@@ -6,6 +6,7 @@ import { createServiceClient, type ServiceClient } from './api/client.ts';
 import { ServiceError } from './api/errors.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
 import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection, type ClaimNotice } from './claims/desk.ts';
+import type { SettlementNotice } from './settlements/reconciler.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import type { Connection } from './devices/connection.ts';
 import { Devices } from './devices/devices.ts';
@@ -102,6 +103,8 @@ export interface AttentionView {
   items: SaleSummary[];
   /** MED claims whose status moved in the last day (issue 12). */
   claims: ClaimNotice[];
+  /** Settlements that need a person until each difference is acknowledged (issue 11). */
+  settlements: SettlementNotice[];
 }
 
 /**
@@ -306,7 +309,7 @@ export class Core {
 
   /** Every sale of the merchant that needs a person, newest first. */
   async attention(): Promise<AttentionView> {
-    return { items: await this.terminal.attentionEverywhere(), claims: this.#claims?.notices() ?? [] };
+    return { items: await this.terminal.attentionEverywhere(), claims: this.#claims?.notices() ?? [], settlements: this.terminal.reconciler.notices() };
   }
 
   get journal(): Journal<SaleRow> {
@@ -630,7 +633,7 @@ export class Core {
   async #emitAttentionIfChanged(): Promise<void> {
     try {
       const attention = await this.attention();
-      const json = JSON.stringify([attention.items.map((s) => [s.sale_id, s.status, s.description.attention]), attention.claims.map((c) => [c.med_case_id, c.status])]);
+      const json = JSON.stringify([attention.items.map((s) => [s.sale_id, s.status, s.description.attention]), attention.claims.map((c) => [c.med_case_id, c.status]), attention.settlements.map((s) => [s.settlement_id, s.open])]);
       if (json === this.#lastAttentionJson) return;
       this.#lastAttentionJson = json;
       this.events.emit('attention.changed', attention);

@@ -1,5 +1,5 @@
 import { Icon } from './Icon.tsx';
-import type { AttentionMessage, ClaimNotice, SaleSummary } from '../../electron/core/contract.ts';
+import type { AttentionMessage, ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
@@ -68,6 +68,27 @@ export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
           <AttentionItem key={`${sale.sale_id}:${item.reason}:${item.subject}`} sale={sale} item={item} />
         ))}
       </div>
+    </section>
+  );
+}
+
+/**
+ * Settlements that need a person (issue 11), on every supervisor's list until each of their
+ * differences is acknowledged on the Settlements screen.
+ */
+export function SettlementNotices({ notices }: { notices: readonly SettlementNotice[] }) {
+  const t = useText();
+  if (notices.length === 0) return null;
+  return (
+    <section className="card attention claim-notices" aria-labelledby="settlement-notices-heading">
+      <h2 id="settlement-notices-heading">{t('settlements.noticesHeading')}</h2>
+      <ul>
+        {notices.map((n) => (
+          <li key={n.settlement_id} data-settlement={n.settlement_id}>
+            {t('settlements.notice', { id: n.settlement_id, count: n.open })} <a href="#/settlements">{t('settlements.follow')}</a>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import { AttentionList, ClaimNotices } from '../components/AttentionList.tsx';
+import { AttentionList, ClaimNotices, SettlementNotices } from '../components/AttentionList.tsx';
 import { Keypad } from '../components/Keypad.tsx';
 import { RecentSales } from '../components/RecentSales.tsx';
 import { SalePanel } from '../components/SalePanel.tsx';
@@ -64,6 +64,7 @@ export function CashierScreen() {
   const withdrawable = withdrawableSale(view);
   const merchantAttention = useAttention((s) => s.items);
   const claimNotices = useAttention((s) => s.claims);
+  const settlementNotices = useAttention((s) => s.settlements);
 
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
@@ -257,6 +258,7 @@ export function CashierScreen() {
         {/* A supervisor's or a manager's list is the merchant's (every checkout); a cashier's, this checkout's. */}
         <AttentionList sales={merchantAttention ?? view?.attention ?? []} />
         <ClaimNotices notices={claimNotices} />
+        <SettlementNotices notices={settlementNotices} />
       </div>
       <RecentSales sales={view?.recent ?? []} />
     </div>

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ClaimNotice, SaleSummary } from '../../electron/core/contract.ts';
+import type { ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
 import { mayUse } from '../../electron/core/contract.ts';
 import { getBridge } from '../lib/bridge.ts';
 import { selectRole, useAuth } from './auth.ts';
@@ -15,16 +15,19 @@ interface AttentionState {
   items: SaleSummary[] | null;
   /** MED claims whose status moved in the last day (issue 12); empty for a cashier. */
   claims: ClaimNotice[];
+  /** Settlements that need a person (issue 11); empty for a cashier. */
+  settlements: SettlementNotice[];
   load(): Promise<void>;
 }
 
 export const useAttention = create<AttentionState>()((set) => ({
   items: null,
   claims: [],
+  settlements: [],
   async load() {
     try {
       const view = await getBridge().call('attention.list');
-      set({ items: view.items, claims: view.claims });
+      set({ items: view.items, claims: view.claims, settlements: view.settlements });
     } catch {
       // Signed out, or the role changed meanwhile: the list follows the sign-in again.
     }
@@ -37,13 +40,13 @@ const followsMerchant = () => isTill(useDevice.getState()) && mayUse(selectRole(
 export function connectAttention(): () => void {
   const bridge = getBridge();
   const offChanged = bridge.listen('attention.changed', (view) => {
-    if (followsMerchant()) useAttention.setState({ items: view.items, claims: view.claims });
+    if (followsMerchant()) useAttention.setState({ items: view.items, claims: view.claims, settlements: view.settlements });
   });
   let was = false;
   const follow = () => {
     const now = followsMerchant() && useStatus.getState().connection === 'open';
     if (now && !was) void useAttention.getState().load();
-    if (!followsMerchant() && useAttention.getState().items !== null) useAttention.setState({ items: null, claims: [] });
+    if (!followsMerchant() && useAttention.getState().items !== null) useAttention.setState({ items: null, claims: [], settlements: [] });
     was = now;
   };
   const offAuth = useAuth.subscribe(follow);

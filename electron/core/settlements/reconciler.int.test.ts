@@ -258,6 +258,8 @@ describe('a person acknowledges each difference, in their name', () => {
     const iara = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Iara'));
     const joel = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Joel'));
     const ack = (call: typeof iara, difference: string, note?: string) => call('settlements.acknowledge', { settlementId: id, difference, ...(note === undefined ? {} : { note }) });
+    // Until then, it is on every supervisor's attention list with what is still open.
+    expect((await core.attention()).settlements.find((n) => n.settlement_id === id)).toMatchObject({ open: 3 });
     const one = (await ack(iara, 'charge:svc_unknown', 'not ours: asked the provider')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
     expect(one.result.status).toBe('needs_attention');
     expect(one.result.differences.map((d) => [d.key, d.acknowledged?.by ?? null])).toEqual([
@@ -270,6 +272,7 @@ describe('a person acknowledges each difference, in their name', () => {
     await ack(joel, 'invariant:net');
     const last = (await ack(joel, 'invariant:no_refunds_equal')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
     expect(last.result.status).toBe('acknowledged');
+    expect((await core.attention()).settlements.some((n) => n.settlement_id === id)).toBe(false);
     expect(last.result.differences.map((d) => d.acknowledged?.by)).toEqual(['Iara', 'Joel', 'Joel']);
     expect(last.result.differences[0]?.acknowledged?.note).toBe('not ours: asked the provider');
     // Journaled in each person's name; the result itself is never changed.

@@ -75,6 +75,15 @@ export function bookStatus(row: SettlementBookRow): BookStatus {
   return row.differences.length > 0 && row.differences.every((k) => k in row.acknowledged) ? 'acknowledged' : 'needs_attention';
 }
 
+/** A settlement that needs a person, on every supervisor's attention list until each line is acknowledged. */
+export interface SettlementNotice {
+  settlement_id: number;
+  /** Differences nobody has acknowledged yet. */
+  open: number;
+  /** When it was last reconciled. */
+  at: number;
+}
+
 /** Reference 8: a settlement list range is at most 31 days; the page at most 1000. */
 const WINDOW_MS = 31 * 86_400_000;
 const PAGE = 1000;
@@ -280,6 +289,8 @@ export class Reconciler {
       const row = journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements[String(settlementId)];
       if (row !== undefined && !(difference in row.acknowledged)) {
         await journal.append([{ type: SETTLEMENT_ACKNOWLEDGED, data: { settlement_id: settlementId, difference, by, ...(note === null ? {} : { note }) } }]);
+        // Every supervisor's attention list follows.
+        this.#ctx.onChange([]);
       }
       return this.#acknowledgements(settlementId, result);
     });
@@ -359,6 +370,15 @@ export class Reconciler {
     return String(settlementId) in this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
   }
 
+  /** Settlements that need a person (newest first): their differences not all acknowledged. */
+  notices(): SettlementNotice[] {
+    const book = this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
+    return Object.entries(book)
+      .filter(([, row]) => bookStatus(row) === 'needs_attention')
+      .map(([id, row]) => ({ settlement_id: Number(id), open: row.differences.filter((k) => !(k in row.acknowledged)).length, at: row.at }))
+      .sort((a, b) => b.at - a.at || b.settlement_id - a.settlement_id);
+  }
+
   /** The last result journaled for a settlement, or null. */
   async result(settlementId: number): Promise<Reconciliation | null> {
     const entries = await this.#ctx.journal.eventsOfType(SETTLEMENT_RECONCILED);
@@ -423,6 +443,8 @@ export class Reconciler {
     );
     const level = result.status === 'reconciled' ? 'info' : 'warn';
     this.#ctx.log[level]('settlement reconciled', { settlement_id: settlementId, status: result.status });
+    // The attention lists follow: a settlement that needs a person, or no longer does.
+    this.#ctx.onChange([]);
     return result;
   }
 }

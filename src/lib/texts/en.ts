@@ -860,6 +860,9 @@ export const en = {
   'settlements.col.checkout': 'Checkout',
   'settlements.col.received': 'Received',
   'settlements.col.reference': 'Reference',
+  'settlements.noticesHeading': 'Settlements that need attention',
+  'settlements.notice': 'Settlement {id}: {count} difference(s) not acknowledged.',
+  'settlements.follow': 'Open Settlements',
 } as const;
 
 export type TextKey = keyof typeof en;

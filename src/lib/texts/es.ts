@@ -857,4 +857,7 @@ export const es: Dictionary = {
   'settlements.col.checkout': 'Caja',
   'settlements.col.received': 'Recibido',
   'settlements.col.reference': 'Referencia',
+  'settlements.noticesHeading': 'Liquidaciones que requieren atención',
+  'settlements.notice': 'Liquidación {id}: {count} diferencia(s) sin confirmar.',
+  'settlements.follow': 'Abrir Liquidaciones',
 };

@@ -857,4 +857,7 @@ export const ptBR: Dictionary = {
   'settlements.col.checkout': 'Caixa',
   'settlements.col.received': 'Recebido',
   'settlements.col.reference': 'Referência',
+  'settlements.noticesHeading': 'Liquidações que pedem atenção',
+  'settlements.notice': 'Liquidação {id}: {count} diferença(s) sem ciência.',
+  'settlements.follow': 'Abrir Liquidações',
 };
