@@ -178,6 +178,25 @@ describe('legacy 1:1 (ars_per_charge)', () => {
   });
 });
 
+describe('settlements in flight', () => {
+  it('each moves along once, however many settled ones the book holds; a book over the same records (a restart) finds those still in flight', () => {
+    const b = emptyBook(T0);
+    for (let i = 0; i < 200; i++) recordDoneCharge(b, charge(C1, 'ars_per_charge', 100n, T0), addressOf);
+    advanceSettlements(b, T0 + CONFIRM_DELAY_MS);
+    expect(Object.values(b.settlements).every((s) => s.status === 'DONE')).toBe(true);
+    const late = recordDoneCharge(b, charge(C1, 'ars_per_charge', 100n, T0 + DAY_MS), addressOf)!;
+    expect(b.settlements[String(late)]!.status).toBe('CREATED');
+    // The same state read again after a restart: a new book object over the same records.
+    const restarted: SettlementBook = { ...b, settlements: { ...b.settlements } };
+    advanceSettlements(restarted, T0 + DAY_MS + PROCESSING_DELAY_MS);
+    expect(restarted.settlements[String(late)]!.status).toBe('PROCESSING');
+    expediteSettlements(restarted, T0 + DAY_MS + PROCESSING_DELAY_MS);
+    advanceSettlements(restarted, T0 + DAY_MS + PROCESSING_DELAY_MS);
+    expect(restarted.settlements[String(late)]!.status).toBe('DONE');
+    expect(catchUp(restarted, T0 + 2 * DAY_MS, addressOf)).toEqual([]);
+  });
+});
+
 describe('batch windows', () => {
   it('sweeps one settlement per checkout and mode, oldest charge first', () => {
     const b = book();

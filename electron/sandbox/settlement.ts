@@ -320,6 +320,7 @@ function createSettlement(book: SettlementBook, s: NewSettlement): SettlementRec
     charges: s.charges.map((c) => ({ ...c })),
     refunds: s.refunds.map((d) => ({ ...d })),
   };
+  inFlightIds(book).add(String(settlementId));
   book.settlements[String(settlementId)] = record;
   return record;
 }
@@ -329,13 +330,43 @@ function inFlight(s: SettlementRecord): boolean {
 }
 
 /**
+ * The ids of the settlements still in flight, per book's settlements object (the state's, so
+ * a reset or a load starts a new one): a legacy 1:1 charge makes a settlement, and walking
+ * every settled one again at each charge made a long run slower with every sale. Built from
+ * the records on first use (and so after a restart), kept by createSettlement and
+ * advanceSettlements, the only places a status changes; not persisted.
+ */
+const IN_FLIGHT = new WeakMap<Record<string, SettlementRecord>, Set<string>>();
+
+function inFlightIds(book: SettlementBook): Set<string> {
+  let ids = IN_FLIGHT.get(book.settlements);
+  if (ids === undefined) {
+    ids = new Set(Object.keys(book.settlements).filter((id) => inFlight(book.settlements[id]!)));
+    IN_FLIGHT.set(book.settlements, ids);
+  }
+  return ids;
+}
+
+function inFlightRecords(book: SettlementBook): SettlementRecord[] {
+  const ids = inFlightIds(book);
+  const records: SettlementRecord[] = [];
+  for (const id of ids) {
+    const s = book.settlements[id];
+    // A record replaced or removed behind the book's back is no longer followed here.
+    if (s === undefined || !inFlight(s)) ids.delete(id);
+    else records.push(s);
+  }
+  return records;
+}
+
+/**
  * Moves in-flight settlements along their schedule up to `now` and returns the batched ones
  * that reached DONE, in confirmation order: each needs its one `settlement.settled`
  * (reference 6.1; legacy 1:1 settlements never send it).
  */
 export function advanceSettlements(book: SettlementBook, now: number): SettlementRecord[] {
   const settled: SettlementRecord[] = [];
-  for (const s of Object.values(book.settlements)) {
+  for (const s of inFlightRecords(book)) {
     if (s.status === 'CREATED' && now >= s.processing_at) {
       s.status = 'PROCESSING';
       // reference 2.7: for blockchain settlements the on-chain hash of the single bulk transfer
@@ -347,6 +378,7 @@ export function advanceSettlements(book: SettlementBook, now: number): Settlemen
       // reference 2.7: null until the provider confirms
       s.provider_settlement_id = `${s.currency === 'USDt' ? 'usdt' : 'ars'}-transfer-${s.settlement_id}`;
       if (isBatched(s.mode)) settled.push(s);
+      inFlightIds(book).delete(String(s.settlement_id));
     }
   }
   return settled.sort((a, b) => a.confirm_at - b.confirm_at || a.settlement_id - b.settlement_id);
@@ -354,8 +386,7 @@ export function advanceSettlements(book: SettlementBook, now: number): Settlemen
 
 /** Control API: the transfers in flight are issued and confirmed now instead of later. */
 export function expediteSettlements(book: SettlementBook, now: number): void {
-  for (const s of Object.values(book.settlements)) {
-    if (!inFlight(s)) continue;
+  for (const s of inFlightRecords(book)) {
     s.processing_at = Math.min(s.processing_at, now);
     s.confirm_at = Math.min(s.confirm_at, now);
   }
@@ -396,7 +427,7 @@ export function closeWindow(book: SettlementBook, at: number, addressOf: Address
 /** When the book next needs attention, or null when nothing is pooled or in flight. */
 export function nextDueAt(book: SettlementBook): number | null {
   const due: number[] = [];
-  for (const s of Object.values(book.settlements)) if (inFlight(s)) due.push(s.status === 'CREATED' ? s.processing_at : s.confirm_at);
+  for (const s of inFlightRecords(book)) due.push(s.status === 'CREATED' ? s.processing_at : s.confirm_at);
   const hasPool = Object.keys(book.pool).length > 0 || activeDeductions(book.refunds, Number.POSITIVE_INFINITY).length > 0;
   if (hasPool) due.push(book.meta.windowsClosedUpTo + WINDOW_MS);
   return due.length === 0 ? null : Math.min(...due);
@@ -425,7 +456,7 @@ export function catchUp(book: SettlementBook, now: number, addressOf: AddressOf)
       ...activeDeductions(book.refunds, Number.POSITIVE_INFINITY).map((d) => d.requested_at),
     ].filter((t) => t > closed);
     let next = lastBoundary;
-    if (Object.values(book.settlements).some(inFlight)) next = boundary + WINDOW_MS;
+    if (inFlightRecords(book).length > 0) next = boundary + WINDOW_MS;
     else if (later.length > 0) next = Math.ceil(Math.min(...later) / WINDOW_MS) * WINDOW_MS;
     boundary = Math.max(boundary + WINDOW_MS, next);
   }
