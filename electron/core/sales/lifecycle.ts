@@ -674,7 +674,7 @@ function apply(sale: Sale | undefined, event: SaleEvent, attribution: Attributio
   }
 
   const next = settle(merge(sale, event, attribution));
-  const changed = canonical(next) !== canonical(sale);
+  const changed = canonicalSale(next) !== canonicalSale(sale);
   return {
     sale: changed ? next : sale,
     report: {
@@ -685,6 +685,17 @@ function apply(sale: Sale | undefined, event: SaleEvent, attribution: Attributio
       illegal: changed ? illegalTransition(sale, event) : null,
     },
   };
+}
+
+/**
+ * A sale record's canonical text, once per record: records are never changed in place (each
+ * event makes a new one), and the one an event produced is the one the next event compares.
+ */
+const CANONICAL = new WeakMap<Sale, string>();
+function canonicalSale(sale: Sale): string {
+  let text = CANONICAL.get(sale);
+  if (text === undefined) CANONICAL.set(sale, (text = canonical(sale)));
+  return text;
 }
 
 function reject(from: SaleStatus | null, illegal: IllegalCode): SaleStep {
