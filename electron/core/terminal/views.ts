@@ -193,8 +193,13 @@ export function screenView(sales: readonly Sale[], storeId: number, checkoutId: 
   return { ...screen, printed: sale?.created?.qr_type === 'printed_dynamic' };
 }
 
-/** How many recent sales the cashier's view lists. */
-export const RECENT = 30;
+/**
+ * How many recent sales a checkout view carries: the cashier's screen lists 8 (RecentSales),
+ * what needs a person comes in `attention` however old, and the shift journal reads the
+ * journal itself. Every push to a till carries the view, four a sale: 30 here made the views
+ * and their sending a fifth of the core's work at 64 tills (issue 9's benchmark).
+ */
+export const RECENT = 10;
 
 /**
  * `sales`: the checkout's recent and open sales (the screen and the recent list come from
