@@ -17,6 +17,7 @@ it('three paired tills ring up twelve sales, each seen paid by its own till only
     expect(result.journalEntriesPerSale).toBeGreaterThanOrEqual(3);
     // Both processes did work for the sales; the sandbox's is read from /proc where there is one.
     expect(result.cpuMsPerSale).toBeGreaterThan(0);
+    expect(result.loopDelay.p99Ms).toBeGreaterThanOrEqual(result.loopDelay.p50Ms);
     if (process.platform === 'linux') expect(result.sandboxCpuMsPerSale).toBeGreaterThan(0);
   } finally {
     await rm(dir, { recursive: true, force: true });

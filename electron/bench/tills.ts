@@ -18,6 +18,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -193,6 +194,11 @@ export interface LatencyFigures {
   p99Ms: number;
 }
 
+/** A monitorEventLoopDelay figure (ns, the 10 ms sampling resolution included) in ms of delay. */
+function loopMs(ns: number): number {
+  return Math.max(0, Math.round((ns / 1e6 - 10) * 10) / 10);
+}
+
 export interface TillsResult {
   tills: number;
   sales: number;
@@ -204,6 +210,12 @@ export interface TillsResult {
   /** The two halves of a sale, medians: sale.charge's round trip; payment sent → paid push. */
   chargeP50Ms: number;
   paymentP50Ms: number;
+  /**
+   * How late this process's event loop ran a ready callback, over the measured run: every
+   * step of a sale (a WebSocket message, an HTTP answer, a durable journal group) waits this
+   * long before it runs, several times a sale.
+   */
+  loopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
   firstThousand: LatencyFigures;
   lastThousand: LatencyFigures;
   /** The whole process (sandbox, core, shell and the 64 clients): at the end and the highest sampled. */
@@ -295,6 +307,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     const commitsBefore = core.journal.status().commits;
     const cpuBefore = ownCpuMs();
     const sandboxCpuBefore = await processCpuMs(sandbox.pid);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const t0 = performance.now();
     const deadline = t0 + maxSeconds * 1000;
     let stoppedBy: TillsResult['stoppedBy'] = 'sales';
@@ -323,6 +337,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    loop.disable();
     const cpuMs = ownCpuMs() - cpuBefore;
     const sandboxCpuAfter = await processCpuMs(sandbox.pid);
     const commitsAfter = core.journal.status().commits;
@@ -343,6 +358,8 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       all: figures(done),
       chargeP50Ms: percentileMs(charges.filter((l) => l !== undefined), 50),
       paymentP50Ms: percentileMs(payments.filter((l) => l !== undefined), 50),
+      // The histogram is in nanoseconds and includes the sampling resolution (10 ms).
+      loopDelay: { p50Ms: loopMs(loop.percentile(50)), p99Ms: loopMs(loop.percentile(99)), maxMs: loopMs(loop.max) },
       firstThousand: figures(done.slice(0, 1000)),
       lastThousand: figures(done.slice(-1000)),
       rssEndMb: mb(rssEnd),
@@ -393,6 +410,11 @@ export function tillsRows(r: TillsResult): Row[] {
       what: 'Journal group commit',
       figure: `${n(r.journalCommitsPerSec)} write+fsync/s`,
       detail: `${r.journalEntriesPerCommit} entries per commit, ${r.journalEntriesPerSale} entries per sale`,
+    },
+    {
+      what: 'Event loop delay',
+      figure: `p50 ${r.loopDelay.p50Ms} ms, p99 ${r.loopDelay.p99Ms} ms`,
+      detail: `max ${r.loopDelay.maxMs} ms; how late a ready callback ran in this process (sampled every 10 ms, that resolution taken off): each step of a sale waits about this long, several times a sale`,
     },
     {
       what: 'CPU per sale',
