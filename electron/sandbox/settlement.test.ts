@@ -11,6 +11,7 @@ import {
   WINDOW_MS,
   activeDeductions,
   advanceSettlements,
+  bookVersion,
   catchUp,
   closeWindow,
   emptyBook,
@@ -194,6 +195,25 @@ describe('settlements in flight', () => {
     advanceSettlements(restarted, T0 + DAY_MS + PROCESSING_DELAY_MS);
     expect(restarted.settlements[String(late)]!.status).toBe('DONE');
     expect(catchUp(restarted, T0 + 2 * DAY_MS, addressOf)).toEqual([]);
+  });
+
+  it('the book’s version moves with every settlement made or moved along, and not when nothing was due', () => {
+    const b = emptyBook(T0);
+    const v0 = bookVersion(b);
+    recordDoneCharge(b, charge(C1, 'ars_per_charge', 100n, T0), addressOf);
+    const v1 = bookVersion(b);
+    expect(v1).not.toBe(v0);
+    expect(advanceSettlements(b, T0 + PROCESSING_DELAY_MS - 1)).toEqual([]);
+    expect(bookVersion(b)).toBe(v1);
+    advanceSettlements(b, T0 + PROCESSING_DELAY_MS);
+    const v2 = bookVersion(b);
+    expect(v2).not.toBe(v1);
+    // A second charge made later is due later: the first still moves on at its own time.
+    recordDoneCharge(b, charge(C1, 'ars_per_charge', 100n, T0 + 30_000), addressOf);
+    advanceSettlements(b, T0 + CONFIRM_DELAY_MS);
+    expect(Object.values(b.settlements).map((x) => x.status)).toEqual(['DONE', 'PROCESSING']);
+    advanceSettlements(b, T0 + 30_000 + CONFIRM_DELAY_MS);
+    expect(Object.values(b.settlements).map((x) => x.status)).toEqual(['DONE', 'DONE']);
   });
 });
 

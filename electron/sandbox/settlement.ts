@@ -320,7 +320,10 @@ function createSettlement(book: SettlementBook, s: NewSettlement): SettlementRec
     charges: s.charges.map((c) => ({ ...c })),
     refunds: s.refunds.map((d) => ({ ...d })),
   };
-  inFlightIds(book).add(String(settlementId));
+  const state = inFlightOf(book);
+  state.ids.add(String(settlementId));
+  if (state.due !== null) state.due = Math.min(state.due, record.processing_at);
+  state.changes++;
   book.settlements[String(settlementId)] = record;
   return record;
 }
@@ -330,25 +333,33 @@ function inFlight(s: SettlementRecord): boolean {
 }
 
 /**
- * The ids of the settlements still in flight, per book's settlements object (the state's, so
- * a reset or a load starts a new one): a legacy 1:1 charge makes a settlement, and walking
- * every settled one again at each charge made a long run slower with every sale. Built from
- * the records on first use (and so after a restart), kept by createSettlement and
- * advanceSettlements, the only places a status changes; not persisted.
+ * The settlements still in flight, per book's settlements object (the state's, so a reset or
+ * a load starts anew): their ids, the earliest moment one of them is due, and a count of the
+ * changes made to them. A legacy 1:1 charge makes a settlement and brings the book up to date:
+ * walking every settlement (thousands in flight within a transfer's two minutes) at each charge
+ * made a long run slower with every sale. Built from the records on first use (and so after a
+ * restart), kept by createSettlement, advanceSettlements and expediteSettlements, the only
+ * places that move a settlement; not persisted.
  */
-const IN_FLIGHT = new WeakMap<Record<string, SettlementRecord>, Set<string>>();
+interface InFlight {
+  ids: Set<string>;
+  /** The earliest processing_at or confirm_at due among them; null when it must be computed again. */
+  due: number | null;
+  changes: number;
+}
+const IN_FLIGHT = new WeakMap<Record<string, SettlementRecord>, InFlight>();
 
-function inFlightIds(book: SettlementBook): Set<string> {
-  let ids = IN_FLIGHT.get(book.settlements);
-  if (ids === undefined) {
-    ids = new Set(Object.keys(book.settlements).filter((id) => inFlight(book.settlements[id]!)));
-    IN_FLIGHT.set(book.settlements, ids);
+function inFlightOf(book: SettlementBook): InFlight {
+  let state = IN_FLIGHT.get(book.settlements);
+  if (state === undefined) {
+    state = { ids: new Set(Object.keys(book.settlements).filter((id) => inFlight(book.settlements[id]!))), due: null, changes: 0 };
+    IN_FLIGHT.set(book.settlements, state);
   }
-  return ids;
+  return state;
 }
 
 function inFlightRecords(book: SettlementBook): SettlementRecord[] {
-  const ids = inFlightIds(book);
+  const { ids } = inFlightOf(book);
   const records: SettlementRecord[] = [];
   for (const id of ids) {
     const s = book.settlements[id];
@@ -359,6 +370,25 @@ function inFlightRecords(book: SettlementBook): SettlementRecord[] {
   return records;
 }
 
+function dueOf(s: SettlementRecord): number {
+  return s.status === 'CREATED' ? s.processing_at : s.confirm_at;
+}
+
+/** The earliest moment a settlement in flight is due, or null when none is in flight. */
+function earliestDue(book: SettlementBook): number | null {
+  const state = inFlightOf(book);
+  if (state.due === null) {
+    const records = inFlightRecords(book);
+    state.due = records.length === 0 ? null : Math.min(...records.map(dueOf));
+  }
+  return state.due;
+}
+
+/** Changes whenever the book moves: a window closed, a settlement made, one moved along. */
+export function bookVersion(book: SettlementBook): string {
+  return `${book.meta.windowsClosedUpTo}|${book.meta.nextSettlementId}|${inFlightOf(book).changes}`;
+}
+
 /**
  * Moves in-flight settlements along their schedule up to `now` and returns the batched ones
  * that reached DONE, in confirmation order: each needs its one `settlement.settled`
@@ -366,8 +396,13 @@ function inFlightRecords(book: SettlementBook): SettlementRecord[] {
  */
 export function advanceSettlements(book: SettlementBook, now: number): SettlementRecord[] {
   const settled: SettlementRecord[] = [];
+  const due = earliestDue(book);
+  // Nothing is due yet: most calls (one at every charge) end here without walking the book.
+  if (due === null || now < due) return settled;
+  const state = inFlightOf(book);
   for (const s of inFlightRecords(book)) {
     if (s.status === 'CREATED' && now >= s.processing_at) {
+      state.changes++;
       s.status = 'PROCESSING';
       // reference 2.7: for blockchain settlements the on-chain hash of the single bulk transfer
       if (s.currency === 'USDt') s.external_settlement_id = bulkTransferHash(s.settlement_id);
@@ -378,14 +413,19 @@ export function advanceSettlements(book: SettlementBook, now: number): Settlemen
       // reference 2.7: null until the provider confirms
       s.provider_settlement_id = `${s.currency === 'USDt' ? 'usdt' : 'ars'}-transfer-${s.settlement_id}`;
       if (isBatched(s.mode)) settled.push(s);
-      inFlightIds(book).delete(String(s.settlement_id));
+      state.ids.delete(String(s.settlement_id));
+      state.changes++;
     }
   }
+  state.due = null;
   return settled.sort((a, b) => a.confirm_at - b.confirm_at || a.settlement_id - b.settlement_id);
 }
 
 /** Control API: the transfers in flight are issued and confirmed now instead of later. */
 export function expediteSettlements(book: SettlementBook, now: number): void {
+  const state = inFlightOf(book);
+  state.due = null;
+  state.changes++;
   for (const s of inFlightRecords(book)) {
     s.processing_at = Math.min(s.processing_at, now);
     s.confirm_at = Math.min(s.confirm_at, now);
@@ -427,7 +467,8 @@ export function closeWindow(book: SettlementBook, at: number, addressOf: Address
 /** When the book next needs attention, or null when nothing is pooled or in flight. */
 export function nextDueAt(book: SettlementBook): number | null {
   const due: number[] = [];
-  for (const s of inFlightRecords(book)) due.push(s.status === 'CREATED' ? s.processing_at : s.confirm_at);
+  const earliest = earliestDue(book);
+  if (earliest !== null) due.push(earliest);
   const hasPool = Object.keys(book.pool).length > 0 || activeDeductions(book.refunds, Number.POSITIVE_INFINITY).length > 0;
   if (hasPool) due.push(book.meta.windowsClosedUpTo + WINDOW_MS);
   return due.length === 0 ? null : Math.min(...due);
@@ -456,7 +497,7 @@ export function catchUp(book: SettlementBook, now: number, addressOf: AddressOf)
       ...activeDeductions(book.refunds, Number.POSITIVE_INFINITY).map((d) => d.requested_at),
     ].filter((t) => t > closed);
     let next = lastBoundary;
-    if (inFlightRecords(book).length > 0) next = boundary + WINDOW_MS;
+    if (earliestDue(book) !== null) next = boundary + WINDOW_MS;
     else if (later.length > 0) next = Math.ceil(Math.min(...later) / WINDOW_MS) * WINDOW_MS;
     boundary = Math.max(boundary + WINDOW_MS, next);
   }

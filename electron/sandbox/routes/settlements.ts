@@ -25,6 +25,7 @@ import {
   closeWindow,
   expediteSettlements,
   advanceSettlements,
+  bookVersion,
   findSettlement,
   listSettlements,
   listTransactions,
@@ -83,10 +84,10 @@ export class SettlementRunner {
   /** Brings the book up to the sandbox clock and sends what became settled. */
   sync(): void {
     const book = this.book();
-    const before = fingerprint(book);
+    const before = bookVersion(book);
     this.#emit(catchUp(book, this.#ctx.clock.now(), this.addressOf));
     this.#reschedule(book);
-    if (fingerprint(book) !== before) this.#ctx.persist();
+    if (bookVersion(book) !== before) this.#ctx.persist();
   }
 
   /** Control API: close the current window now; with `confirm`, the transfers complete now too. */
@@ -171,14 +172,6 @@ export class SettlementRunner {
   }
 }
 
-/** What changes when the book moves: boundary, ids handed out, statuses in flight. */
-function fingerprint(book: SettlementBook): string {
-  const statuses = Object.values(book.settlements)
-    .filter((s) => s.status !== 'DONE')
-    .map((s) => `${s.settlement_id}:${s.status}`)
-    .join(',');
-  return `${book.meta.windowsClosedUpTo}|${book.meta.nextSettlementId}|${statuses}`;
-}
 
 function modeOfCheckout(state: SandboxState, sale: SaleRecord): SettlementMode {
   return findCheckout(state, sale.merchant_id, sale.store_id, sale.checkout_id)?.settlement_mode ?? 'ars_per_charge';
