@@ -453,9 +453,20 @@ busy would allow about ${ceiling(r)} sales/s; 500 would need a sale to cost at m
 Where a sale's CPU goes (\`node --cpu-prof\` on this machine, 2026-11-24), in this order: the
 working set's engine (fake-indexeddb, the IndexedDB under idb in Node: index upkeep on every put,
 and a thrown DataError for every row an index leaves out), the WebSocket pushes (four a sale,
-each the checkout's view with its 30 recent sales, serialized per till), the 64 clients' own
-parsing, and the HTTP to the service with the webhooks' HMAC. Not the journal's disk: a
-write+fsync takes about 2 ms and a group commit now holds 3 to 4 entries.
+each the checkout's view, serialized per till), the 64 clients' own parsing, and the HTTP to
+the service with the webhooks' HMAC. Not the journal's disk: a write+fsync takes about 2 ms.
+
+What holds a sale back is not CPU alone: the event loop delay row shows the core's loop
+answering at once, yet a sale takes half a second. Timed inside the core (2026-11-24, 20 s
+runs): an append is durable after about 2.5 ms, then waits about 70 ms (median) until the
+working set has applied it, because the engine runs the transactions on the sales store one
+after another and each request of a transaction, and each transaction's start and end, takes
+a turn of the event loop: the write waits behind the reads queued before it. A sale makes four
+appends one after the other. Resolving an append before the working set's write had committed
+made appends 2.5 ms, but the sales per second fell (smaller, more numerous writes queued the
+reads behind them), so it was not kept; nor was storing only the keys in IndexedDB (fewer and
+smaller puts: no change). Going further means fewer transactions on the sales store a sale
+(answering more reads from the rows in memory), which is the next step for this issue.
 
 Fixed on 2026-11-24, each with a test (electron/core/journal/recent.test.ts, log.test.ts):
 reads asked in the same turn share one read transaction (38 transactions a sale, now 13: the
@@ -467,8 +478,13 @@ core's CPU); 16 connections to the service instead of 4; the sandbox delivers on
 till at once. Together, in 30 s runs side by side: 51 → about 100 sales/s, 19 → 10 ms of this
 process's CPU a sale. Earlier (2026-11-23): a checkout's newest sales read only the newest rows
 of the working set, and status pushes reach the tills at most every 250 ms.
-Late in a run the sandbox's own costs grow with the sales (its settlement book is scanned again
-at every \`charge.done\`, its state file is rewritten whole), which the last thousand sales show.`;
+On 2026-11-24 (later): a checkout view carries its 10 newest sales, not 30 (the screen lists
+8; the views and their sending were about a seventh of the core's CPU), a sale record's canonical
+text is computed once, and the sandbox keeps its settlements in flight apart, with the moment the
+next one is due (each legacy \`charge.done\` walked every settlement several times, and a legacy
+transfer stays in flight two minutes, so each sale cost the sandbox more than the one before and
+the last thousand sales were the slowest): about 100 → 120 sales/s, 10.6 → 9 ms a sale in the
+core and 4.7 → 2.8 ms in the sandbox.`;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -483,7 +499,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
     const result = await benchTills({ dataDir: work, tills, maxSales, maxSeconds });
     console.table(tillsRows(result).map((r) => ({ what: r.what, figure: r.figure })));
-    console.log(`bench:tills: medians: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms; ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale`);
+    console.log(`bench:tills: medians: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms; ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale; event loop delay at most ${result.loopDelay.maxMs} ms`);
     // Only the full run is written down: a shortened one is for trying things out.
     if (values['no-write'] || tills !== TILLS || maxSales !== MAX_SALES || maxSeconds !== MAX_SECONDS) return;
     let existing: string | null = null;
