@@ -53,7 +53,7 @@ export interface CheckpointFile<S> {
  * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
  */
 export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
-  await writeFileAtomic(join(dir, CHECKPOINT_FILE), await checkpointText(file), fs, { beforeRename, syncDir: dir });
+  await writeFileAtomic(join(dir, CHECKPOINT_FILE), await checkpointParts(file), fs, { beforeRename, syncDir: dir });
 }
 
 /** Rows serialized between two turns of the event loop. */
@@ -62,29 +62,38 @@ const ROWS_PER_TURN = 500;
 const CHECKED = new WeakSet<object>();
 
 /**
- * The checkpoint as JSON text, the rows a few hundred at a time with a turn of the event
- * loop between: a working set of ten thousand sales took the core's loop for most of a second
- * in one piece (issue 9's benchmark), every few thousand entries, while every till waited.
- * Each row's record is checked once to survive JSON unchanged (no NaN, Infinity, Date or Map:
- * canonicalJson throws), and the check is not repeated for a row already checked. The rows are
- * the frozen ones of one moment (store.ts captures them), so serializing them later is safe.
+ * The checkpoint as JSON text in parts, the rows a few hundred at a time with a turn of the
+ * event loop between: a working set of ten thousand sales took the core's loop for most of a
+ * second in one piece (issue 9's benchmark), every few thousand entries, while every till
+ * waited; the parts are also encoded and written one at a time. Each row's record is checked
+ * once to survive JSON unchanged (no NaN, Infinity, Date or Map: canonicalJson throws), and not
+ * again for a row already checked. The rows are the frozen ones of one moment (store.ts
+ * captures them), so serializing them later is safe.
  */
-export async function checkpointText<S>(file: CheckpointFile<S>): Promise<string> {
+export async function checkpointParts<S>(file: CheckpointFile<S>): Promise<string[]> {
   const { sales, ...rest } = file;
-  const parts: string[] = [];
+  const parts: string[] = ['{"sales":['];
   for (let i = 0; i < sales.length; i += ROWS_PER_TURN) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const rows: string[] = [];
     for (const row of sales.slice(i, i + ROWS_PER_TURN)) {
       if (!CHECKED.has(row)) {
         canonicalJson(row.record);
         CHECKED.add(row);
       }
-      parts.push(JSON.stringify(row));
+      rows.push(JSON.stringify(row));
     }
+    parts.push(`${i > 0 ? ',' : ''}${rows.join(',')}`);
   }
   canonicalJson(rest.projections);
   // `rest` always has members (version, seq, hash...): its text opens with `{"`.
-  return `{"sales":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}`;
+  parts.push(`],${JSON.stringify(rest).slice(1)}`);
+  return parts;
+}
+
+/** The checkpoint's whole text (checkpointParts joined). */
+export async function checkpointText<S>(file: CheckpointFile<S>): Promise<string> {
+  return (await checkpointParts(file)).join('');
 }
 
 /** The sizes of the old tails' files the acknowledged breaks name, as they are now. */

@@ -676,11 +676,17 @@ export async function readWholeFile(path: string, fs: JournalFs = nodeJournalFs)
  * Temp file, write, fsync, rename over `path` (then, if asked, fsync the dir): a crash
  * leaves the old file or the new one, whole. Through the seam, so a failing disk fails it.
  */
-export async function writeFileAtomic(path: string, data: string, fs: JournalFs = nodeJournalFs, options: { beforeRename?: () => Promise<void>; syncDir?: string } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | readonly string[],
+  fs: JournalFs = nodeJournalFs,
+  options: { beforeRename?: () => Promise<void>; syncDir?: string } = {},
+): Promise<void> {
   const temp = `${path}.tmp`;
   const fh = await fs.open(temp, 'w', 0o600);
   try {
-    await writeAll(fh, Buffer.from(data, 'utf8'));
+    // Parts are encoded one at a time: a large file is never one large copy on the event loop.
+    for (const part of typeof data === 'string' ? [data] : data) await writeAll(fh, Buffer.from(part, 'utf8'));
     await fh.datasync();
   } finally {
     await fh.close();
