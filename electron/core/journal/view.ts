@@ -116,11 +116,6 @@ interface JournalSchema<S> extends DBSchema {
       by_displaceable: [number, number, string];
     };
   };
-  webhookIds: {
-    key: string;
-    value: WebhookRow;
-    indexes: { by_at: number };
-  };
   shifts: {
     key: string;
     value: ShiftRecord;
@@ -128,7 +123,12 @@ interface JournalSchema<S> extends DBSchema {
   };
 }
 
-const STORES = ['sales', 'webhookIds', 'shifts'] as const;
+/**
+ * The IndexedDB stores: what is queried by index. The webhook-ids are asked only by id, and
+ * from memory (#hooks); they are kept with the rest in the checkpoint. Written to IndexedDB
+ * too, they were two more puts a sale that nothing ever read back.
+ */
+const STORES = ['sales', 'shifts'] as const;
 
 /** Sale ids an entry affects: `data.sale_id`, and `data.sale_ids` for facts about several sales. */
 export function saleIdsOf(entry: JournalEntry): string[] {
@@ -441,7 +441,6 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // answer 'yes' now. No version bump: this database is new at every open (see above).
       sales.createIndex('by_needs_person', ['store_id', 'checkout_id', 'needs_person']);
       sales.createIndex('by_displaceable', ['store_id', 'checkout_id', 'displaceable']);
-      d.createObjectStore('webhookIds', { keyPath: 'webhook_id' }).createIndex('by_at', 'at');
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -496,7 +495,6 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     const tx = this.#db.transaction(STORES, 'readwrite');
     const salesStore = tx.objectStore('sales');
     const writes: Promise<unknown>[] = [];
-    for (const h of changes.hooks) writes.push(tx.objectStore('webhookIds').put(h));
     for (const sh of changes.shifts) writes.push(tx.objectStore('shifts').put(sh));
     const lastSeq = entries.at(-1)!.seq;
     const stored: SaleRow<S>[] = [];
@@ -677,7 +675,6 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     await Promise.all([
       ...sales.map((r) => tx.objectStore('sales').put(r)),
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
-      ...webhooks.map((r) => tx.objectStore('webhookIds').put(r)),
       tx.done,
     ]);
     for (const r of sales) this.#rows.set(r.sale_id, deepFreeze(r));
@@ -686,8 +683,10 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
     if (saleIds.length === 0 && webhookIds.length === 0) return;
-    const tx = this.#db.transaction(['sales', 'webhookIds'], 'readwrite');
-    await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), ...webhookIds.map((id) => tx.objectStore('webhookIds').delete(id)), tx.done]);
+    if (saleIds.length > 0) {
+      const tx = this.#db.transaction('sales', 'readwrite');
+      await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), tx.done]);
+    }
     for (const id of saleIds) this.#rows.delete(id);
     for (const id of webhookIds) this.#hooks.delete(id);
   }
