@@ -459,14 +459,17 @@ the service with the webhooks' HMAC. Not the journal's disk: a write+fsync takes
 What holds a sale back is not CPU alone: the event loop delay row shows the core's loop
 answering at once, yet a sale takes half a second. Timed inside the core (2026-11-24, 20 s
 runs): an append is durable after about 2.5 ms, then waits about 70 ms (median) until the
-working set has applied it, because the engine runs the transactions on the sales store one
-after another and each request of a transaction, and each transaction's start and end, takes
-a turn of the event loop: the write waits behind the reads queued before it. A sale makes four
-appends one after the other. Resolving an append before the working set's write had committed
-made appends 2.5 ms, but the sales per second fell (smaller, more numerous writes queued the
-reads behind them), so it was not kept; nor was storing only the keys in IndexedDB (fewer and
-smaller puts: no change). Going further means fewer transactions on the sales store a sale
-(answering more reads from the rows in memory), which is the next step for this issue.
+working set has applied it, and a sale makes four appends one after the other. An apply's
+write transaction waits about 21 ms to start, behind the read transactions queued before it
+on the sales store (the engine starts transactions one at a time, and runs each request of a
+transaction in a turn of the event loop of its own), then does its dozen puts in about 3 ms.
+Tried and not kept, each measured with no gain beyond the runs' noise: resolving an append
+before the working set's write committed (appends took 2.5 ms, but the sales per second fell:
+smaller, more numerous writes held the reads), storing only the keys in IndexedDB and skipping
+puts that move no key, one view build at a time per checkout (a sale's changes rarely overlap),
+and one index query fewer per view. Going further means far fewer reads of the sales store a
+sale (most are the four index queries of each of a sale's four checkout views), which is the
+next step for this issue.
 
 Fixed on 2026-11-24, each with a test (electron/core/journal/recent.test.ts, log.test.ts):
 reads asked in the same turn share one read transaction (38 transactions a sale, now 13: the
@@ -484,7 +487,10 @@ text is computed once, and the sandbox keeps its settlements in flight apart, wi
 next one is due (each legacy \`charge.done\` walked every settlement several times, and a legacy
 transfer stays in flight two minutes, so each sale cost the sandbox more than the one before and
 the last thousand sales were the slowest): about 100 → 120 sales/s, 10.6 → 9 ms a sale in the
-core and 4.7 → 2.8 ms in the sandbox.`;
+core and 4.7 → 2.8 ms in the sandbox. The checkpoint (every 5,000 entries: the whole working
+set) is now serialized a few hundred rows a turn and written in parts, and each row's record is
+checked once: it held the core's loop for up to 0.7 s at a time (the event loop row's max); and
+the working set no longer writes the webhook-ids to IndexedDB, where nothing read them.`;
 }
 
 async function main(argv: string[]): Promise<void> {
