@@ -331,7 +331,6 @@ export class Reconciler {
     const { client, journal, clock } = this.#ctx;
     const now = clock.now();
     const paid: PaidSale[] = [];
-    const checkouts = new Set<string>();
     for (const { sale } of await journal.sales.createdBetween(now - UNSETTLED_LOOKBACK_MS, now + 1)) {
       if (sale.paid === undefined || sale.paid.paid_at === null || sale.paid.received_cents === null) continue;
       paid.push({
@@ -345,7 +344,6 @@ export class Reconciler {
         received_cents: sale.paid.received_cents,
         settled: (sale.settlements ?? []).some((f) => f.line === 'charge') || sale.dones.some((d) => d.settlement_id !== null && this.#known(d.settlement_id)),
       });
-      checkouts.add(`${sale.store_id}/${sale.checkout_id}`);
     }
     const late = unsettledSales(paid, { service_ids: new Set(), request_ids: new Set() }, now, 2 * SETTLEMENT_WINDOW_MS);
     if (late.length === 0) return [];
