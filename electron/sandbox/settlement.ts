@@ -378,8 +378,8 @@ function dueOf(s: SettlementRecord): number {
 function earliestDue(book: SettlementBook): number | null {
   const state = inFlightOf(book);
   if (state.due === null) {
-    const records = inFlightRecords(book);
-    state.due = records.length === 0 ? null : Math.min(...records.map(dueOf));
+    // A loop, not Math.min(...): thousands can be in flight, more than a call takes arguments.
+    state.due = inFlightRecords(book).reduce<number | null>((min, s) => (min === null || dueOf(s) < min ? dueOf(s) : min), null);
   }
   return state.due;
 }

@@ -34,17 +34,18 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'partly_refunded', label: 'report.partlyRefunded' },
 ];
 
-function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
+/** A card of figures, each a label and its value (the totals, where the money went). */
+function FiguresCard({ id, heading, help, figures }: { id: string; heading: string; help?: string; figures: readonly { testId: string; label: TextKey; value: string }[] }) {
   const t = useText();
-  const lang = useLang();
   return (
-    <section className="card totals-card" aria-labelledby="totals-heading">
-      <h2 id="totals-heading">{t(frozen ? 'report.totalsFrozen' : 'report.totals')}</h2>
+    <section className="card totals-card" aria-labelledby={id}>
+      <h2 id={id}>{heading}</h2>
+      {help && <p className="muted">{help}</p>}
       <dl className="totals">
-        {TOTALS.map(({ key, label, money }) => (
-          <div key={key} className="total">
+        {figures.map(({ testId, label, value }) => (
+          <div key={testId} className="total">
             <dt>{t(label)}</dt>
-            <dd data-testid={`total-${key}`}>{money ? formatMoney(lang, totals[key]) : formatCount(lang, totals[key])}</dd>
+            <dd data-testid={testId}>{value}</dd>
           </div>
         ))}
       </dl>
@@ -52,30 +53,25 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   );
 }
 
+function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
+  const t = useText();
+  const lang = useLang();
+  const figures = TOTALS.map(({ key, label, money }) => ({ testId: `total-${key}`, label, value: money ? formatMoney(lang, totals[key]) : formatCount(lang, totals[key]) }));
+  return <FiguresCard id="totals-heading" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
+}
+
 /** Where the money of these sales went: settled, refunded, still waiting (as known now). */
 function MoneyTrail({ trail }: { trail: ShiftReport['settlement'] }) {
   const t = useText();
   const lang = useLang();
-  const rows: { key: string; label: TextKey; value: string }[] = [
-    { key: 'received', label: 'report.trail.received', value: formatMoney(lang, trail.received_cents) },
-    { key: 'settled', label: 'report.trail.settled', value: t('report.trail.sales', { count: formatCount(lang, trail.settled), money: formatMoney(lang, trail.settled_cents) }) },
-    { key: 'refunded', label: 'report.trail.refunded', value: formatMoney(lang, trail.refunded_cents) },
-    { key: 'awaiting', label: 'report.trail.awaiting', value: t('report.trail.sales', { count: formatCount(lang, trail.awaiting), money: formatMoney(lang, trail.awaiting_cents) }) },
-  ];
-  return (
-    <section className="card totals-card" aria-labelledby="trail-heading">
-      <h2 id="trail-heading">{t('report.trail.heading')}</h2>
-      <p className="muted">{t('report.trail.help')}</p>
-      <dl className="totals">
-        {rows.map(({ key, label, value }) => (
-          <div key={key} className="total">
-            <dt>{t(label)}</dt>
-            <dd data-testid={`trail-${key}`}>{value}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
+  const sales = (count: number, cents: number) => t('report.trail.sales', { count: formatCount(lang, count), money: formatMoney(lang, cents) });
+  const figures = [
+    { testId: 'trail-received', label: 'report.trail.received', value: formatMoney(lang, trail.received_cents) },
+    { testId: 'trail-settled', label: 'report.trail.settled', value: sales(trail.settled, trail.settled_cents) },
+    { testId: 'trail-refunded', label: 'report.trail.refunded', value: formatMoney(lang, trail.refunded_cents) },
+    { testId: 'trail-awaiting', label: 'report.trail.awaiting', value: sales(trail.awaiting, trail.awaiting_cents) },
+  ] as const;
+  return <FiguresCard id="trail-heading" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
 }
 
 function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {

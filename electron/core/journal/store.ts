@@ -294,8 +294,8 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
       file.acknowledgedBreaks = health.acknowledgedBreaks.filter((b) => b.restart.seq <= file.seq).map((b) => structuredClone(b));
       file.tails = await tailsOf(this.#o.dir, file.acknowledgedBreaks, this.#o.fs);
       // The checkpoint is JSON: a record or state JSON would change (NaN, Infinity, a Date,
-      // a Map) is not written at all (checkpointText throws), and the next open rebuilds from
-      // the log instead.
+      // a Map) is not written at all (writeCheckpoint's checkpointParts throws), and the next
+      // open rebuilds from the log instead.
       await writeCheckpoint(this.#o.dir, file, this.#o.fs, this.#o.beforeCheckpointRename);
       this.stats.checkpointsWritten++;
     } catch (err) {

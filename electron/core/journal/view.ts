@@ -682,7 +682,6 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     for (const r of webhooks) this.#hooks.set(r.webhook_id, deepFreeze(r));
   }
   async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
-    if (saleIds.length === 0 && webhookIds.length === 0) return;
     if (saleIds.length > 0) {
       const tx = this.#db.transaction('sales', 'readwrite');
       await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), tx.done]);

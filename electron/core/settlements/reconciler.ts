@@ -431,10 +431,8 @@ export class Reconciler {
   async #record(settlementId: number, from: 'webhook' | 'rest', result: Reconciliation, settledAt: string | null): Promise<Reconciliation> {
     const at = this.#ctx.clock.now();
     const settled_at = settledAt === null || Number.isNaN(Date.parse(settledAt)) ? null : Date.parse(settledAt);
-    const events: SaleSettled[] = [
-      ...result.charges.flatMap((c) => ('sale_id' in c.check ? [{ type: 'sale.settled' as const, sale_id: c.check.sale_id, settlement_id: settlementId, line: 'charge' as const, settled_at, at }] : [])),
-      ...result.refunds.flatMap((r) => ('sale_id' in r.check ? [{ type: 'sale.settled' as const, sale_id: r.check.sale_id, settlement_id: settlementId, line: 'refund' as const, settled_at, at }] : [])),
-    ];
+    const lines = [...result.charges.map((c) => ({ line: 'charge' as const, check: c.check })), ...result.refunds.map((r) => ({ line: 'refund' as const, check: r.check }))];
+    const events: SaleSettled[] = lines.flatMap(({ line, check }) => ('sale_id' in check ? [{ type: 'sale.settled' as const, sale_id: check.sale_id, settlement_id: settlementId, line, settled_at, at }] : []));
     const sale_ids = [...new Set(events.map((e) => e.sale_id))];
     await this.#ctx.locks.exclusive(SETTLEMENTS_LOCK, () =>
       this.#ctx.journal.append([{ type: SETTLEMENT_RECONCILED, data: { settlement_id: settlementId, from, status: result.status, result: result as unknown as Record<string, unknown>, sale_ids, events: events as unknown as Record<string, unknown>[] } }]),
