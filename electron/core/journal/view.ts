@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
 import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
+import { CheckoutIndex } from './checkout-index.ts';
 import type { JournalEntry } from './log.ts';
 
 /**
@@ -104,16 +105,12 @@ interface JournalSchema<S> extends DBSchema {
   sales: {
     key: string;
     value: SaleRow<S>;
+    /** The rest of SaleKeys is indexed in memory (checkout-index.ts). */
     indexes: {
-      by_pix_id: string;
-      by_service_id: string;
       by_external_id: string;
-      by_checkout: [number, number, number];
       by_status: string;
       by_shift: string;
       by_created_at: number;
-      by_needs_person: [number, number, string];
-      by_displaceable: [number, number, string];
     };
   };
   shifts: {
@@ -428,19 +425,15 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
   const name = `journal-view-${randomUUID()}`;
   const db = await openDB<JournalSchema<S>>(name, 1, {
     upgrade(d) {
+      // What the back office asks. A checkout's sales, those that need a person or are
+      // displaceable, and the pix_id and service_id that payments are matched by are asked
+      // on every change at every till: those keys are indexed in memory (checkout-index.ts).
+      // No version bump: this database is new at every open (see above).
       const sales = d.createObjectStore('sales', { keyPath: 'sale_id' });
-      sales.createIndex('by_pix_id', 'pix_id');
-      sales.createIndex('by_service_id', 'service_id');
       sales.createIndex('by_external_id', 'external_id');
-      // store, checkout, then time: one index answers "this checkout's sales" and "its newest".
-      sales.createIndex('by_checkout', ['store_id', 'checkout_id', 'created_at']);
       sales.createIndex('by_status', 'status');
       sales.createIndex('by_shift', 'shift_id');
       sales.createIndex('by_created_at', 'created_at');
-      // A sale without the key is in neither index: each holds only the few sales that
-      // answer 'yes' now. No version bump: this database is new at every open (see above).
-      sales.createIndex('by_needs_person', ['store_id', 'checkout_id', 'needs_person']);
-      sales.createIndex('by_displaceable', ['store_id', 'checkout_id', 'displaceable']);
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -466,6 +459,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * share them.
    */
   readonly #rows = new Map<string, SaleRow<S>>();
+  /** The per-checkout, pix_id and service_id keys of #rows, updated with it. */
+  readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
   readonly #shifts = new Map<string, ShiftRecord>();
   readonly #name: string;
@@ -511,7 +506,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     await Promise.all([...writes, tx.done]);
     for (const h of changes.hooks) this.#hooks.set(h.webhook_id, deepFreeze(h));
     for (const sh of changes.shifts) this.#shifts.set(sh.id, deepFreeze(sh));
-    for (const row of stored) this.#rows.set(row.sale_id, deepFreeze(row));
+    for (const row of stored) this.#setRow(row);
     return changes.failures;
   }
 
@@ -519,20 +514,17 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return this.#rows.get(id)?.record;
   }
   async saleByPixId(pixId: string): Promise<S | undefined> {
-    return (await this.#saleRows((tx) => tx.objectStore('sales').index('by_pix_id').getAllKeys(pixId, 1)))[0]?.record;
+    return this.#recordOf(this.#byCheckout.byPixId(pixId));
   }
   async saleByServiceId(serviceId: string): Promise<S | undefined> {
-    return (await this.#saleRows((tx) => tx.objectStore('sales').index('by_service_id').getAllKeys(serviceId, 1)))[0]?.record;
+    return this.#recordOf(this.#byCheckout.byServiceId(serviceId));
   }
   async rowsWhere(q: RowQuery): Promise<SaleRow<S>[]> {
     switch (q.index) {
       case 'by_checkout': {
-        const query = checkoutRange(q.storeId, q.checkoutId, q.fromMs, q.toMs);
-        if (q.newest === undefined) return this.#saleRows((tx) => tx.objectStore('sales').index('by_checkout').getAllKeys(query));
-        // Newest first and no more than asked: a busy checkout's whole day is never read
-        // (IndexedDB 3 getAll options, as in recentSalesOnCheckout below).
-        const options = { query, count: q.newest, direction: 'prev' };
-        return this.#saleRows((tx) => tx.objectStore('sales').index('by_checkout').getAllKeys(options as unknown as IDBKeyRange));
+        // Newest first and no more than asked: a busy checkout's whole day is never read.
+        const { storeId, checkoutId, fromMs, toMs, newest } = q;
+        return this.#rowsOf(newest === undefined ? this.#byCheckout.inRange(storeId, checkoutId, fromMs, toMs) : this.#byCheckout.newest(storeId, checkoutId, newest, fromMs, toMs));
       }
       case 'by_created_at': {
         const range = between(q.fromMs, q.toMs);
@@ -555,20 +547,16 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   async recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]> {
     if (!Number.isSafeInteger(count) || count < 1) return [];
-    // IndexedDB 3 getAll options (fake-indexeddb implements them; idb's types predate them):
-    // newest first, `count` keys, no cursor.
-    const options = { query: checkoutRange(storeId, checkoutId, sinceMs, undefined), count, direction: 'prev' };
-    return records(await this.#saleRows((tx) => tx.objectStore('sales').index('by_checkout').getAllKeys(options as unknown as IDBKeyRange)));
+    return records(this.#rowsOf(this.#byCheckout.newest(storeId, checkoutId, count, sinceMs)));
   }
   async salesNeedingPerson(storeId: number, checkoutId: number): Promise<S[]> {
-    return records(await this.#saleRows((tx) => tx.objectStore('sales').index('by_needs_person').getAllKeys([storeId, checkoutId, 'yes'])));
+    return records(this.#rowsOf(this.#byCheckout.needingPerson(storeId, checkoutId)));
   }
   async salesNeedingPersonAnywhere(): Promise<S[]> {
-    // Only rows whose needs_person key is set are in the index: the whole index is the answer.
-    return records(await this.#saleRows((tx) => tx.objectStore('sales').index('by_needs_person').getAllKeys()));
+    return records(this.#rowsOf(this.#byCheckout.needingPersonAnywhere()));
   }
   async displaceableSales(storeId: number, checkoutId: number): Promise<S[]> {
-    return records(await this.#saleRows((tx) => tx.objectStore('sales').index('by_displaceable').getAllKeys([storeId, checkoutId, 'yes'])));
+    return records(this.#rowsOf(this.#byCheckout.displaceable(storeId, checkoutId)));
   }
   async salesByStatus(status: string): Promise<S[]> {
     return records(await this.#saleRows((tx) => tx.objectStore('sales').index('by_status').getAllKeys(status)));
@@ -596,8 +584,19 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return range ? this.#read((tx) => tx.objectStore('shifts').index('by_opened_at').getAll(range)) : [];
   }
 
+  #recordOf(id: string | undefined): S | undefined {
+    return id === undefined ? undefined : this.#rows.get(id)?.record;
+  }
+  #rowsOf(ids: readonly string[]): SaleRow<S>[] {
+    return ids.flatMap((id) => this.#rows.get(id) ?? []);
+  }
+  #setRow(row: SaleRow<S>): void {
+    this.#byCheckout.put(this.#rows.get(row.sale_id), row);
+    this.#rows.set(row.sale_id, deepFreeze(row));
+  }
+
   /**
-   * The rows an index query finds: the index gives the keys, memory the rows. Taken while
+   * The rows an IndexedDB index query finds: the index gives the keys, memory the rows. Taken while
    * the read's transaction is still open (its answer's continuation runs before any other
    * transaction can), so keys and rows are of the same moment.
    */
@@ -677,7 +676,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
       tx.done,
     ]);
-    for (const r of sales) this.#rows.set(r.sale_id, deepFreeze(r));
+    for (const r of sales) this.#setRow(r);
     for (const r of shifts) this.#shifts.set(r.id, deepFreeze(r));
     for (const r of webhooks) this.#hooks.set(r.webhook_id, deepFreeze(r));
   }
@@ -686,7 +685,11 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       const tx = this.#db.transaction('sales', 'readwrite');
       await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), tx.done]);
     }
-    for (const id of saleIds) this.#rows.delete(id);
+    for (const id of saleIds) {
+      const row = this.#rows.get(id);
+      if (row !== undefined) this.#byCheckout.delete(row);
+      this.#rows.delete(id);
+    }
     for (const id of webhookIds) this.#hooks.delete(id);
   }
 
@@ -707,12 +710,6 @@ function deepFreeze<T>(value: T): T {
 
 function records<S>(rows: SaleRow<S>[]): S[] {
   return rows.map((r) => r.record);
-}
-
-function checkoutRange(storeId: number, checkoutId: number, fromMs: number | undefined, toMs: number | undefined): IDBKeyRange {
-  // Numbers sort below arrays in IndexedDB, so [s, c, []] is above every [s, c, time].
-  const upper: [number, number, number | never[]] = [storeId, checkoutId, toMs ?? []];
-  return keyRange().bound([storeId, checkoutId, fromMs ?? -Infinity], upper, false, toMs !== undefined);
 }
 
 function foldShift(current: ShiftRecord | undefined, entry: JournalEntry, id: string): ShiftRecord | undefined {

@@ -40,7 +40,7 @@ export class Charging {
   async charge(input: ChargeInput): Promise<void> {
     const { journal, clock, locks } = this.#ctx;
     const checkout = { storeId: input.storeId, checkoutId: input.checkoutId };
-    const saleId = await locks.exclusive(keyOf(checkout), async () => {
+    const planned = await locks.exclusive(keyOf(checkout), async () => {
       const sales = await planningSales(journal, checkout);
       // planCharge refuses while the newest sale is `requested`; an `uncertain` one whose
       // create the follow-up loop is sending again right now is just as unresolved: the
@@ -61,11 +61,13 @@ export class Charging {
         if (plan.reason === 'create_in_flight') throw createInFlight();
         throw new CoreError('invalid_argument', 'The amount must be more than R$ 0,00 and at most R$ 1.000.000,00.', { field: 'amount' });
       }
-      await journal.append([saleFact(plan.events, input.shiftId === undefined ? {} : { shift_id: input.shiftId })]);
-      return plan.events[0].sale_id;
+      const fact = saleFact(plan.events, input.shiftId === undefined ? {} : { shift_id: input.shiftId });
+      await journal.append([fact]);
+      const saleId = plan.events[0].sale_id;
+      return { saleId, displaced: (fact.data.sale_ids as string[]).filter((id) => id !== saleId) };
     });
     this.#ctx.onChange([checkout]);
-    const refusal = await this.create(saleId, false);
+    const refusal = await this.create(planned.saleId, false, planned.displaced);
     if (refusal) throw refusal;
   }
 
@@ -98,8 +100,10 @@ export class Charging {
   /**
    * Sends (or resends, with the same Idempotency-Key) a sale's create and journals the
    * outcome. `resumed`: sent again by the follow-up loop, not by the charge that planned it.
+   * `displaced`: the sales the charge's own entry displaced, when the charge is the caller
+   * (else they are read back from the journal).
    */
-  async create(saleId: string, resumed: boolean): Promise<ServiceError | null> {
+  async create(saleId: string, resumed: boolean, displaced?: readonly string[]): Promise<ServiceError | null> {
     const { journal, client, clock, log, locks } = this.#ctx;
     if (this.#creating.has(saleId)) return null;
     this.#creating.add(saleId);
@@ -173,7 +177,7 @@ export class Charging {
           if (current.status === 'uncertain') return [];
           outcome = { kind: 'uncertain', reason: 'interrupted', attempts };
         }
-        const sales = uniqueSales([...(await planningSales(journal, checkout)), ...(await this.#displacedBy(saleId))]);
+        const sales = uniqueSales([...(await planningSales(journal, checkout)), ...(await this.#displacedBy(saleId, displaced))]);
         const events = planCreateOutcome(sales, saleId, outcome, clock.now());
         if (events.length > 0) await journal.append([saleFact(events)]);
         return outcome.kind === 'created' ? this.#onIdsLearned(outcome.pix_id, outcome.service_id) : [];
@@ -188,12 +192,13 @@ export class Charging {
   /**
    * The sales this one displaced when its intent was journaled (planCharge puts them in the
    * same entry), whatever they became since: its 201 confirms those displacements and its
-   * refusal voids them, a sale paid meanwhile included.
+   * refusal voids them, a sale paid meanwhile included. `known`: those sales' ids, from the
+   * charge that journaled the entry (reading the entry back costs a file read a sale).
    */
-  async #displacedBy(saleId: string): Promise<Sale[]> {
+  async #displacedBy(saleId: string, known: readonly string[] | undefined): Promise<Sale[]> {
     const { journal } = this.#ctx;
-    const ids = new Set<string>();
-    for (const entry of await journal.eventsForSale(saleId)) {
+    const ids = new Set<string>(known);
+    for (const entry of known === undefined ? await journal.eventsForSale(saleId) : []) {
       const data = factData(entry);
       if (!data?.events.some((e) => e.type === 'sale.requested' && e.sale_id === saleId)) continue;
       for (const id of data.sale_ids) if (id !== saleId) ids.add(id);

@@ -1,0 +1,219 @@
+import type { SaleKeys } from './view.ts';
+
+/**
+ * The working set's per-checkout keys in plain memory: what a till asks on every change of
+ * its checkout (the newest sales, the displaceable ones, those that need a person) and what
+ * every payment report asks (the sale with this pix_id or service_id). With 64 tills these
+ * were about 28 IndexedDB index queries a sale; in the engine each read waited its turn
+ * behind the others and the working set's writes waited behind the reads (issue 9). The
+ * other queries (status, shift, time range, external id: the back office's) stay IndexedDB's.
+ *
+ * Answers as the IndexedDB indexes it replaces did: a sale is in an index only when every
+ * part of that key is a number (not NaN) or a string as SaleKeys types it; a checkout's sales
+ * are ordered by created_at, ties by sale_id (UTF-16 code units, as IndexedDB compares keys);
+ * `newest` walks that order backwards.
+ */
+
+/** The parts of a row this index reads. */
+export type IndexedKeys = Partial<SaleKeys> & { sale_id: string };
+
+interface Placed {
+  at: number;
+  id: string;
+}
+
+interface CheckoutSets {
+  storeId: number;
+  checkoutId: number;
+  ids: Set<string>;
+}
+
+function isNumber(v: unknown): v is number {
+  return typeof v === 'number' && !Number.isNaN(v);
+}
+
+function byNumber(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** created_at, then sale_id; Infinity - Infinity is NaN, so equal infinities fall to the id. */
+function compare(a: Placed, b: Placed): number {
+  return a.at < b.at ? -1 : a.at > b.at ? 1 : byId(a.id, b.id);
+}
+
+/** The first position in `list` (sorted by compare) whose item is not below `p`. */
+function lowerBound(list: readonly Placed[], p: Placed): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(list[mid]!, p) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first position whose created_at is at least `at` (any id). */
+function firstAtOrAfter(list: readonly Placed[], at: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.at < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** "store:checkout" for two numbers (String(-0) is "0": IndexedDB takes -0 and 0 as one key too). */
+function checkoutKey(storeId: unknown, checkoutId: unknown): string | undefined {
+  return isNumber(storeId) && isNumber(checkoutId) ? `${storeId}:${checkoutId}` : undefined;
+}
+
+/** The keys this index files a row under; rows with equal signatures are filed the same. */
+function signature(k: IndexedKeys): string {
+  return JSON.stringify([k.store_id, k.checkout_id, k.created_at, k.needs_person, k.displaceable, k.pix_id, k.service_id, k.sale_id]);
+}
+
+export class CheckoutIndex {
+  /** Per checkout: its sales with a created_at, sorted by created_at then sale_id. */
+  readonly #placed = new Map<string, Placed[]>();
+  readonly #needsPerson = new Map<string, CheckoutSets>();
+  readonly #displaceable = new Map<string, CheckoutSets>();
+  readonly #pix = new Map<string, Set<string>>();
+  readonly #service = new Map<string, Set<string>>();
+
+  /** Files `next` in place of `previous` (the same sale's row as it was, if it was held). */
+  put(previous: IndexedKeys | undefined, next: IndexedKeys): void {
+    if (previous !== undefined) {
+      // Most changes of a sale move none of these keys (a status, a payment).
+      if (signature(previous) === signature(next)) return;
+      this.delete(previous);
+    }
+    const checkout = checkoutKey(next.store_id, next.checkout_id);
+    const id = next.sale_id;
+    if (checkout !== undefined) {
+      if (isNumber(next.created_at)) {
+        const list = this.#placed.get(checkout) ?? [];
+        if (list.length === 0) this.#placed.set(checkout, list);
+        const p = { at: next.created_at, id };
+        // New sales are the newest: usually a push at the end.
+        const last = list.at(-1);
+        if (last === undefined || compare(last, p) < 0) list.push(p);
+        else list.splice(lowerBound(list, p), 0, p);
+      }
+      if (next.needs_person === 'yes') addTo(this.#needsPerson, checkout, next.store_id!, next.checkout_id!, id);
+      if (next.displaceable === 'yes') addTo(this.#displaceable, checkout, next.store_id!, next.checkout_id!, id);
+    }
+    if (typeof next.pix_id === 'string') setOf(this.#pix, next.pix_id).add(id);
+    if (typeof next.service_id === 'string') setOf(this.#service, next.service_id).add(id);
+  }
+
+  /** Takes a row out of every index it is filed in (the keys it was filed with). */
+  delete(row: IndexedKeys): void {
+    const checkout = checkoutKey(row.store_id, row.checkout_id);
+    const id = row.sale_id;
+    if (checkout !== undefined) {
+      const list = this.#placed.get(checkout);
+      if (list !== undefined && isNumber(row.created_at)) {
+        const p = { at: row.created_at, id };
+        const at = lowerBound(list, p);
+        if (at < list.length && compare(list[at]!, p) === 0) list.splice(at, 1);
+        if (list.length === 0) this.#placed.delete(checkout);
+      }
+      removeFrom(this.#needsPerson, checkout, id);
+      removeFrom(this.#displaceable, checkout, id);
+    }
+    if (typeof row.pix_id === 'string') removeId(this.#pix, row.pix_id, id);
+    if (typeof row.service_id === 'string') removeId(this.#service, row.service_id, id);
+  }
+
+  /** The checkout's sales created in [fromMs, toMs) (either side open), oldest first. */
+  inRange(storeId: number, checkoutId: number, fromMs?: number, toMs?: number): string[] {
+    const list = this.#placed.get(checkoutKey(storeId, checkoutId) ?? '');
+    if (list === undefined || Number.isNaN(fromMs) || Number.isNaN(toMs)) return [];
+    const start = fromMs === undefined ? 0 : firstAtOrAfter(list, fromMs);
+    const end = toMs === undefined ? list.length : firstAtOrAfter(list, toMs);
+    return list.slice(start, Math.max(start, end)).map((p) => p.id);
+  }
+
+  /** The checkout's newest `count` sales created in [fromMs, toMs) (either side open), newest first, ties by the greater id. */
+  newest(storeId: number, checkoutId: number, count: number, fromMs?: number, toMs?: number): string[] {
+    const list = this.#placed.get(checkoutKey(storeId, checkoutId) ?? '');
+    const out: string[] = [];
+    if (list === undefined || Number.isNaN(toMs)) return out;
+    const end = toMs === undefined ? list.length : firstAtOrAfter(list, toMs);
+    for (let i = end - 1; i >= 0 && out.length < count; i--) {
+      const p = list[i]!;
+      if (fromMs !== undefined && !(p.at >= fromMs)) break;
+      out.push(p.id);
+    }
+    return out;
+  }
+
+  /** The checkout's sales that need a person, by id. */
+  needingPerson(storeId: number, checkoutId: number): string[] {
+    return sortedIds(this.#needsPerson.get(checkoutKey(storeId, checkoutId) ?? '')?.ids);
+  }
+
+  /** Every sale that needs a person: by store, checkout, then id. */
+  needingPersonAnywhere(): string[] {
+    const sets = [...this.#needsPerson.values()].sort((a, b) => byNumber(a.storeId, b.storeId) || byNumber(a.checkoutId, b.checkoutId));
+    return sets.flatMap((s) => sortedIds(s.ids));
+  }
+
+  /** The checkout's displaceable sales, by id. */
+  displaceable(storeId: number, checkoutId: number): string[] {
+    return sortedIds(this.#displaceable.get(checkoutKey(storeId, checkoutId) ?? '')?.ids);
+  }
+
+  /** The sale with this pix_id (the least id, should two ever carry it). */
+  byPixId(pixId: string): string | undefined {
+    return leastId(this.#pix.get(pixId));
+  }
+
+  /** The sale with this service_id (the least id, should two ever carry it). */
+  byServiceId(serviceId: string): string | undefined {
+    return leastId(this.#service.get(serviceId));
+  }
+}
+
+function setOf(map: Map<string, Set<string>>, key: string): Set<string> {
+  let set = map.get(key);
+  if (set === undefined) map.set(key, (set = new Set()));
+  return set;
+}
+
+function removeId(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (set === undefined) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
+}
+
+function addTo(map: Map<string, CheckoutSets>, key: string, storeId: number, checkoutId: number, id: string): void {
+  let sets = map.get(key);
+  if (sets === undefined) map.set(key, (sets = { storeId, checkoutId, ids: new Set() }));
+  sets.ids.add(id);
+}
+
+function removeFrom(map: Map<string, CheckoutSets>, key: string, id: string): void {
+  const sets = map.get(key);
+  if (sets === undefined) return;
+  sets.ids.delete(id);
+  if (sets.ids.size === 0) map.delete(key);
+}
+
+function sortedIds(ids: ReadonlySet<string> | undefined): string[] {
+  return ids === undefined ? [] : [...ids].sort(byId);
+}
+
+function leastId(ids: ReadonlySet<string> | undefined): string | undefined {
+  let least: string | undefined;
+  for (const id of ids ?? []) if (least === undefined || id < least) least = id;
+  return least;
+}
