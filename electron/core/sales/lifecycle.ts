@@ -24,7 +24,7 @@
 import { wireBrlCents } from '../../shared/money.ts';
 import { compareAmount } from './amount.ts';
 import type { AmountComparison } from './amount.ts';
-import { canonical, canonicalMin, compareText, minDefined, pickDefined, sortedUnique, upsert } from './order.ts';
+import { canonical, canonicalMin, sameCanonical, compareText, minDefined, pickDefined, sortedUnique, upsert } from './order.ts';
 
 /** Reference 8: a printed sale lives 5 minutes. */
 export const SALE_LIFETIME_MS = 5 * 60_000;
@@ -674,7 +674,7 @@ function apply(sale: Sale | undefined, event: SaleEvent, attribution: Attributio
   }
 
   const next = settle(merge(sale, event, attribution));
-  const changed = canonicalSale(next) !== canonicalSale(sale);
+  const changed = !sameCanonical(next, sale);
   return {
     sale: changed ? next : sale,
     report: {
@@ -685,17 +685,6 @@ function apply(sale: Sale | undefined, event: SaleEvent, attribution: Attributio
       illegal: changed ? illegalTransition(sale, event) : null,
     },
   };
-}
-
-/**
- * A sale record's canonical text, once per record: records are never changed in place (each
- * event makes a new one), and the one an event produced is the one the next event compares.
- */
-const CANONICAL = new WeakMap<Sale, string>();
-function canonicalSale(sale: Sale): string {
-  let text = CANONICAL.get(sale);
-  if (text === undefined) CANONICAL.set(sale, (text = canonical(sale)));
-  return text;
 }
 
 function reject(from: SaleStatus | null, illegal: IllegalCode): SaleStep {

@@ -22,6 +22,34 @@ export function canonical(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
+/**
+ * Whether two values have the same canonical text, without writing either: what comparing
+ * `canonical(a) === canonical(b)` answers, stopping at the first difference. Every event
+ * applied to a sale asks it of the record before and after (issue 9: writing both texts was
+ * a twentieth of the core's time with 64 tills).
+ */
+export function sameCanonical(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const aObject = a !== null && typeof a === 'object';
+  const bObject = b !== null && typeof b === 'object';
+  if (!aObject || !bObject) return !aObject && !bObject && canonical(a) === canonical(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameCanonical(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let members = 0;
+  for (const key of Object.keys(x)) {
+    if (x[key] === undefined) continue;
+    members++;
+    if (!Object.hasOwn(y, key) || !sameCanonical(x[key], y[key])) return false;
+  }
+  for (const key of Object.keys(y)) if (y[key] !== undefined) members--;
+  return members === 0;
+}
+
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

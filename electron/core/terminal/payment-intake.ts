@@ -3,7 +3,7 @@ import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { wireBrlCents } from '../../shared/money.ts';
 import { reportKey, samePayment, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
-import { canonical } from '../sales/order.ts';
+import { sameCanonical } from '../sales/order.ts';
 import { matchReport, UNMATCHED_REASONS, type MatchOutcome, type UnmatchedReason } from '../sales/matching.ts';
 import { checkoutOf, salesOf, UNMATCHED_LOCK, type CheckoutKey, type TerminalContext } from './context.ts';
 import { attributionFact, factData, paymentFact } from './entries.ts';
@@ -261,7 +261,7 @@ export class PaymentIntake {
 
 /** The same report but for when it arrived. */
 function sameAnswer(a: PaymentReport, b: PaymentReport): boolean {
-  return canonical({ ...a, at: 0 }) === canonical({ ...b, at: 0 });
+  return sameCanonical({ ...a, at: 0 }, { ...b, at: 0 });
 }
 
 /**
