@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_VERSION, checkpointText, type CheckpointFile } from './checkpoint.ts';
+import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from './generate.ts';
+import { CHECKPOINT_EVERY, openJournal, type Journal } from './journal.ts';
 
 function file(rows: number): CheckpointFile<{ sale_id: string; amount_cents: number; note: string }> {
   return {
@@ -51,5 +57,36 @@ describe('the checkpoint’s text', () => {
     const f = file(3);
     f.sales[1] = { ...f.sales[1]!, record: { ...f.sales[1]!.record, amount_cents: Number.NaN } };
     await expect(checkpointText(f)).rejects.toThrow();
+  });
+});
+
+describe('how often the journal writes one', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'journal-checkpoint-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const sale = (n: number) => ({ type: 'sale.created', data: { sale_id: `s${n}`, store_id: 1, checkout_id: 1 + (n % 8), amount_cents: 100, external_id: `o${n}`, shift_id: 'x', by: 'c' } });
+  const touch = (n: number) => ({ type: 'sale.qr_issued', data: { sale_id: `s${n}`, pix_id: `pix_${n}`, service_id: `svc_${n}` } });
+  const written = async (j: Journal<GeneratedSale>) => (await j.storeStats()).checkpointsWritten;
+
+  it('waits as many entries as the working set holds sales once it holds more than CHECKPOINT_EVERY', async () => {
+    const j = await openJournal<GeneratedSale>({ dir, clock: new ManualClock(Date.UTC(2026, 10, 26, 9)), reduceSale: generatedSaleReducer, openStatuses: GENERATED_OPEN_STATUSES });
+    try {
+      const sales = CHECKPOINT_EVERY + 1_000;
+      const start = await written(j);
+      await j.append(Array.from({ length: sales }, (_, n) => sale(n)));
+      expect(await written(j)).toBe(start + 1);
+      // CHECKPOINT_EVERY entries more: not yet, the working set holds more sales than that.
+      await j.append(Array.from({ length: CHECKPOINT_EVERY }, (_, n) => touch(n)));
+      expect(await written(j)).toBe(start + 1);
+      await j.append(Array.from({ length: sales - CHECKPOINT_EVERY }, (_, n) => touch(CHECKPOINT_EVERY + n)));
+      expect(await written(j)).toBe(start + 2);
+    } finally {
+      await j.close();
+    }
   });
 });

@@ -66,7 +66,12 @@ export interface OpenJournalOptions<S extends object> {
    * history. 3 days by default: the service retries for 1h15m (contract 4).
    */
   webhookIdsMs?: number;
-  /** Entries between two checkpoints (one is also written at every new segment and at close). */
+  /**
+   * Entries between two checkpoints (one is also written at every new segment and at close).
+   * By default 5,000, or as many entries as the working set holds sales when it holds more: a
+   * checkpoint writes the whole working set, so writing it every 5,000 entries cost each
+   * entry more the larger the working set grew (a busy store keeps two days of sales).
+   */
   checkpointEvery?: number;
   /** Test seam: runs between a checkpoint's fsync and its rename (to crash there). */
   beforeCheckpointRename?: () => Promise<void>;
@@ -398,7 +403,7 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
       openStatuses: new Set(options.openStatuses ?? []),
       workingSetMs: options.workingSetMs ?? 2 * DAY_MS,
       webhookIdsMs: options.webhookIdsMs ?? 3 * DAY_MS,
-      checkpointEvery: Math.max(1, options.checkpointEvery ?? 5000),
+      checkpointEvery: options.checkpointEvery === undefined ? (sales) => Math.max(CHECKPOINT_EVERY, sales) : Math.max(1, options.checkpointEvery),
       beforeCheckpointRename: options.beforeCheckpointRename,
       fs: options.fs,
       health: () => ({ writable: opened !== null && opened.corruption === null && opened.failure === null, acknowledgedBreaks: opened?.acknowledgedBreaks ?? [] }),
@@ -455,3 +460,5 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Entries between two checkpoints at least, by default (see OpenJournalOptions.checkpointEvery). */
+export const CHECKPOINT_EVERY = 5000;

@@ -50,8 +50,11 @@ export interface StoreOptions<S extends object> {
   workingSetMs: number;
   /** A webhook-id this old leaves the working set; dedupe then reads history (slower, still exact). */
   webhookIdsMs: number;
-  /** A checkpoint is written after this many entries, at every sealed segment and at close. */
-  checkpointEvery: number;
+  /**
+   * A checkpoint is written after this many entries (a number, or a rule of the working
+   * set's size in sales), at every sealed segment and at close.
+   */
+  checkpointEvery: number | ((workingSetSales: number) => number);
   /** Test seam: runs between the checkpoint's fsync and its rename. */
   beforeCheckpointRename?: () => Promise<void>;
   onFailures: (failures: readonly ReducerFailure[]) => void;
@@ -177,7 +180,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
       await this.#applyRun(entries.slice(start, end), positions.slice(start, end));
       start = end;
     }
-    if (!this.#opening && (this.#sealedSinceCheckpoint || this.#sinceCheckpoint >= this.#o.checkpointEvery)) this.#scheduleCheckpoint();
+    if (!this.#opening && (this.#sealedSinceCheckpoint || this.#sinceCheckpoint >= this.#checkpointEvery())) this.#scheduleCheckpoint();
   };
 
   async #applyRun(entries: JournalEntry[], positions: EntryPosition[]): Promise<void> {
@@ -271,6 +274,11 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     return { version: CHECKPOINT_VERSION, ...head, acknowledgedBreaks: [], tails: [], sales, shifts, webhooks, projections, reducerFailures };
   }
 
+  #checkpointEvery(): number {
+    const every = this.#o.checkpointEvery;
+    return typeof every === 'number' ? every : every(this.#writer.size());
+  }
+
   #scheduleCheckpoint(): void {
     this.#sinceCheckpoint = 0;
     this.#sealedSinceCheckpoint = false;
@@ -330,8 +338,10 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     await this.#w.close();
   }
 
-  workingSetStats(): Promise<StoreStats> {
-    return this.#w.rows().then((rows) => ({ workingSetSales: rows.length, sealedSegments: this.#summaries.length, ...this.stats }));
+  /** Counted once the checkpoints already scheduled are written (or failed). */
+  async workingSetStats(): Promise<StoreStats> {
+    await this.#checkpointing;
+    return { workingSetSales: this.#w.size(), sealedSegments: this.#summaries.length, ...this.stats };
   }
 
   // ---- history ----

@@ -101,11 +101,43 @@ export interface ReducerFailure {
   message: string;
 }
 
-interface JournalSchema<S> extends DBSchema {
+/**
+ * What IndexedDB keeps of a sale: its id and the keys of the back office's queries, each a
+ * list of no key or one (multiEntry indexes). A sale without a key is then in no entry of
+ * that index, as before, and the engine has no invalid key to throw about: with `undefined`
+ * it built and threw a DataError for every put of a sale outside a shift or without an
+ * external id (issue 9). The record itself is in memory (#rows) and in the checkpoint: every
+ * query took its rows from there already. The other keys are indexed in memory
+ * (checkout-index.ts).
+ */
+interface IndexedSale {
+  sale_id: string;
+  external_id: string[];
+  status: string[];
+  shift_id: string[];
+  created_at: number[];
+}
+
+function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale {
+  const text = (v: unknown) => (typeof v === 'string' ? [v] : []);
+  return {
+    sale_id: row.sale_id,
+    external_id: text(row.external_id),
+    status: text(row.status),
+    shift_id: text(row.shift_id),
+    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? [row.created_at] : [],
+  };
+}
+
+function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
+  const same = <T>(x: T[], y: T[]) => x.length === y.length && (x.length === 0 || x[0] === y[0]);
+  return same(a.external_id, b.external_id) && same(a.status, b.status) && same(a.shift_id, b.shift_id) && same(a.created_at, b.created_at);
+}
+
+interface JournalSchema extends DBSchema {
   sales: {
     key: string;
-    value: SaleRow<S>;
-    /** The rest of SaleKeys is indexed in memory (checkout-index.ts). */
+    value: IndexedSale;
     indexes: {
       by_external_id: string;
       by_status: string;
@@ -220,7 +252,7 @@ export interface SaleQueriesOf<S> {
 }
 
 /** What the journal's apply, seal and checkpoint need of a working set (IndexedDB, or memory while rebuilding). */
-export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
+export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'size' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
 
 interface Batch {
   refs: string[][];
@@ -354,16 +386,7 @@ export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
     const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
     for (const h of changes.hooks) this.#hooks.set(h.webhook_id, h);
     for (const sh of changes.shifts) this.#shifts.set(sh.id, sh);
-    const lastSeq = entries.at(-1)!.seq;
-    for (const row of changes.sales) {
-      try {
-        // What IndexedDB would refuse to store is refused here too, so the rows put into
-        // it at the end all go in.
-        this.#sales.set(row.sale_id, structuredClone(row));
-      } catch (err) {
-        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
-      }
-    }
+    for (const row of changes.sales) this.#sales.set(row.sale_id, row);
     return changes.failures;
   }
   async missing(saleIds: readonly string[]): Promise<string[]> {
@@ -372,6 +395,9 @@ export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
   async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
     if (saleIds === undefined) return [...this.#sales.values()];
     return saleIds.flatMap((id) => this.#sales.get(id) ?? []);
+  }
+  size(): number {
+    return this.#sales.size;
   }
   async webhookRows(): Promise<WebhookRow[]> {
     return [...this.#hooks.values()];
@@ -410,6 +436,8 @@ export interface SaleIndex<S> extends SaleQueriesOf<S> {
   /** Which of these sale ids the index does not hold. */
   missing(saleIds: readonly string[]): Promise<string[]>;
   rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]>;
+  /** How many sales it holds. */
+  size(): number;
   webhookRows(): Promise<WebhookRow[]>;
   allShifts(): Promise<ShiftRecord[]>;
   /** Puts rows back as a checkpoint kept them. */
@@ -423,17 +451,17 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
   ensureIndexedDb();
   // Filled at every start from a checkpoint and the log: a fresh, private database each time.
   const name = `journal-view-${randomUUID()}`;
-  const db = await openDB<JournalSchema<S>>(name, 1, {
+  const db = await openDB<JournalSchema>(name, 1, {
     upgrade(d) {
       // What the back office asks. A checkout's sales, those that need a person or are
       // displaceable, and the pix_id and service_id that payments are matched by are asked
       // on every change at every till: those keys are indexed in memory (checkout-index.ts).
       // No version bump: this database is new at every open (see above).
       const sales = d.createObjectStore('sales', { keyPath: 'sale_id' });
-      sales.createIndex('by_external_id', 'external_id');
-      sales.createIndex('by_status', 'status');
-      sales.createIndex('by_shift', 'shift_id');
-      sales.createIndex('by_created_at', 'created_at');
+      sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
+      sales.createIndex('by_status', 'status', { multiEntry: true });
+      sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
+      sales.createIndex('by_created_at', 'created_at', { multiEntry: true });
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -442,15 +470,15 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
   return new IdbSaleIndex(db, name, reduceSale, saleKeys);
 }
 
-type ReadTx<S> = IDBPTransaction<JournalSchema<S>, typeof STORES, 'readonly'>;
-interface PendingRead<S> {
-  run: (tx: ReadTx<S>) => Promise<unknown>;
+type ReadTx = IDBPTransaction<JournalSchema, typeof STORES, 'readonly'>;
+interface PendingRead {
+  run: (tx: ReadTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
 
 class IdbSaleIndex<S extends object> implements SaleIndex<S> {
-  readonly #db: IDBPDatabase<JournalSchema<S>>;
+  readonly #db: IDBPDatabase<JournalSchema>;
   /**
    * What the stores hold, by key: set when a write's transaction has completed, so it is what
    * a read transaction sees (none runs while a write does). Queries ask the IndexedDB indexes
@@ -467,9 +495,9 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
   /** Reads waiting for this turn's shared transaction (see #read). */
-  #reads: PendingRead<S>[] = [];
+  #reads: PendingRead[] = [];
 
-  constructor(db: IDBPDatabase<JournalSchema<S>>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
+  constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>) {
     this.#db = db;
     this.#name = name;
     this.#reduce = reduce;
@@ -487,26 +515,21 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       shifts: new Map(batch.shiftIds.map((id) => [id, this.#shifts.get(id)])),
     };
     const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
-    const tx = this.#db.transaction(STORES, 'readwrite');
-    const salesStore = tx.objectStore('sales');
-    const writes: Promise<unknown>[] = [];
-    for (const sh of changes.shifts) writes.push(tx.objectStore('shifts').put(sh));
-    const lastSeq = entries.at(-1)!.seq;
-    const stored: SaleRow<S>[] = [];
+    // Only sales whose back-office keys moved are written: most changes move none (a
+    // payment, the touch of an entry), and then no transaction is started at all.
+    const puts: IndexedSale[] = [];
     for (const row of changes.sales) {
-      try {
-        writes.push(salesStore.put(row));
-        stored.push(row);
-      } catch (err) {
-        // put throws at once for what IndexedDB cannot clone or key: a reducer bug, kept
-        // out of the view rather than aborting every other write of the batch.
-        changes.failures.push({ seq: lastSeq, saleId: row.sale_id, message: `the sale record cannot be stored: ${(err as Error).message}` });
-      }
+      const next = indexedSale(row);
+      const before = this.#rows.get(row.sale_id);
+      if (before === undefined || !sameIndexedSale(indexedSale(before), next)) puts.push(next);
     }
-    await Promise.all([...writes, tx.done]);
+    if (puts.length > 0 || changes.shifts.length > 0) {
+      const tx = this.#db.transaction(STORES, 'readwrite');
+      await Promise.all([...changes.shifts.map((sh) => tx.objectStore('shifts').put(sh)), ...puts.map((p) => tx.objectStore('sales').put(p)), tx.done]);
+    }
     for (const h of changes.hooks) this.#hooks.set(h.webhook_id, deepFreeze(h));
     for (const sh of changes.shifts) this.#shifts.set(sh.id, deepFreeze(sh));
-    for (const row of stored) this.#setRow(row);
+    for (const row of changes.sales) this.#setRow(row);
     return changes.failures;
   }
 
@@ -600,7 +623,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * the read's transaction is still open (its answer's continuation runs before any other
    * transaction can), so keys and rows are of the same moment.
    */
-  async #saleRows(keysOf: (tx: ReadTx<S>) => Promise<IDBValidKey[]>): Promise<SaleRow<S>[]> {
+  async #saleRows(keysOf: (tx: ReadTx) => Promise<IDBValidKey[]>): Promise<SaleRow<S>[]> {
     return this.#read(async (tx) => (await keysOf(tx)).flatMap((key) => this.#rows.get(key as string) ?? []));
   }
 
@@ -613,7 +636,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * read sees older data than before. `run` must issue its request at once: a transaction
    * closes when nothing is pending.
    */
-  #read<T>(run: (tx: ReadTx<S>) => Promise<T>): Promise<T> {
+  #read<T>(run: (tx: ReadTx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#reads.push({ run, resolve: resolve as (value: unknown) => void, reject });
       if (this.#reads.length === 1) setImmediate(() => this.#flushReads());
@@ -624,7 +647,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     const reads = this.#reads;
     this.#reads = [];
     if (reads.length === 1) return this.#readAlone(reads[0]!);
-    let tx: ReadTx<S>;
+    let tx: ReadTx;
     try {
       tx = this.#db.transaction(STORES, 'readonly');
     } catch (err) {
@@ -647,7 +670,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     }
   }
 
-  #readAlone(r: PendingRead<S>): void {
+  #readAlone(r: PendingRead): void {
     try {
       r.run(this.#db.transaction(STORES, 'readonly')).then(r.resolve, r.reject);
     } catch (err) {
@@ -663,6 +686,9 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     if (saleIds === undefined) return [...this.#rows.values()];
     return saleIds.flatMap((id) => this.#rows.get(id) ?? []);
   }
+  size(): number {
+    return this.#rows.size;
+  }
   async webhookRows(): Promise<WebhookRow[]> {
     return [...this.#hooks.values()];
   }
@@ -672,7 +698,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     const tx = this.#db.transaction(STORES, 'readwrite');
     await Promise.all([
-      ...sales.map((r) => tx.objectStore('sales').put(r)),
+      ...sales.map((r) => tx.objectStore('sales').put(indexedSale(r))),
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
       tx.done,
     ]);
