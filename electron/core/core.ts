@@ -25,6 +25,7 @@ import type { ShiftView } from './terminal/shift-report.ts';
 import { Shifts } from './terminal/shifts.ts';
 import { Terminal, TERMINAL_JOURNAL, type CheckoutKey } from './terminal/terminal.ts';
 import type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts';
+import { sameCanonical } from './sales/order.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 
 export type CoreState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'failed';
@@ -196,6 +197,12 @@ export class Core {
   #backOffice: BackOffice | null = null;
   #claims: ClaimsDesk | null = null;
   #lastAttentionJson = '';
+  /**
+   * The last checkout and display views pushed, per checkout: a change that leaves a view as
+   * it was (a charge.done after its payment: a quarter of the pushes with 64 tills, issue 9)
+   * is not pushed again. `now` aside, which every view carries.
+   */
+  readonly #pushed = new Map<string, { view: CheckoutView; display: DisplayView }>();
   #attentionTimer: NodeJS.Timeout | null = null;
   #statusTimer: NodeJS.Timeout | null = null;
   #timers: NodeJS.Timeout[] = [];
@@ -595,11 +602,14 @@ export class Core {
 
   async #pushCheckouts(checkouts: readonly CheckoutKey[]): Promise<void> {
     const unique = new Map(checkouts.map((c) => [`${c.storeId}/${c.checkoutId}`, c]));
-    for (const checkout of unique.values()) {
+    for (const [key, checkout] of unique) {
       try {
         const view = await this.terminal.checkoutView(checkout);
-        this.events.emit('checkout.changed', view);
-        this.events.emit('display.changed', toDisplayView(view, this.#lang));
+        const display = toDisplayView(view, this.#lang);
+        const last = this.#pushed.get(key);
+        this.#pushed.set(key, { view, display });
+        if (last === undefined || !sameCanonical({ ...last.view, now: 0 }, { ...view, now: 0 })) this.events.emit('checkout.changed', view);
+        if (last === undefined || !sameCanonical({ ...last.display, now: 0 }, { ...display, now: 0 })) this.events.emit('display.changed', display);
       } catch (err) {
         this.log.warn('could not build a checkout view', { error: err });
       }

@@ -1,5 +1,3 @@
-import type { SaleKeys } from './view.ts';
-
 /**
  * The working set's per-checkout keys in plain memory: what a till asks on every change of
  * its checkout (the newest sales, the displaceable ones, those that need a person) and what
@@ -14,8 +12,17 @@ import type { SaleKeys } from './view.ts';
  * `newest` walks that order backwards.
  */
 
-/** The parts of a row this index reads. */
-export type IndexedKeys = Partial<SaleKeys> & { sale_id: string };
+/** The parts of a working-set row (view.ts's SaleRow) this index reads. */
+export interface IndexedKeys {
+  sale_id: string;
+  store_id?: number;
+  checkout_id?: number;
+  created_at?: number;
+  pix_id?: string;
+  service_id?: string;
+  needs_person?: string;
+  displaceable?: string;
+}
 
 interface Placed {
   at: number;

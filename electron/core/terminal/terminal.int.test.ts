@@ -83,6 +83,21 @@ describe('terminal on a printed checkout', () => {
     expect(core.status().webhooks.mode).toBe('webhooks');
   });
 
+  it('pushes the checkout’s view only when it changed: the charge.done after a payment adds no push', async () => {
+    pushed.length = 0;
+    const v = await charge('8.00');
+    const saleId = v.newest?.sale_id ?? '';
+    await sandbox('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    const types = async () => ((await core.terminal.saleDetail(saleId))?.events ?? []).map((e) => e.type);
+    await until(async () => ((await types()).includes('charge.done') ? true : undefined), 'the charge.done');
+    expect(await types()).toContain('payment.received');
+    const seen = pushed.map((p) => JSON.stringify({ ...p, now: 0 }));
+    // Requested (before its create answered), its QR, paid; never the same view twice running.
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.filter((text, i) => i > 0 && text === seen[i - 1])).toEqual([]);
+    expect(pushed.at(-1)?.newest).toMatchObject({ sale_id: saleId, status: 'paid' });
+  });
+
   it('marks the earlier sale displaced at once and shows only the newest QR; a payment goes to the newest', async () => {
     pushed.length = 0;
     const first = await charge('10.00');

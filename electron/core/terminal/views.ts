@@ -183,11 +183,29 @@ function refundedCents(sale: Sale): number {
   return byStatus > 0 ? byStatus : refundsMadeCents(sale);
 }
 
+/**
+ * The checks of the codes on screen now, by code: a checkout's code is checked at every
+ * change of its view (four a sale at each of 64 tills, issue 9), and a code's check never
+ * changes. A few per checkout at most; the oldest goes first.
+ */
+const CHECKED_CODES = new Map<string, ReturnType<typeof validateBrCode>>();
+const CHECKED_CODES_KEPT = 1024;
+
+function checkedCode(emv: string): ReturnType<typeof validateBrCode> {
+  let check = CHECKED_CODES.get(emv);
+  if (check === undefined) {
+    check = validateBrCode(emv);
+    CHECKED_CODES.set(emv, check);
+    if (CHECKED_CODES.size > CHECKED_CODES_KEPT) CHECKED_CODES.delete(CHECKED_CODES.keys().next().value!);
+  }
+  return check;
+}
+
 /** Contract 2: a client validates the CRC before it ever shows a code. */
 export function screenView(sales: readonly Sale[], storeId: number, checkoutId: number, now: number): ScreenView {
   const screen = checkoutScreen(sales, storeId, checkoutId, now);
   if (screen.kind !== 'qr') return screen;
-  const check = validateBrCode(screen.emv);
+  const check = checkedCode(screen.emv);
   if (!check.ok) return { kind: 'qr_invalid', sale_id: screen.sale_id, problem: check.message };
   const sale = sales.find((s) => s.sale_id === screen.sale_id);
   return { ...screen, printed: sale?.created?.qr_type === 'printed_dynamic' };
