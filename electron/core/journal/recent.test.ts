@@ -133,9 +133,22 @@ describe('reads asked at the same time', () => {
     expect(newest!.amount_cents).not.toBe(1);
   });
 
-  it('see every write acknowledged before they were asked', async () => {
-    await j.append([{ type: 'sale.created', data: { sale_id: 'late', store_id: 1, checkout_id: 1, amount_cents: 1, by: 'cashier' } }]);
-    const [latest, byId, recent] = await Promise.all([j.sales.latestOnCheckout(1, 1), j.sales.get('late'), j.sales.recentOnCheckout(1, 1, 2)]);
-    expect([latest?.sale_id, byId?.sale_id, recent[0]?.sale_id]).toEqual(['late', 'late', 'late']);
+  it('see every write acknowledged before they were asked, in memory and in IndexedDB alike', async () => {
+    // What memory answers (a checkout's sales) and what IndexedDB's indexes answer (the back
+    // office's queries) alike.
+    await j.append([{ type: 'sale.created', data: { sale_id: 'late', store_id: 1, checkout_id: 1, amount_cents: 1, external_id: 'order-late', shift_id: 'shift-2', by: 'cashier' } }]);
+    const [latest, byId, recent, byExternal, byShift, created] = await Promise.all([
+      j.sales.latestOnCheckout(1, 1),
+      j.sales.get('late'),
+      j.sales.recentOnCheckout(1, 1, 2),
+      j.sales.byExternalId('order-late'),
+      j.sales.byShift('shift-2'),
+      j.sales.createdBetween(clock.now(), clock.now() + 1),
+    ]);
+    expect([latest?.sale_id, byId?.sale_id, recent[0]?.sale_id, byExternal[0]?.sale_id, byShift[0]?.sale_id, created.at(-1)?.sale_id]).toEqual(['late', 'late', 'late', 'late', 'late', 'late']);
+    // And a sale that left an answer since is no longer in it.
+    await j.append([{ type: 'sale.qr_issued', data: { sale_id: 'late', pix_id: 'pix-late', service_id: 'svc-late' } }]);
+    expect((await j.sales.byStatus('created')).map((s) => s.sale_id)).not.toContain('late');
+    expect((await j.sales.byStatus('pending')).map((s) => s.sale_id)).toContain('late');
   });
 });

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { signWebhook } from '../../shared/standard-webhooks.ts';
@@ -56,6 +57,33 @@ describe('webhook receiver', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: true, duplicate: false });
     expect(accepted.slice(before)).toEqual([{ webhookId: 'msg_ok', timestampSec: nowSec(), payload: JSON.parse(paid) }]);
+  });
+
+  it('keeps the service’s connection open for its next delivery', async () => {
+    // A new connection per delivery held every delivery slot of a busy store's service
+    // several times longer than the delivery itself (issue 9: 64 tills).
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const deliver = (id: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const ts = nowSec();
+        const req = request(receiver.url, {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(SECRET, id, ts, paid) },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end(paid);
+      });
+    try {
+      expect(await deliver('msg_keep_1')).toEqual({ status: 200, reused: false });
+      expect(await deliver('msg_keep_2')).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('says duplicate when the journal already had it, still with a 2xx', async () => {

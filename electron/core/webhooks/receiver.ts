@@ -114,7 +114,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
 
   const reply = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
     if (res.headersSent) return;
-    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close', ...headers });
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
     res.end(JSON.stringify(body));
   };
 
