@@ -36,11 +36,27 @@ export interface DeviceHello {
   checkoutId: number;
 }
 
-export interface ClientMessage {
+/** A bridge call. */
+export interface CallMessage {
   id: number;
   method: string;
   args: unknown;
 }
+
+/**
+ * The push events this page listens to now, sent when it connects and whenever that set
+ * changes: the server sends a connection no other push (issue 9: a till's page never shows
+ * the customer display, whose push was a third of what a busy till was sent). Until a page
+ * says, it is sent every push its connection may hear.
+ */
+export interface ListenMessage {
+  listen: string[];
+}
+
+export type ClientMessage = CallMessage | ListenMessage;
+
+/** The most push events a listen message may name (there are a handful). */
+const MAX_LISTENED = 32;
 
 export type ServerMessage =
   | { type: 'reply'; id: number; envelope: unknown }
@@ -64,6 +80,11 @@ export function parseClientMessage(text: string): ClientMessage | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  if ('listen' in value) {
+    const { listen } = value as { listen: unknown };
+    if (!Array.isArray(listen) || listen.length > MAX_LISTENED || !listen.every((e) => typeof e === 'string' && e.length > 0 && e.length <= 100)) return null;
+    return { listen: [...new Set(listen as string[])] };
+  }
   const { id, method, args } = value as Record<string, unknown>;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return null;
   if (typeof method !== 'string' || method.length === 0 || method.length > 100) return null;

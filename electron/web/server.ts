@@ -261,9 +261,12 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
         if (set.size === 0) deviceSockets.delete(id);
       };
     }
-    // Each connection hears only what is its (core/routing.ts): its checkout, its role's lists.
+    // Each connection hears only what is its (core/routing.ts): its checkout, its role's
+    // lists; and of that only what its page listens to, once the page has said (ListenMessage).
+    let listening: ReadonlySet<string> | null = null;
     const unsubscribe = PUSH_EVENTS.map((event) =>
       core.events.on(event, (payload) => {
+        if (listening !== null && !listening.has(event)) return;
         const routed = routedPush(core, session, event, payload as never);
         if (routed !== undefined) send({ type: 'event', event, payload: routed });
       }),
@@ -272,6 +275,10 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       const msg = isBinary ? null : parseClientMessage(data.toString());
       if (msg === null) {
         ws.close(1003, 'bad message');
+        return;
+      }
+      if ('listen' in msg) {
+        listening = new Set(msg.listen);
         return;
       }
       void dispatch(msg.method, msg.args, session).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));

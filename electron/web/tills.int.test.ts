@@ -132,6 +132,25 @@ describe('many tills on one core', () => {
     expect(await till2.client.call('sale.charge', { amount: '1,00', checkoutId: 1 })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
   });
 
+  it('sends a page only the pushes it says it listens to, once it has said', async () => {
+    // Till 2's own page and the customer display it opened: one device, two pages.
+    const page = await connect({ credential: till2.credential });
+    const displayPage = await connect({ credential: till2.credential });
+    await Promise.all([hello(page), hello(displayPage)]);
+    page.listen(['core.status', 'checkout.changed', 'attention.changed']);
+    displayPage.listen(['display.changed']);
+    // Answered after the listen messages: the server knows of them once this call returns.
+    await Promise.all([page.ok<CoreStatus>('core.status'), displayPage.ok<CoreStatus>('core.status')]);
+    const said = till2.client.heard('display.changed').length;
+    const sale = await till2.client.ok<CheckoutView>('sale.charge', { amount: '3,00' });
+    await page.until(() => page.heard<CheckoutView>('checkout.changed').find((v) => v.newest?.sale_id === sale.newest?.sale_id), 'the sale on the till’s page');
+    await displayPage.until(() => displayPage.heard<DisplayView>('display.changed').find((v) => v.checkout_id === 2), 'the sale on the display page');
+    // A page that never said hears every push its connection may: till 2's first page.
+    await till2.client.until(() => (till2.client.heard('display.changed').length > said ? true : undefined), 'the display push on a page that never said');
+    expect(page.heard('display.changed')).toEqual([]);
+    expect(displayPage.heard('checkout.changed')).toEqual([]);
+  });
+
   it('lets a customer display read its checkout’s display state and nothing else', async () => {
     expect(await display2.ok<DisplayView>('display.view')).toMatchObject({ store_id: 1, checkout_id: 2, lang: 'en' });
     for (const method of ['checkout.view', 'core.status', 'auth.signIn', 'sale.charge', 'journal.shiftReport', 'devices.list']) {

@@ -20,6 +20,7 @@ import {
   RESUME_PROTOCOL_PREFIX,
   REVOKED_CLOSE_CODE,
   TOKEN_PROTOCOL_PREFIX,
+  type ListenMessage,
   type ServerMessage,
 } from '../../electron/shared/ws-protocol.ts';
 
@@ -209,6 +210,12 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
     void devices.forget().catch(() => undefined);
   };
 
+  /** Tells the server which push events this page listens to now (ListenMessage). */
+  const sayListening = () => {
+    if (socket?.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify({ listen: [...listeners].filter(([, set]) => set.size > 0).map(([event]) => event) } satisfies ListenMessage));
+  };
+
   const connect = () => {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(`${scheme}//${location.host}${BRIDGE_PATH}`, credentialProtocols(credential, resumeKey));
@@ -221,6 +228,9 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
       failedAttempts = 0;
       retryMs = 250;
       // `open` is said once the server has said what this connection is (the device message).
+      // What the page listens to goes first: a call queued after a listener was added (a
+      // screen that then reads its state) is answered after the server knows of it.
+      sayListening();
       for (const msg of queue.splice(0)) ws.send(msg);
     };
     ws.onmessage = (e) => {
@@ -298,7 +308,10 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
       let set = listeners.get(event);
       if (!set) listeners.set(event, (set = new Set()));
       set.add(listener);
-      return () => set.delete(listener);
+      if (set.size === 1) sayListening();
+      return () => {
+        if (set.delete(listener) && set.size === 0) sayListening();
+      };
     },
     onConnection(listener) {
       connectionListeners.add(listener);
