@@ -1,15 +1,15 @@
 /**
  * `npm run bench:tills` (also run by `npm run bench`): one core for a large store (issue 9,
  * point 5). The payment service (the standalone sandbox) runs in a process of its own, as a
- * real one is never in the core's; in this process: one core, the browser shell on loopback,
- * and 64 WebSocket clients acting as 64 paired tills on 64 printed checkouts of store 1.
+ * real one is never in the core's; in this process: one core and the browser shell on
+ * loopback, and, in a worker thread (till-clients.ts), 64 WebSocket clients acting as 64
+ * paired tills on 64 printed checkouts of store 1.
  *
- * Each till is paired the way a tablet is (a manager's pairing code, `pairing.pair` on an
- * unpaired connection, then a connection with its device credential), signs a cashier in,
- * and then loops: `sale.charge`, the payer pays the checkout's printed QR through the
- * sandbox's control API, and the till waits for its own `checkout.changed` push showing that
- * sale paid (the webhook received, journaled with its fsync, and pushed). Bounded: at most
- * MAX_SALES sales or MAX_SECONDS, whichever comes first; it stops by itself.
+ * A manager asks the core for a pairing code per till; each till pairs with it, signs a
+ * cashier in, and then loops: `sale.charge`, the payer pays the checkout's printed QR through
+ * the sandbox's control API, and the till waits for its own `checkout.changed` push showing
+ * that sale paid (the webhook received, journaled with its fsync, and pushed). Bounded: at
+ * most MAX_SALES sales or MAX_SECONDS, whichever comes first; it stops by itself.
  *
  * Measured: sales per second end to end, each sale's latency (charge sent → paid push
  * received) for the first and the last thousand sales, and the process's RSS. A measurement,
@@ -22,26 +22,21 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import WebSocket from 'ws';
+import { Worker } from 'node:worker_threads';
 import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
-import type { Core } from '../core/core.ts';
 import type { Caller } from '../core/operators/operators.ts';
 import { remoteCoreEnv } from '../core/terminal/fixtures/remote-core.ts';
-import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
 import { startSandboxProcess } from '../soak/sandbox-process.ts';
-import type { CheckoutView } from '../core/terminal/views.ts';
 import { systemClock } from '../shared/clock.ts';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, DEVICE_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX, type ServerMessage } from '../shared/ws-protocol.ts';
+import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
+import { BridgeConnection, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
 import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, type Row } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
 export const MAX_SECONDS = 90;
-/** A sale not seen paid within this long means something is broken, not slow: the run stops. */
-const SALE_TIMEOUT_MS = 60_000;
-const STORE_ID = 1;
 const MANAGER = { name: 'Bench manager', pin: '24681357' };
 const CASHIER = { name: 'Bench cashier', pin: '13572468' };
 /** Who asks the core for pairing codes in process: the bench stands for the manager at the Devices screen. */
@@ -50,142 +45,6 @@ const BENCH_MANAGER: Caller = { id: 'bench', name: 'Bench', role: 'manager' };
 const BENCHMARKS_FILE = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 const RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
-
-type Envelope = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; params?: unknown } };
-
-/** One bridge connection, as the renderer's transport makes one (electron/shared/ws-protocol.ts). */
-class BridgeConnection {
-  readonly #ws: WebSocket;
-  readonly #replies = new Map<number, (envelope: Envelope) => void>();
-  #nextId = 1;
-  /** The `device` message the server sends right after connecting. */
-  readonly device: Promise<Extract<ServerMessage, { type: 'device' }>>;
-  onEvent: (event: string, payload: unknown) => void = () => undefined;
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    let gotDevice: (msg: Extract<ServerMessage, { type: 'device' }>) => void = () => undefined;
-    this.device = new Promise((resolve) => (gotDevice = resolve));
-    ws.on('message', (data) => {
-      const msg = JSON.parse(String(data)) as ServerMessage;
-      if (msg.type === 'reply') {
-        const reply = this.#replies.get(msg.id);
-        this.#replies.delete(msg.id);
-        reply?.(msg.envelope as Envelope);
-      } else if (msg.type === 'event') {
-        this.onEvent(msg.event, msg.payload);
-      } else if (msg.type === 'device') {
-        gotDevice(msg);
-      }
-    });
-  }
-
-  /** Opens a bridge connection offering `credential` (a `pos.device.`/`pos.token.` protocol) or none (unpaired). */
-  static open(shell: WebShell, credential: string | null): Promise<BridgeConnection> {
-    const url = `${shell.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}`;
-    const ws = new WebSocket(url, credential === null ? [BRIDGE_PROTOCOL] : [BRIDGE_PROTOCOL, credential], { origin: shell.origin, perMessageDeflate: false });
-    const connection = new BridgeConnection(ws);
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(connection));
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`bench:tills: the bridge refused the connection (${res.statusCode})`)));
-    });
-  }
-
-  /** Calls a bridge method; resolves with its result, throws its error's code and sentence. */
-  call<T>(method: string, args?: unknown): Promise<T> {
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.#replies.set(id, (envelope) => {
-        if (envelope.ok) resolve(envelope.result as T);
-        else reject(new Error(`bench:tills: ${method} refused: ${envelope.error.code}: ${envelope.error.message} ${JSON.stringify(envelope.error.params ?? {})}`));
-      });
-      this.#ws.send(JSON.stringify({ id, method, args }));
-    });
-  }
-
-  close(): Promise<void> {
-    if (this.#ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#ws.once('close', () => resolve());
-      this.#ws.close();
-    });
-  }
-}
-
-/** A paired till on one checkout, with its cashier signed in, as a tablet would have it. */
-class Till {
-  readonly checkoutId: number;
-  readonly #bridge: BridgeConnection;
-  /** Sales this till has seen paid in its pushes, and who waits for one. */
-  readonly #paid = new Set<string>();
-  #waiting: { saleId: string; resolve: () => void } | null = null;
-  pushes = 0;
-  /** Pushes of another checkout's view: the core must never send them (INTERFACE-9). */
-  misrouted = 0;
-
-  constructor(checkoutId: number, bridge: BridgeConnection) {
-    this.checkoutId = checkoutId;
-    this.#bridge = bridge;
-    bridge.onEvent = (event, payload) => {
-      if (event !== 'checkout.changed') return;
-      const view = payload as CheckoutView;
-      this.pushes++;
-      if (view.checkout_id !== this.checkoutId || view.store_id !== STORE_ID) {
-        this.misrouted++;
-        return;
-      }
-      for (const sale of [view.newest, ...view.recent]) if (sale?.status === 'paid') this.#paid.add(sale.sale_id);
-      if (this.#waiting && this.#paid.has(this.#waiting.saleId)) this.#waiting.resolve();
-    };
-  }
-
-  /** Pairs a till on `checkoutId` through the interface and signs the cashier in on it. */
-  static async pair(core: Core, shell: WebShell, checkoutId: number): Promise<Till> {
-    const { code } = await core.devices.startPairing(BENCH_MANAGER, { kind: 'till', storeId: STORE_ID, checkoutId, name: `Till ${checkoutId}` });
-    const unpaired = await BridgeConnection.open(shell, null);
-    const { credential } = await unpaired.call<{ credential: string }>('pairing.pair', { code });
-    await unpaired.close();
-    const bridge = await BridgeConnection.open(shell, `${DEVICE_PROTOCOL_PREFIX}${credential}`);
-    const hello = await bridge.device;
-    if (hello.device?.checkoutId !== checkoutId) throw new Error(`bench:tills: till ${checkoutId} connected as ${JSON.stringify(hello)}`);
-    await bridge.call('auth.signIn', CASHIER);
-    return new Till(checkoutId, bridge);
-  }
-
-  /** `sale.charge` as the cashier's screen sends it; resolves with the new sale's id. */
-  async charge(amountCents: number): Promise<string> {
-    const typed = `${Math.floor(amountCents / 100)},${String(amountCents % 100).padStart(2, '0')}`;
-    const view = await this.#bridge.call<CheckoutView>('sale.charge', { amount: typed });
-    const saleId = view.newest?.sale_id;
-    if (saleId === undefined || view.newest?.amount_cents !== amountCents) throw new Error(`bench:tills: till ${this.checkoutId}'s charge did not create its sale`);
-    return saleId;
-  }
-
-  /** Resolves once a push has shown `saleId` paid (perhaps already). */
-  paid(saleId: string): Promise<void> {
-    if (this.#paid.has(saleId)) {
-      this.#paid.clear();
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`bench:tills: till ${this.checkoutId} never saw sale ${saleId} paid`)), SALE_TIMEOUT_MS);
-      this.#waiting = {
-        saleId,
-        resolve: () => {
-          clearTimeout(timer);
-          this.#waiting = null;
-          this.#paid.clear();
-          resolve();
-        },
-      };
-    });
-  }
-
-  close(): Promise<void> {
-    return this.#bridge.close();
-  }
-}
 
 export interface LatencyFigures {
   sales: number;
@@ -278,11 +137,10 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   // One delivery under way per till: contract 4 promises no order, and a real service does
   // not hold a merchant's webhooks to a handful at once.
   const sandbox = await startSandboxProcess(children, { webhookConcurrency: tills });
-  const svc: ServiceControl = serviceControl(sandbox.url);
   const config = loadConfig(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills }), []);
   const core = await composeCore(config, { log });
   let shell: WebShell | null = null;
-  const open: Till[] = [];
+  let clients: Worker | null = null;
   let rssPeak = process.memoryUsage.rss();
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 500);
   try {
@@ -290,92 +148,94 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     const setupStart = performance.now();
     shell = await startWebShell({ core, rendererDir: RENDERER_DIR, host: '127.0.0.1', port: 0, token: null });
 
-    // The store computer's own window creates the first manager, who adds the cashier.
-    const store = await BridgeConnection.open(shell, `${TOKEN_PROTOCOL_PREFIX}${shell.token}`);
+    // The store computer's own window creates the first manager, who adds the cashier and
+    // asks for a pairing code for each till.
+    const store = await BridgeConnection.open(shell.origin, `${TOKEN_PROTOCOL_PREFIX}${shell.token}`);
     await store.call('auth.createFirstManager', MANAGER);
     await store.call('operators.add', { ...CASHIER, role: 'cashier' });
     await store.close();
-    for (let c = 1; c <= tills; c++) open.push(await Till.pair(core, shell, c));
+    const codes: TillsInput['tills'] = [];
+    for (let checkoutId = 1; checkoutId <= tills; checkoutId++) {
+      const { code } = await core.devices.startPairing(BENCH_MANAGER, { kind: 'till', storeId: STORE_ID, checkoutId, name: `Till ${checkoutId}` });
+      codes.push({ checkoutId, code });
+    }
+    const input: TillsInput = { origin: shell.origin, sandboxUrl: sandbox.url, tills: codes, cashier: CASHIER, maxSales, maxSeconds };
+    const thread = new Worker(new URL('./till-clients.ts', import.meta.url), { workerData: { tillsBench: input } });
+    clients = thread;
+    const next = () =>
+      new Promise<TillsMessage>((resolve, reject) => {
+        const off = () => {
+          thread.off('message', onMessage);
+          thread.off('error', onError);
+          thread.off('exit', onExit);
+        };
+        const onMessage = (msg: TillsMessage) => (off(), resolve(msg));
+        const onError = (err: Error) => (off(), reject(err));
+        const onExit = (code: number) => (off(), reject(new Error(`bench:tills: the tills' thread stopped (exit code ${code})`)));
+        thread.on('message', onMessage).on('error', onError).on('exit', onExit);
+      });
+    const failed = (msg: TillsMessage) => new Error(`bench:tills: the tills failed: ${msg.type === 'failed' ? msg.message : msg.type}`);
+    const ready = await next();
+    if (ready.type !== 'ready') throw failed(ready);
     const setupSeconds = (performance.now() - setupStart) / 1000;
 
-    // latencies[n]: sale number n (in the order sales were started), charge sent → paid push;
-    // and its two halves: the charge's round trip, and payment sent → paid push.
-    const latencies: number[] = [];
-    const charges: number[] = [];
-    const payments: number[] = [];
-    let started = 0;
     const commitsBefore = core.journal.status().commits;
     const cpuBefore = ownCpuMs();
     const sandboxCpuBefore = await processCpuMs(sandbox.pid);
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const t0 = performance.now();
-    const deadline = t0 + maxSeconds * 1000;
-    let stoppedBy: TillsResult['stoppedBy'] = 'sales';
-    await Promise.all(
-      open.map(async (till) => {
-        for (;;) {
-          if (started >= maxSales) return;
-          if (performance.now() >= deadline) {
-            stoppedBy = 'time';
-            return;
-          }
-          const n = started++;
-          const s0 = performance.now();
-          const saleId = await till.charge(100 + ((n * 37) % 9_900));
-          const s1 = performance.now();
-          const paid = till.paid(saleId);
-          // The payer scans the checkout's printed QR: it pays the checkout's newest sale.
-          const pay = await svc('POST', '/_sandbox/pay', { store_id: STORE_ID, checkout_id: till.checkoutId });
-          if (pay.status !== 200) throw new Error(`bench:tills: paying checkout ${till.checkoutId} answered ${pay.status}: ${JSON.stringify(pay.body)}`);
-          await paid;
-          const s2 = performance.now();
-          latencies[n] = s2 - s0;
-          charges[n] = s1 - s0;
-          payments[n] = s2 - s1;
-        }
-      }),
-    );
-    const seconds = (performance.now() - t0) / 1000;
+    const finished = next();
+    thread.postMessage('go');
+    const done = await finished;
     loop.disable();
+    if (done.type !== 'done') throw failed(done);
     const cpuMs = ownCpuMs() - cpuBefore;
     const sandboxCpuAfter = await processCpuMs(sandbox.pid);
     const commitsAfter = core.journal.status().commits;
+    const out: TillsOutput = done.output;
+    const { seconds, stoppedBy } = out;
     const commits = commitsAfter.commits - commitsBefore.commits;
     const committed = commitsAfter.committedEntries - commitsBefore.committedEntries;
-    const done = latencies.filter((l) => l !== undefined);
+    // Sale n is at index n, in the order sales were started; a sale cut short by the time bound has none.
+    const sales = out.latencies.filter((l) => l !== undefined && l !== null);
     const rssEnd = process.memoryUsage.rss();
     rssPeak = Math.max(rssPeak, rssEnd);
-    const pushes = open.reduce((sum, t) => sum + t.pushes, 0);
-    const misrouted = open.reduce((sum, t) => sum + t.misrouted, 0);
-    if (misrouted > 0) throw new Error(`bench:tills: ${misrouted} pushes reached a till of another checkout`);
+    if (out.misrouted > 0) throw new Error(`bench:tills: ${out.misrouted} pushes reached a till of another checkout`);
     return {
       tills,
-      sales: done.length,
+      sales: sales.length,
       seconds: Math.round(seconds * 100) / 100,
-      salesPerSec: Math.round((done.length / seconds) * 10) / 10,
+      salesPerSec: Math.round((sales.length / seconds) * 10) / 10,
       stoppedBy,
-      all: figures(done),
-      chargeP50Ms: percentileMs(charges.filter((l) => l !== undefined), 50),
-      paymentP50Ms: percentileMs(payments.filter((l) => l !== undefined), 50),
+      all: figures(sales),
+      chargeP50Ms: percentileMs(out.charges.filter((l) => l !== undefined && l !== null), 50),
+      paymentP50Ms: percentileMs(out.payments.filter((l) => l !== undefined && l !== null), 50),
       // The histogram is in nanoseconds and includes the sampling resolution (10 ms).
       loopDelay: { p50Ms: loopMs(loop.percentile(50)), p99Ms: loopMs(loop.percentile(99)), maxMs: loopMs(loop.max) },
-      firstThousand: figures(done.slice(0, 1000)),
-      lastThousand: figures(done.slice(-1000)),
+      firstThousand: figures(sales.slice(0, 1000)),
+      lastThousand: figures(sales.slice(-1000)),
       rssEndMb: mb(rssEnd),
       rssPeakMb: mb(rssPeak),
       setupSeconds: Math.round(setupSeconds * 10) / 10,
       journalCommitsPerSec: Math.round(commits / seconds),
       journalEntriesPerCommit: Math.round((committed / Math.max(1, commits)) * 10) / 10,
-      journalEntriesPerSale: Math.round((committed / Math.max(1, done.length)) * 10) / 10,
-      pushesPerSale: Math.round((pushes / Math.max(1, done.length)) * 10) / 10,
+      journalEntriesPerSale: Math.round((committed / Math.max(1, sales.length)) * 10) / 10,
+      pushesPerSale: Math.round((out.pushes / Math.max(1, sales.length)) * 10) / 10,
       coreWarnings: log.warnings,
-      cpuMsPerSale: Math.round((cpuMs / Math.max(1, done.length)) * 100) / 100,
-      sandboxCpuMsPerSale: sandboxCpuBefore === null || sandboxCpuAfter === null ? null : Math.round(((sandboxCpuAfter - sandboxCpuBefore) / Math.max(1, done.length)) * 100) / 100,
+      cpuMsPerSale: Math.round((cpuMs / Math.max(1, sales.length)) * 100) / 100,
+      sandboxCpuMsPerSale: sandboxCpuBefore === null || sandboxCpuAfter === null ? null : Math.round(((sandboxCpuAfter - sandboxCpuBefore) / Math.max(1, sales.length)) * 100) / 100,
     };
   } finally {
     clearInterval(sampler);
-    await Promise.all(open.map((t) => t.close().catch(() => undefined)));
+    // The tills' thread closes its connections once it has posted, and then ends; a thread
+    // that does not within a few seconds is ended here.
+    if (clients !== null) {
+      const thread = clients;
+      // threadId is -1 once the thread has ended.
+      const exited = thread.threadId === -1 ? Promise.resolve() : new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref())]);
+      await thread.terminate();
+    }
     // The service first: no delivery then reaches a core that is closing its journal.
     await sandbox.stop();
     await shell?.close();
