@@ -517,12 +517,18 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   async recentSalesOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]> {
     if (!Number.isSafeInteger(count) || count < 1) return [];
     // The working set's newest `count` only: an older one of it can never be among the answer.
-    const working = (await this.#w.rowsWhere({ index: 'by_checkout', storeId, checkoutId, fromMs: sinceMs, newest: count })).map(foundOf);
+    const rows = await this.#w.rowsWhere({ index: 'by_checkout', storeId, checkoutId, fromMs: sinceMs, newest: count });
     const key = bloomHash(bloomKey.checkout(storeId, checkoutId));
     // Newest created first; a segment whose newest sale is older than the count-th found
     // cannot change the answer: usually none of history is read.
     const order = this.#summaries.map((_, i) => i).filter((i) => this.#summaries[i]!.maxCreated !== null && this.#blooms[i]!.has(key));
     order.sort((a, b) => (this.#summaries[b]!.maxCreated ?? 0) - (this.#summaries[a]!.maxCreated ?? 0));
+    // Then the working set's rows are the answer as they come (newest first, ties by the
+    // greater id): every change at a till asks this, most often with no history to look at.
+    const newestOlder = order.length === 0 ? null : this.#summaries[order[0]!]!.maxCreated!;
+    const countth = rows.length >= count ? num(rows[count - 1]!.created_at) : undefined;
+    if (newestOlder === null || (countth !== undefined && newestOlder < countth) || (sinceMs !== undefined && newestOlder < sinceMs)) return rows.map((r) => r.record);
+    const working = rows.map(foundOf);
     const all = [...working].sort(byCreatedDesc);
     const match = (k: Partial<SaleKeys>) => k.store_id === storeId && k.checkout_id === checkoutId && num(k.created_at) !== undefined && (sinceMs === undefined || k.created_at! >= sinceMs);
     const seen = new Set(all.map((f) => f.id));
