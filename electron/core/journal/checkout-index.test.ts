@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../shared/prng.ts';
 import { CheckoutIndex, type IndexedKeys } from './checkout-index.ts';
 
 /**
@@ -34,17 +35,6 @@ function rule(rows: Map<string, IndexedKeys>) {
         .map((r) => r.sale_id),
     byPixId: (pix: string) => all.filter((r) => r.pix_id === pix).map((r) => r.sale_id).sort(byId)[0],
     byServiceId: (svc: string) => all.filter((r) => r.service_id === svc).map((r) => r.sale_id).sort(byId)[0],
-  };
-}
-
-/** A small deterministic generator, so a failure names its seed. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
   };
 }
 
@@ -90,7 +80,7 @@ function expectSameAnswers(index: CheckoutIndex, rows: Map<string, IndexedKeys>)
 describe('the working set’s checkout keys in memory', () => {
   it('answer as the IndexedDB indexes did through random puts, moves and deletes', () => {
     for (const seed of [1, 2, 3, 42, 2026]) {
-      const r = random(seed);
+      const r = mulberry32(seed);
       const index = new CheckoutIndex();
       const rows = new Map<string, IndexedKeys>();
       for (let step = 0; step < 400; step++) {
