@@ -1,8 +1,8 @@
 /**
  * What the journal answers, over ALL history, at a cost that depends on recent work:
  *
- * - the working set (view.ts, in-memory IndexedDB): sales still at work or touched lately,
- *   every shift, recent webhook-ids; restored from the checkpoint at open;
+ * - the working set (view.ts: in memory, the back office's keys in IndexedDB): sales still at
+ *   work or touched lately, every shift, recent webhook-ids; restored from the checkpoint at open;
  * - history: the sealed segments, each with an index (segment-index.ts) and a bloom filter
  *   kept in the checkpoint, read on demand; and the segment being written, indexed live.
  *

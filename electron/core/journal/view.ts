@@ -421,9 +421,10 @@ export type RowQuery =
   | { index: 'by_created_at'; fromMs: number; toMs: number };
 
 /**
- * The in-memory IndexedDB index of the working set: the sales still at work (and those
- * touched lately), every shift, the recent webhook-ids. What left it is in the segments
- * (store.ts reads them on demand); its queries answer for the working set only.
+ * The working set: the sales still at work (and those touched lately), every shift, the
+ * recent webhook-ids; a till's keys indexed in memory, the back office's in IndexedDB. What
+ * left it is in the segments (store.ts reads them on demand); its queries answer for the
+ * working set only.
  */
 export interface SaleIndex<S> extends SaleQueriesOf<S> {
   /**
