@@ -29,12 +29,6 @@ interface Placed {
   id: string;
 }
 
-interface CheckoutSets {
-  storeId: number;
-  checkoutId: number;
-  ids: Set<string>;
-}
-
 function isNumber(v: unknown): v is number {
   return typeof v === 'number' && !Number.isNaN(v);
 }
@@ -43,7 +37,8 @@ function byNumber(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function byId(a: string, b: string): number {
+/** IndexedDB's order for two sale ids (UTF-16 code units, as JS compares strings). */
+export function byId(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -52,13 +47,13 @@ function compare(a: Placed, b: Placed): number {
   return a.at < b.at ? -1 : a.at > b.at ? 1 : byId(a.id, b.id);
 }
 
-/** The first position in `list` (sorted by compare) whose item is not below `p`. */
-function lowerBound(list: readonly Placed[], p: Placed): number {
+/** The first position in `list` (sorted by compare) whose item is not `below`. */
+function firstNotBelow(list: readonly Placed[], below: (p: Placed) => boolean): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compare(list[mid]!, p) < 0) lo = mid + 1;
+    if (below(list[mid]!)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -66,14 +61,7 @@ function lowerBound(list: readonly Placed[], p: Placed): number {
 
 /** The first position whose created_at is at least `at` (any id). */
 function firstAtOrAfter(list: readonly Placed[], at: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.at < at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return firstNotBelow(list, (p) => p.at < at);
 }
 
 /** "store:checkout" for two numbers (String(-0) is "0": IndexedDB takes -0 and 0 as one key too). */
@@ -81,16 +69,25 @@ function checkoutKey(storeId: unknown, checkoutId: unknown): string | undefined 
   return isNumber(storeId) && isNumber(checkoutId) ? `${storeId}:${checkoutId}` : undefined;
 }
 
-/** The keys this index files a row under; rows with equal signatures are filed the same. */
-function signature(k: IndexedKeys): string {
-  return JSON.stringify([k.store_id, k.checkout_id, k.created_at, k.needs_person, k.displaceable, k.pix_id, k.service_id, k.sale_id]);
+/** The store and checkout of a checkoutKey (every number reads back from its String). */
+function checkoutOf(key: string): [number, number] {
+  const [store, checkout] = key.split(':');
+  return [Number(store), Number(checkout)];
+}
+
+const FILED_BY = ['sale_id', 'store_id', 'checkout_id', 'created_at', 'needs_person', 'displaceable', 'pix_id', 'service_id'] as const;
+
+/** Whether two rows are filed the same (a changed NaN reads as moved: filed again, harmlessly). */
+function filedAlike(a: IndexedKeys, b: IndexedKeys): boolean {
+  return FILED_BY.every((k) => a[k] === b[k]);
 }
 
 export class CheckoutIndex {
   /** Per checkout: its sales with a created_at, sorted by created_at then sale_id. */
   readonly #placed = new Map<string, Placed[]>();
-  readonly #needsPerson = new Map<string, CheckoutSets>();
-  readonly #displaceable = new Map<string, CheckoutSets>();
+  /** Per checkout (checkoutKey): its sales that need a person, and its displaceable ones. */
+  readonly #needsPerson = new Map<string, Set<string>>();
+  readonly #displaceable = new Map<string, Set<string>>();
   readonly #pix = new Map<string, Set<string>>();
   readonly #service = new Map<string, Set<string>>();
 
@@ -98,7 +95,7 @@ export class CheckoutIndex {
   put(previous: IndexedKeys | undefined, next: IndexedKeys): void {
     if (previous !== undefined) {
       // Most changes of a sale move none of these keys (a status, a payment).
-      if (signature(previous) === signature(next)) return;
+      if (filedAlike(previous, next)) return;
       this.delete(previous);
     }
     const checkout = checkoutKey(next.store_id, next.checkout_id);
@@ -111,10 +108,10 @@ export class CheckoutIndex {
         // New sales are the newest: usually a push at the end.
         const last = list.at(-1);
         if (last === undefined || compare(last, p) < 0) list.push(p);
-        else list.splice(lowerBound(list, p), 0, p);
+        else list.splice(firstNotBelow(list, (q) => compare(q, p) < 0), 0, p);
       }
-      if (next.needs_person === 'yes') addTo(this.#needsPerson, checkout, next.store_id!, next.checkout_id!, id);
-      if (next.displaceable === 'yes') addTo(this.#displaceable, checkout, next.store_id!, next.checkout_id!, id);
+      if (next.needs_person === 'yes') setOf(this.#needsPerson, checkout).add(id);
+      if (next.displaceable === 'yes') setOf(this.#displaceable, checkout).add(id);
     }
     if (typeof next.pix_id === 'string') setOf(this.#pix, next.pix_id).add(id);
     if (typeof next.service_id === 'string') setOf(this.#service, next.service_id).add(id);
@@ -128,12 +125,12 @@ export class CheckoutIndex {
       const list = this.#placed.get(checkout);
       if (list !== undefined && isNumber(row.created_at)) {
         const p = { at: row.created_at, id };
-        const at = lowerBound(list, p);
+        const at = firstNotBelow(list, (q) => compare(q, p) < 0);
         if (at < list.length && compare(list[at]!, p) === 0) list.splice(at, 1);
         if (list.length === 0) this.#placed.delete(checkout);
       }
-      removeFrom(this.#needsPerson, checkout, id);
-      removeFrom(this.#displaceable, checkout, id);
+      removeId(this.#needsPerson, checkout, id);
+      removeId(this.#displaceable, checkout, id);
     }
     if (typeof row.pix_id === 'string') removeId(this.#pix, row.pix_id, id);
     if (typeof row.service_id === 'string') removeId(this.#service, row.service_id, id);
@@ -164,18 +161,19 @@ export class CheckoutIndex {
 
   /** The checkout's sales that need a person, by id. */
   needingPerson(storeId: number, checkoutId: number): string[] {
-    return sortedIds(this.#needsPerson.get(checkoutKey(storeId, checkoutId) ?? '')?.ids);
+    return sortedIds(this.#needsPerson.get(checkoutKey(storeId, checkoutId) ?? ''));
   }
 
   /** Every sale that needs a person: by store, checkout, then id. */
   needingPersonAnywhere(): string[] {
-    const sets = [...this.#needsPerson.values()].sort((a, b) => byNumber(a.storeId, b.storeId) || byNumber(a.checkoutId, b.checkoutId));
-    return sets.flatMap((s) => sortedIds(s.ids));
+    const checkouts = [...this.#needsPerson.keys()].map((key) => ({ key, at: checkoutOf(key) }));
+    checkouts.sort((a, b) => byNumber(a.at[0], b.at[0]) || byNumber(a.at[1], b.at[1]));
+    return checkouts.flatMap(({ key }) => sortedIds(this.#needsPerson.get(key)));
   }
 
   /** The checkout's displaceable sales, by id. */
   displaceable(storeId: number, checkoutId: number): string[] {
-    return sortedIds(this.#displaceable.get(checkoutKey(storeId, checkoutId) ?? '')?.ids);
+    return sortedIds(this.#displaceable.get(checkoutKey(storeId, checkoutId) ?? ''));
   }
 
   /** The sale with this pix_id (the least id, should two ever carry it). */
@@ -200,19 +198,6 @@ function removeId(map: Map<string, Set<string>>, key: string, id: string): void 
   if (set === undefined) return;
   set.delete(id);
   if (set.size === 0) map.delete(key);
-}
-
-function addTo(map: Map<string, CheckoutSets>, key: string, storeId: number, checkoutId: number, id: string): void {
-  let sets = map.get(key);
-  if (sets === undefined) map.set(key, (sets = { storeId, checkoutId, ids: new Set() }));
-  sets.ids.add(id);
-}
-
-function removeFrom(map: Map<string, CheckoutSets>, key: string, id: string): void {
-  const sets = map.get(key);
-  if (sets === undefined) return;
-  sets.ids.delete(id);
-  if (sets.ids.size === 0) map.delete(key);
 }
 
 function sortedIds(ids: ReadonlySet<string> | undefined): string[] {

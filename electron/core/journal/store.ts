@@ -19,6 +19,7 @@ import { CHECKPOINT_VERSION, tailsOf, writeCheckpoint } from './checkpoint.ts';
 import type { CheckpointFile } from './checkpoint.ts';
 import { checkLine, readWholeFile } from './log.ts';
 import type { AcknowledgedBreak, EntryPosition, JournalEntry, JournalFs } from './log.ts';
+import { byId } from './checkout-index.ts';
 import { Bloom, bloomHash, bloomKey, own, readEntries, readSegmentIndex, SegmentIndexBuilder, writeSegmentIndex } from './segment-index.ts';
 import type { BloomHash, SaleSnapshot, SegmentIndexFile, SegmentSummary } from './segment-index.ts';
 import { MemoryWorkingSet, saleIdsOf } from './view.ts';
@@ -100,10 +101,6 @@ function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-/** IndexedDB's order for two sale ids (UTF-16 code units, as JS compares strings). */
-function byId(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 interface Found<S> {
   id: string;

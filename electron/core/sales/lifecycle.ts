@@ -24,7 +24,7 @@
 import { wireBrlCents } from '../../shared/money.ts';
 import { compareAmount } from './amount.ts';
 import type { AmountComparison } from './amount.ts';
-import { canonical, canonicalMin, sameCanonical, compareText, minDefined, pickDefined, sortedUnique, upsert } from './order.ts';
+import { canonicalMin, compareText, sameCanonical, minDefined, pickDefined, sortedUnique, upsert } from './order.ts';
 
 /** Reference 8: a printed sale lives 5 minutes. */
 export const SALE_LIFETIME_MS = 5 * 60_000;
@@ -734,7 +734,7 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
   switch (event.type) {
     case 'sale.requested': {
       const again = fromRequest(event);
-      if (canonical(requestFacts(again)) === canonical(requestFacts(sale))) return sale;
+      if (sameCanonical(requestFacts(again), requestFacts(sale))) return sale;
       // The first intent stands: it is what the create was sent with.
       return addConflict(sale, { code: 'conflicting_request', detail: event.idempotency_key });
     }
