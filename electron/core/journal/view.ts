@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
 import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
+import { deepFreeze } from '../../shared/freeze.ts';
 import { CheckoutIndex } from './checkout-index.ts';
 import type { JournalEntry } from './log.ts';
 
@@ -724,15 +725,6 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     this.#db.close();
     await deleteDB(this.#name);
   }
-}
-
-/** Freezes a row and everything in it, so a caller that changes what it read fails loudly. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 function records<S>(rows: SaleRow<S>[]): S[] {

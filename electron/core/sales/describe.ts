@@ -59,20 +59,47 @@ const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
 const PAID: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'partly_refunded'];
 
 /**
- * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
- * about a late payment say whether the newer sale is still open.
+ * What a late payment's messages say about the sales rung up after it on its checkout.
  */
-export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): SaleDescription {
+interface NewerSales {
+  /** The sale that displaced this one, if `checkoutSales` has it. */
+  readonly newer: Sale | undefined;
+  /** Any newer sale still open: "do not collect twice". */
+  readonly newerOpen: boolean;
+  /** Known, not supposed: the app says the customer paid twice instead of "if". */
+  readonly newerPaid: boolean;
+  /** Whether the newer sales are known here at all: "was not paid" is said only when it is known. */
+  readonly newerKnown: boolean;
+}
+
+function newerSales(sale: Sale, checkoutSales: Iterable<Sale>): NewerSales {
   const all = [...checkoutSales];
-  const newer = sale.displaced_by ? all.find((s) => s.sale_id === sale.displaced_by) : undefined;
   // After two corrections the sale that displaced this one is itself displaced, but the
   // checkout's newest is still open: any newer open sale means "do not collect twice".
   const newerOnCheckout = all.filter((s) => s.store_id === sale.store_id && s.checkout_id === sale.checkout_id && s.seq > sale.seq);
-  const newerOpen = newerOnCheckout.some((s) => OPEN.includes(s.status));
-  // Known, not supposed: the app says the customer paid twice instead of "if".
-  const newerPaid = newerOnCheckout.some((s) => PAID.includes(s.status));
-  // Whether the newer sales are known here at all: "was not paid" is said only when it is known.
-  const newerKnown = newerOnCheckout.length > 0;
+  return {
+    newer: sale.displaced_by ? all.find((s) => s.sale_id === sale.displaced_by) : undefined,
+    newerOpen: newerOnCheckout.some((s) => OPEN.includes(s.status)),
+    newerPaid: newerOnCheckout.some((s) => PAID.includes(s.status)),
+    newerKnown: newerOnCheckout.length > 0,
+  };
+}
+
+/**
+ * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
+ * about a late payment say whether the newer sale is still open; it is read only for such a
+ * message, and `onContext` is called when it is, so that a description that did not read it
+ * can be kept as long as the sale itself does not change (views.ts).
+ */
+export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onContext: () => void = () => undefined): SaleDescription {
+  let around: NewerSales | undefined;
+  const context = (): NewerSales => {
+    if (around === undefined) {
+      onContext();
+      around = newerSales(sale, checkoutSales);
+    }
+    return around;
+  };
   const paid = sale.paid;
   const received = paid?.received_cents ?? null;
   let key: SaleMessageKey;
@@ -129,6 +156,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
       // open, collecting it too would charge the customer twice.
       const displaced = activeDisplacements(sale).length > 0;
+      const { newer, newerOpen, newerPaid, newerKnown } = context();
       key = !displaced
         ? 'sale.paid_withdrawn'
         : newerPaid
@@ -175,7 +203,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
       break;
   }
 
-  const attention = sale.attention.map((a) => attentionMessage(sale, a, newerOpen, newerPaid, newerKnown));
+  const attention = sale.attention.map((a) => attentionMessage(sale, a, context));
   return {
     key,
     params,
@@ -186,7 +214,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = []): Sa
   };
 }
 
-function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPaid: boolean, newerKnown: boolean): AttentionMessage {
+function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): AttentionMessage {
   const paid = sale.paid;
   switch (a.reason) {
     case 'amount_mismatch':
@@ -204,9 +232,9 @@ function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPai
           expected_cents: sale.amount_cents,
           amount_matches: paid?.amount_check === 'equal',
           newer_sale_id: sale.displaced_by ?? null,
-          newer_open: newerOpen,
-          newer_paid: newerPaid,
-          newer_known: newerKnown,
+          newer_open: context().newerOpen,
+          newer_paid: context().newerPaid,
+          newer_known: context().newerKnown,
         },
       };
     case 'paid_withdrawn':
@@ -218,8 +246,8 @@ function attentionMessage(sale: Sale, a: Attention, newerOpen: boolean, newerPai
           expected_cents: sale.amount_cents,
           amount_matches: paid?.amount_check === 'equal',
           withdrawn_by: sale.withdrawn?.by ?? null,
-          newer_open: newerOpen,
-          newer_paid: newerPaid,
+          newer_open: context().newerOpen,
+          newer_paid: context().newerPaid,
         },
       };
     case 'paid_after_expiry':

@@ -1,4 +1,5 @@
 import { validateBrCode } from '../../shared/emv.ts';
+import { deepFreeze } from '../../shared/freeze.ts';
 import { checkoutScreen } from '../sales/checkout.ts';
 import { describeSale, type SaleDescription } from '../sales/describe.ts';
 import { refundsMadeCents, type AttentionReason, type QrType, type RefundState, type Sale, type SaleIssue, type SaleStatus } from '../sales/lifecycle.ts';
@@ -131,7 +132,26 @@ export function chargeSettlement(sale: Sale): SaleSummary['settlement'] {
   return first === undefined ? null : { settlement_id: first.settlement_id, settled_at: first.settled_at };
 }
 
+/**
+ * Summaries whose description read nothing but the sale itself, by sale. A sale read from
+ * the journal is frozen and replaced whenever it changes (journal/view.ts), so its summary
+ * holds as long as that object lives: a checkout's view, built at every change of any of its
+ * sales, reuses the summaries of the sales that did not change (issue 9: they were a tenth
+ * of the core's work with 64 tills), and comparing two views stops at the same summary. A
+ * late payment's summary reads the checkout's newer sales, so it is never kept.
+ */
+const SUMMARIES = new WeakMap<Sale, SaleSummary>();
+
 export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSummary {
+  const kept = SUMMARIES.get(sale);
+  if (kept !== undefined) return kept;
+  let readContext = false;
+  const summary = buildSummary(sale, checkoutSales, () => (readContext = true));
+  if (!readContext && Object.isFrozen(sale)) SUMMARIES.set(sale, deepFreeze(summary));
+  return summary;
+}
+
+function buildSummary(sale: Sale, checkoutSales: Iterable<Sale>, onContext: () => void): SaleSummary {
   return {
     sale_id: sale.sale_id,
     store_id: sale.store_id,
@@ -165,7 +185,7 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,
     settlement: chargeSettlement(sale),
-    description: describeSale(sale, checkoutSales),
+    description: describeSale(sale, checkoutSales, onContext),
     issues: [...sale.issues, ...sale.conflicts],
   };
 }
