@@ -13,6 +13,7 @@ import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
 import { routedPush } from '../core/routing.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
+import { jsonText } from '../shared/json-text.ts';
 import {
   BRIDGE_PATH,
   BRIDGE_PROTOCOL,
@@ -222,7 +223,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: Connection; unknownCredential: boolean }) => {
     const { connection } = opened;
     const send = (msg: ServerMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+      // A checkout view's unchanged sales are texts written before (shared/json-text.ts).
+      if (ws.readyState === ws.OPEN) ws.send(jsonText(msg));
     };
     // Each page (a tab, the customer display) signs in on its own: its operator is who every
     // call on it acts as. A page reconnecting after a drop offers its resume key and goes on

@@ -1,5 +1,5 @@
 import { validateBrCode } from '../../shared/emv.ts';
-import { deepFreeze } from '../../shared/freeze.ts';
+import { deepFreeze, isFrozenData } from '../../shared/freeze.ts';
 import { checkoutScreen } from '../sales/checkout.ts';
 import { describeSale, type SaleDescription } from '../sales/describe.ts';
 import { refundsMadeCents, type AttentionReason, type QrType, type RefundState, type Sale, type SaleIssue, type SaleStatus } from '../sales/lifecycle.ts';
@@ -147,7 +147,7 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
   if (kept !== undefined) return kept;
   let readContext = false;
   const summary = buildSummary(sale, checkoutSales, () => (readContext = true));
-  if (!readContext && Object.isFrozen(sale)) SUMMARIES.set(sale, deepFreeze(summary));
+  if (!readContext && isFrozenData(sale)) SUMMARIES.set(sale, deepFreeze(summary));
   return summary;
 }
 
