@@ -695,8 +695,12 @@ function rejected(from: SaleStatus | null, illegal: IllegalCode): StepReport {
   return { effect: 'rejected', from, to: from, illegal };
 }
 
-/** Reference 4.5 rule 6: a payment belongs to a sale by pix_id or service_id; a contradiction is not ours. */
-function contradictsIdentity(sale: Sale, report: PaymentReport): boolean {
+/**
+ * Reference 4.5 rule 6: a payment belongs to a sale by pix_id or service_id; a contradiction is
+ * not ours. applySaleEvent rejects such a report (unless a person tied it to the sale), and
+ * matching asks this before it hands a report over, without applying it.
+ */
+export function contradictsIdentity(sale: Sale, report: PaymentReport): boolean {
   if (report.pix_id !== undefined && sale.pix_id !== undefined && report.pix_id !== sale.pix_id) return true;
   if (report.service_id !== undefined && sale.service_id !== undefined && report.service_id !== sale.service_id) return true;
   return false;

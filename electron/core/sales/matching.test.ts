@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reduceSale, SALE_LIFETIME_MS, type PaymentReport, type Sale, type SaleEvent } from './lifecycle.ts';
+import { applySaleEvent, contradictsIdentity, reduceSale, SALE_LIFETIME_MS, type PaymentReport, type Sale, type SaleEvent } from './lifecycle.ts';
 import { matchReport, type MatchCandidates } from './matching.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -59,5 +59,19 @@ describe('matchReport (reference 4.5 rule 6)', () => {
     expect(matchReport(report, { byPixId: [A], byServiceId: [B] })).toEqual(matchReport(report, { byPixId: [A], byServiceId: [B] }));
     const two = paid({ pix_id: 'pix_a' });
     expect(matchReport(two, { byPixId: [A2, A], byServiceId: [] })).toEqual(matchReport(two, { byPixId: [A, A2], byServiceId: [] }));
+  });
+
+  it("asks the lifecycle's own identity rule: what it calls a contradiction is what applying the report rejects", () => {
+    const ids = [undefined, '', 'pix_a', 'svc_a', 'pix_b', 'svc_b', 'pix_z', 'svc_z'];
+    for (const target of [A, B, A2, A3, UNCREATED]) {
+      for (const pix_id of ids) {
+        for (const service_id of ids) {
+          const given = { ...(pix_id === undefined ? {} : { pix_id }), ...(service_id === undefined ? {} : { service_id }) };
+          for (const report of [paid(given), done(given)]) {
+            expect(contradictsIdentity(target, report)).toBe(applySaleEvent(target, report).report.effect === 'rejected');
+          }
+        }
+      }
+    }
   });
 });

@@ -10,7 +10,7 @@
  * Pure: the caller finds the candidate sales (every sale holding the report's pix_id, every
  * sale holding its service_id) and journals the outcome.
  */
-import { applySaleEvent } from './lifecycle.ts';
+import { contradictsIdentity } from './lifecycle.ts';
 import type { PaymentReport, Sale } from './lifecycle.ts';
 
 export type UnmatchedReason =
@@ -63,7 +63,8 @@ export function matchReport(report: PaymentReport, candidates: MatchCandidates):
   if (pix && service && pix.sale_id !== service.sale_id) return { kind: 'unmatched', reason: 'ids_conflict', candidates: named };
   const sale = pix ?? service;
   if (!sale) return { kind: 'unmatched', reason: 'unknown_ids', candidates: [] };
-  // The lifecycle refuses a report whose other id contradicts the sale's identity: its rule, not a copy.
-  if (applySaleEvent(sale, report).report.effect === 'rejected') return { kind: 'unmatched', reason: 'ids_conflict', candidates: named };
+  // The lifecycle refuses a report whose other id contradicts the sale's identity: its rule, not a
+  // copy, asked without applying the report (the fold applies it once, issue 9).
+  if (contradictsIdentity(sale, report)) return { kind: 'unmatched', reason: 'ids_conflict', candidates: named };
   return { kind: 'sale', sale };
 }
