@@ -1,10 +1,19 @@
-import { isFrozenData } from './freeze.ts';
-
-/** The JSON text of deep-frozen objects met so far: such an object never changes, nor does its text. */
-const TEXTS = new WeakMap<object, string>();
+/**
+ * Objects whose JSON text never changes (keepJsonText), with their text once it is written.
+ */
+const KEPT = new WeakMap<object, string | undefined>();
 
 /**
- * How deep jsonText looks for deep-frozen objects: a bridge message's checkout view holds its
+ * Says that `value` will never change: plain data, frozen all the way down (shared/freeze.ts),
+ * with no Date or Map in it, whose state freezing does not reach. jsonText then writes its
+ * text once and reuses it wherever it meets it again.
+ */
+export function keepJsonText(value: object): void {
+  if (!KEPT.has(value)) KEPT.set(value, undefined);
+}
+
+/**
+ * How deep jsonText looks for kept objects: a bridge message's checkout view holds its
  * sales' summaries four levels down (reply → envelope → result → recent → summary). Below
  * this, JSON.stringify writes the rest at once.
  */
@@ -12,10 +21,10 @@ const LOOK_DEPTH = 5;
 
 /**
  * What JSON.stringify(value) writes, for a value whose JSON text is sent again and again with
- * most of it unchanged: the text of each object in it that deepFreeze made unchangeable (shared/freeze.ts) is
- * written once and reused. A checkout's view is pushed to its tills at every change of one of
- * its sales, and a sale's summary is frozen and kept while the sale does not change
- * (core/terminal/views.ts): ten of its eleven summaries are texts already written.
+ * most of it unchanged: the text of each kept object in it (keepJsonText) is written once and
+ * reused. A checkout's view is pushed to its tills at every change of one of its sales, and a
+ * sale's summary is frozen and kept while the sale does not change (core/terminal/views.ts):
+ * ten of its eleven summaries are texts already written.
  */
 export function jsonText(value: object): string {
   // Only an object whose toJSON answers undefined has no text; JSON.stringify gives undefined.
@@ -24,11 +33,11 @@ export function jsonText(value: object): string {
 
 function write(value: unknown, depth: number): string | undefined {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (isFrozenData(value)) {
-    let text = TEXTS.get(value);
+  if (KEPT.has(value)) {
+    let text = KEPT.get(value);
     if (text === undefined) {
       text = JSON.stringify(value);
-      TEXTS.set(value, text);
+      KEPT.set(value, text);
     }
     return text;
   }

@@ -1,5 +1,6 @@
 import { validateBrCode } from '../../shared/emv.ts';
-import { deepFreeze, isFrozenData } from '../../shared/freeze.ts';
+import { deepFreeze } from '../../shared/freeze.ts';
+import { keepJsonText } from '../../shared/json-text.ts';
 import { checkoutScreen } from '../sales/checkout.ts';
 import { describeSale, type SaleDescription } from '../sales/describe.ts';
 import { refundsMadeCents, type AttentionReason, type QrType, type RefundState, type Sale, type SaleIssue, type SaleStatus } from '../sales/lifecycle.ts';
@@ -147,7 +148,11 @@ export function saleSummary(sale: Sale, checkoutSales: Iterable<Sale>): SaleSumm
   if (kept !== undefined) return kept;
   let readContext = false;
   const summary = buildSummary(sale, checkoutSales, () => (readContext = true));
-  if (!readContext && isFrozenData(sale)) SUMMARIES.set(sale, deepFreeze(summary));
+  // A sale frozen by the journal is journal data (plain JSON, no Date): so is its summary.
+  if (!readContext && Object.isFrozen(sale)) {
+    SUMMARIES.set(sale, deepFreeze(summary));
+    keepJsonText(summary);
+  }
   return summary;
 }
 
