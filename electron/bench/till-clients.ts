@@ -8,8 +8,8 @@
  * manager's pairing code, then a connection with its device credential), signs a cashier
  * in, and then loops: `sale.charge`, the payer pays the checkout's printed QR through the
  * sandbox's control API, and the till waits for its own `checkout.changed` push showing that
- * sale paid. The thread says `ready` once every till is paired, starts on `go`, and posts its
- * figures when the sales or the time bound is reached.
+ * sale paid. The thread says `ready` once every till is paired; then, for each round, it
+ * starts on `go` and posts the round's figures when its sales or time bound is reached.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
@@ -36,8 +36,11 @@ export interface TillsInput {
   /** One per till: its checkout and the pairing code a manager asked for it. */
   tills: { checkoutId: number; code: string }[];
   cashier: Credentials;
+  /** Per round: the sales bound and the time bound. */
   maxSales: number;
   maxSeconds: number;
+  /** Rounds rung up one after another by the same tills, each on a `go`. */
+  rounds: number;
 }
 
 /** What the thread posts when it is done. */
@@ -235,16 +238,20 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
   return { latencies, charges, payments, seconds, stoppedBy, pushes, misrouted };
 }
 
-/** The thread: pair, say ready, ring up on `go`, post the figures, close every till. */
+/** The thread: pair, say ready, ring up a round on each `go` and post its figures, close every till. */
 async function runThread(input: TillsInput): Promise<void> {
   const port = parentPort!;
   const tills: Till[] = [];
+  const go = () => new Promise<void>((resolve) => port.once('message', () => resolve()));
   try {
     for (const t of input.tills) tills.push(await Till.pair(input.origin, t.checkoutId, t.code, input.cashier));
-    const go = new Promise<void>((resolve) => port.once('message', () => resolve()));
+    let next = go();
     port.postMessage({ type: 'ready' } satisfies TillsMessage);
-    await go;
-    port.postMessage({ type: 'done', output: await ringUp(input, tills) } satisfies TillsMessage);
+    for (let round = 0; round < input.rounds; round++) {
+      await next;
+      next = go();
+      port.postMessage({ type: 'done', output: await ringUp(input, tills) } satisfies TillsMessage);
+    }
   } catch (err) {
     port.postMessage({ type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies TillsMessage);
   } finally {
