@@ -205,6 +205,9 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
   const charges: number[] = [];
   const payments: number[] = [];
   let started = 0;
+  // A till's counts run on from round to round: this round's are what they grow by.
+  const pushesBefore = tills.reduce((sum, t) => sum + t.pushes, 0);
+  const misroutedBefore = tills.reduce((sum, t) => sum + t.misrouted, 0);
   const t0 = performance.now();
   const deadline = t0 + input.maxSeconds * 1000;
   let stoppedBy: TillsOutput['stoppedBy'] = 'sales';
@@ -233,8 +236,8 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const pushes = tills.reduce((sum, t) => sum + t.pushes, 0);
-  const misrouted = tills.reduce((sum, t) => sum + t.misrouted, 0);
+  const pushes = tills.reduce((sum, t) => sum + t.pushes, 0) - pushesBefore;
+  const misrouted = tills.reduce((sum, t) => sum + t.misrouted, 0) - misroutedBefore;
   return { latencies, charges, payments, seconds, stoppedBy, pushes, misrouted };
 }
 

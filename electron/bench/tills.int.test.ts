@@ -15,6 +15,9 @@ it('three paired tills ring up twelve sales in each of two rounds, each seen pai
     for (const result of rounds) {
       expect(result).toMatchObject({ tills: 3, sales: 12, stoppedBy: 'sales', coreWarnings: 0 });
       expect(result.firstThousand.sales).toBe(12);
+      // Each round counts its own pushes: a till hears its sale requested, created and paid.
+      expect(result.pushesPerSale).toBeGreaterThanOrEqual(3);
+      expect(result.pushesPerSale).toBeLessThan(6);
       // At least the charge's intent and outcome and the payment (charge.done may come after).
       expect(result.journalEntriesPerSale).toBeGreaterThanOrEqual(3);
       // Both processes did work for the sales; the sandbox's is read from /proc where there is one.
