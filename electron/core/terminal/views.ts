@@ -114,6 +114,8 @@ export interface CustomerHold {
 export const HOLDING_REASONS: readonly AttentionReason[] = ['paid_late', 'amount_mismatch', 'paid_withdrawn'];
 
 export function customerHold(sales: readonly Sale[], storeId: number, checkoutId: number): CustomerHold | null {
+  // Built at every change of the checkout's view: most of the time nothing holds the customer.
+  if (!sales.some((s) => s.attention.some((a) => HOLDING_REASONS.includes(a.reason)))) return null;
   const items = sales
     .filter((s) => s.store_id === storeId && s.checkout_id === checkoutId)
     .sort((a, b) => b.seq - a.seq)
