@@ -1,46 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
 import { describeSale } from './describe.ts';
-import { SALE_LIFETIME_MS } from './lifecycle.ts';
+import { created, displaced, paid, requested, T0 } from '../terminal/fixtures/sale-events.ts';
 import type { Sale, SaleEvent } from './lifecycle.ts';
-
-const T0 = Date.UTC(2026, 10, 21, 13, 45, 0);
-
-const requested = (id: string, seq: number, amount: number): SaleEvent => ({
-  type: 'sale.requested',
-  sale_id: id,
-  idempotency_key: `k-${id}`,
-  store_id: 1,
-  checkout_id: 3,
-  seq,
-  amount_cents: amount,
-  requested_by: 'ana',
-  at: T0 + seq,
-});
-const created = (id: string): SaleEvent => ({
-  type: 'sale.created',
-  sale_id: id,
-  pix_id: `pix_${id}`,
-  service_id: `svc_${id}`,
-  qr_type: 'printed_dynamic',
-  emv: 'EMV-L',
-  pqr_emv: 'EMV-P',
-  created_at: T0,
-  expires_at: T0 + SALE_LIFETIME_MS,
-  at: T0,
-});
-const displaced = (id: string, by: string, seq: number): SaleEvent => ({ type: 'sale.displaced', sale_id: id, by, by_seq: seq, evidence: 'newer_sale_requested', at: T0 + 10 });
-const paid = (id: string, amount: string, e2e = 'E1'): SaleEvent => ({
-  type: 'payment.received',
-  source: 'webhook',
-  webhook_id: `wh-${e2e}`,
-  pix_id: `pix_${id}`,
-  service_id: `svc_${id}`,
-  amount_brl: amount,
-  paid_at: T0 + 50,
-  e2e_id: e2e,
-  at: T0 + 60,
-});
 
 function describeIn(events: SaleEvent[], id: string): ReturnType<typeof describeSale> {
   const facts = new SaleFacts();
