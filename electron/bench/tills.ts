@@ -345,10 +345,13 @@ fully busy would allow about ${ceiling(r)} sales/s. A sale is three journal appe
 (the charge's intent, the create's outcome, the payment), plus the service's create and the
 webhook's delivery. Timed inside the core (15 s runs, 2026-11-26), an append's median is about
 19 ms: 2 waiting for its group commit, 2.5 for the write and fsync, and 12 for the working set's
-IndexedDB transaction, which takes several turns of the core's busy event loop. The first thousand sales of the first round are
-slower than the rest (the code is still being compiled while they run); the last thousand of
-each round are the steady state, and later rounds, on a journal that has grown by every
-earlier round, do not slow down.
+IndexedDB transaction, which takes several turns of the core's busy event loop.
+
+Latency as the journal grows, each round's first and last thousand sales (p50): ${rounds
+    .map((x, i) => `round ${i + 1} ${x.firstThousand.p50Ms} → ${x.lastThousand.p50Ms} ms`)
+    .join('; ')}. The journal holds every earlier round's sales (${n(rounds.reduce((sum, x) => sum + x.sales, 0))} by the end);
+the first sales of the first round also wait for the code to be compiled, and the start of a
+round has all ${r.tills} tills charging at once.
 
 What changed on 2026-11-26 (second session), each with a test, each measured in runs side by
 side with the commit before (20 s runs, alternated, three pairs at least):
