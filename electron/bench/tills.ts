@@ -409,6 +409,9 @@ async function main(argv: string[]): Promise<void> {
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
     const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
     const results = await benchTills({ dataDir: work, tills, maxSales, maxSeconds, rounds });
+    for (const [i, r] of results.entries()) {
+      console.log(`bench:tills: round ${i + 1}: ${r.salesPerSec} sales/s, CPU a sale ${r.cpuMsPerSale} ms + ${r.sandboxCpuMsPerSale ?? '?'} ms (sandbox), last 1,000 p50 ${r.lastThousand.p50Ms} ms, event loop delay at most ${r.loopDelay.maxMs} ms, RSS ${r.rssEndMb} MB`);
+    }
     console.table(tillsRows(results).map((r) => ({ what: r.what, figure: r.figure })));
     const result = medianRound(results);
     console.log(`bench:tills: rounds ${results.map((r) => r.salesPerSec).join(', ')} sales/s; in the median round: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms (medians); ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale; event loop delay at most ${result.loopDelay.maxMs} ms`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wireBrlCents } from '../shared/money.ts';
+import { mulberry32 } from '../shared/prng.ts';
 import { checkoutKey } from './state.ts';
 import { centsToBrl, prorateDeduction, quoteCharge, type SettlementMode } from './quotes.ts';
 import type { RefundRecord } from './refunds.ts';
@@ -214,6 +215,26 @@ describe('settlements in flight', () => {
     expect(Object.values(b.settlements).map((x) => x.status)).toEqual(['DONE', 'PROCESSING']);
     advanceSettlements(b, T0 + 30_000 + CONFIRM_DELAY_MS);
     expect(Object.values(b.settlements).map((x) => x.status)).toEqual(['DONE', 'DONE']);
+  });
+
+  it('moves every settlement along exactly when it is due, however many are in flight and whatever was expedited', () => {
+    const next = mulberry32(20261126);
+    const b = emptyBook(T0);
+    let now = T0;
+    for (let step = 0; step < 1500; step++) {
+      now += Math.floor(next() * 20_000);
+      const pick = next();
+      if (pick < 0.6) {
+        recordDoneCharge(b, charge(C1, 'ars_per_charge', 100n, now), addressOf);
+      } else if (pick < 0.62) {
+        expediteSettlements(b, now);
+      } else {
+        advanceSettlements(b, now);
+        // Each settlement's own schedule says where it must be by now.
+        for (const x of Object.values(b.settlements)) expect(x.status).toBe(now >= x.confirm_at ? 'DONE' : now >= x.processing_at ? 'PROCESSING' : 'CREATED');
+      }
+    }
+    expect(Object.values(b.settlements).filter((x) => x.status === 'DONE').length).toBeGreaterThan(100);
   });
 });
 
