@@ -369,7 +369,8 @@ side with the commit before (20 s runs, alternated, three pairs at least):
 - The sandbox keeps its settlements in flight in a queue by when each is next due: it walked
   all of them whenever one was due, at every charge. Over eight rounds of 5,000 sales its CPU
   a sale had grown from 0.7 to 2.5 ms and the rate fell from about 550 to 300 sales/s; with the
-  queue it stays between 0.7 and 1.0 ms, and the eighth round gave 495 sales/s.
+  queue, in three such runs, it stayed between 0.7 and 1.2 ms in every round, and the eighth
+  round gave 495, 356 and 413 sales/s (the core's own CPU a sale moving with the machine).
 Tried and not kept: a larger young generation for V8 (--max-semi-space-size=64: slower in
 each of three pairs); letting an append resolve before the working set's IndexedDB write. That
 cut an append's median from about 19 to 13 ms, but three pairs of runs gave 435 → 528,
