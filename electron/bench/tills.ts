@@ -353,8 +353,8 @@ Latency as the journal grows, each round's first and last thousand sales (p50): 
 the first sales of the first round also wait for the code to be compiled, and the start of a
 round has all ${r.tills} tills charging at once.
 
-What changed on 2026-11-26 (second session), each with a test, each measured in runs side by
-side with the commit before (20 s runs, alternated, three pairs at least):
+What changed on 2026-11-26 (second session), each with a test; a range of sales/s is from 20 s
+runs alternated with the commit before, three pairs:
 - A sale's summary is kept as long as the sale object lives (the journal's rows are frozen
   and replaced at every change), unless its description read the checkout's other sales (a
   late payment's): each view of a checkout had built all eleven summaries anew.
