@@ -33,14 +33,13 @@ function isNumber(v: unknown): v is number {
   return typeof v === 'number' && !Number.isNaN(v);
 }
 
-function byNumber(a: number, b: number): number {
+/** Ascending: for two sale ids, IndexedDB's order (UTF-16 code units, as JS compares strings). */
+function ascending<T extends number | string>(a: T, b: T): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** IndexedDB's order for two sale ids (UTF-16 code units, as JS compares strings). */
-export function byId(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** IndexedDB's order for two sale ids. */
+export const byId: (a: string, b: string) => number = ascending;
 
 /** created_at, then sale_id; Infinity - Infinity is NaN, so equal infinities fall to the id. */
 function compare(a: Placed, b: Placed): number {
@@ -167,7 +166,7 @@ export class CheckoutIndex {
   /** Every sale that needs a person: by store, checkout, then id. */
   needingPersonAnywhere(): string[] {
     const checkouts = [...this.#needsPerson.keys()].map((key) => ({ key, at: checkoutOf(key) }));
-    checkouts.sort((a, b) => byNumber(a.at[0], b.at[0]) || byNumber(a.at[1], b.at[1]));
+    checkouts.sort((a, b) => ascending(a.at[0], b.at[0]) || ascending(a.at[1], b.at[1]));
     return checkouts.flatMap(({ key }) => sortedIds(this.#needsPerson.get(key)));
   }
 
