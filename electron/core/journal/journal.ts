@@ -4,9 +4,10 @@
  * engine, through idb) holds only the working set (view.ts); older history is read from
  * the segments on demand through their indexes (store.ts, segment-index.ts), and a verified
  * checkpoint (checkpoint.ts) lets an open read only the last segment, not all history.
- * An append resolves once its bytes are fsync'd and the view has applied it, so
- * anything a caller was told is durable survives a SIGKILL, and what the view answers was
- * always durable first.
+ * An append resolves once its bytes are fsync'd and the view has applied it (its rows in
+ * memory; the back office's keys are committed to IndexedDB in the background, before any
+ * later index query runs), so anything a caller was told is durable survives a SIGKILL, and
+ * what the view answers was always durable first.
  *
  * Entry conventions (all in `data`): `sale_id` / `sale_ids` name the sales an entry is
  * about (the reducer is called for each); `webhook_id` is set by recordWebhook only;
@@ -392,7 +393,9 @@ export async function openJournal<S extends object>(options: OpenJournalOptions<
 
 async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: Journal<S> } | { ignored: string }> {
   const saleKeys = options.saleKeys ?? ownSaleKeys;
-  const view = await openView(options.reduceSale, saleKeys);
+  const view = await openView(options.reduceSale, saleKeys, (err) =>
+    options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
+  );
   const failures = { count: 0, first: [] as ReducerFailure[] };
   const projections = options.projections ?? {};
   // Set once the log is open: until then no checkpoint is written (the store asks health()).

@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { entriesOf, generatedSaleReducer } from './generate.ts';
+import type { GeneratedInput, GeneratedSale } from './generate.ts';
+import { openView } from './view.ts';
+import type { SaleIndex } from './view.ts';
+
+/**
+ * The working set's IndexedDB holds the back office's keys. An apply does not wait for the
+ * engine to commit them (it runs one request per turn of the event loop), yet every index
+ * query asked after an apply answers as if it had: the engine runs transactions in the order
+ * they were created, and a query's rows never contradict its keys.
+ */
+
+interface EngineTransaction {
+  mode: string;
+  addEventListener(type: 'complete', listener: () => void): void;
+}
+const ENGINE_DATABASE = new URL('../../../node_modules/fake-indexeddb/build/esm/FDBDatabase.js', import.meta.url).href;
+const Database = ((await import(ENGINE_DATABASE)) as { default: { prototype: { transaction(...args: unknown[]): EngineTransaction } } }).default;
+
+const AT = Date.UTC(2026, 10, 26, 9);
+const SALES = 12;
+
+function created(i: number): GeneratedInput {
+  return { at: AT + i, type: 'sale.created', data: { sale_id: `s${i}`, store_id: 1, checkout_id: 1 + (i % 3), amount_cents: 100 + i, external_id: `order-${i}`, shift_id: 'shift-1' } };
+}
+function paid(i: number): GeneratedInput {
+  return { at: AT + 1_000 + i, type: 'charge.paid', data: { sale_id: `s${i}`, amount_cents: 100 + i } };
+}
+
+/** The journal's entries for these inputs, numbered after `before` of them. */
+function entries(inputs: GeneratedInput[], before: GeneratedInput[] = []) {
+  return entriesOf([...before, ...inputs]).slice(before.length);
+}
+
+const ids = (sales: GeneratedSale[]) => sales.map((s) => s.sale_id).sort();
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+let view: SaleIndex<GeneratedSale>;
+let failures: unknown[];
+
+beforeEach(async () => {
+  failures = [];
+  view = await openView(generatedSaleReducer, undefined, (err) => failures.push(err));
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await view.close();
+  expect(failures).toEqual([]);
+});
+
+describe('the back office keys of the working set', () => {
+  it('an apply resolves before the engine commits its keys, and a query asked right after sees them', async () => {
+    const writes: EngineTransaction[] = [];
+    const spy = vi.spyOn(Database.prototype, 'transaction');
+    const inputs = Array.from({ length: SALES }, (_, i) => created(i));
+    await view.applyEntries(entries(inputs));
+    for (const r of spy.mock.results) if ((r.value as EngineTransaction).mode === 'readwrite') writes.push(r.value as EngineTransaction);
+    spy.mockRestore();
+    expect(writes).toHaveLength(1);
+    let committed = false;
+    writes[0]!.addEventListener('complete', () => (committed = true));
+    // Twelve puts take twelve turns of the engine: the apply did not wait for them.
+    expect(committed).toBe(false);
+
+    expect(ids(await view.salesByStatus('created'))).toEqual(ids(inputs.map((_, i) => ({ sale_id: `s${i}` }) as GeneratedSale)));
+    expect(committed).toBe(true);
+    expect(ids(await view.salesByShift('shift-1'))).toHaveLength(SALES);
+    expect(ids(await view.salesByExternalId('order-3'))).toEqual(['s3']);
+    expect(ids(await view.salesCreatedBetween(AT, AT + 3))).toEqual(['s0', 's1', 's2']);
+  });
+
+  it('a query answered after a newer apply leaves out the rows whose keys moved meanwhile', async () => {
+    const made = Array.from({ length: SALES }, (_, i) => created(i));
+    await view.applyEntries(entries(made));
+    await view.salesByStatus('created');
+
+    // The query's transaction is created on its turn; the payments are applied after that,
+    // before its keys come back: the keys say "created", the rows say "paid".
+    const asked = view.salesByStatus('created');
+    const askedByShift = view.salesByShift('shift-1');
+    await turn();
+    await view.applyEntries(entries([paid(0), paid(5)], made));
+    const answer = await asked;
+    expect(ids(answer)).toEqual(ids(made.map((_, i) => ({ sale_id: `s${i}` }) as GeneratedSale)).filter((id) => id !== 's0' && id !== 's5'));
+    expect(answer.every((s) => s.status === 'created')).toBe(true);
+    // A key that did not move keeps every row, whatever else changed in it.
+    expect(ids(await askedByShift)).toHaveLength(SALES);
+
+    expect(ids(await view.salesByStatus('paid'))).toEqual(['s0', 's5']);
+    expect(ids(await view.salesByStatus('created'))).toHaveLength(SALES - 2);
+  });
+});
