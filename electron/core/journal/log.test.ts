@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
-import { checkLine, JournalUnavailableError, lineIsIntact, openLog } from './log.ts';
-import type { JournalEntry, JournalLog } from './log.ts';
+import { checkLine, JournalUnavailableError, lineIsIntact, nodeJournalFs, openLog } from './log.ts';
+import type { JournalEntry, JournalFs, JournalLog } from './log.ts';
 
 let dir: string;
 const open: JournalLog[] = [];
@@ -97,6 +97,44 @@ describe('the durable log', () => {
     expect(log.stats.committedEntries).toBe(100);
     expect(log.stats.commits).toBeLessThanOrEqual(2);
     expect(await log.verify()).toEqual({ ok: true, entries: 100 });
+  });
+
+  it.each([...(nodeJournalFs.dsyncAppends ? [true] : []), false])('makes every group commit durable before it resolves (segments opened O_DSYNC: %s)', async (dsyncAppends) => {
+    // What the log asks of the file layer: a segment opened O_DSYNC is written once a commit,
+    // one opened plainly is written and then fdatasync'd; never a plain write alone.
+    const calls: string[] = [];
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      dsyncAppends,
+      open: async (path, flags, mode) => {
+        const file = await nodeJournalFs.open(path, flags, mode);
+        if (!path.endsWith('.jsonl') || flags === 'r') return file;
+        calls.push(`open ${flags}`);
+        return {
+          ...file,
+          read: (b, o, l, p) => file.read(b, o, l, p),
+          write: async (b, o, l) => {
+            const written = await file.write(b, o, l);
+            calls.push('write');
+            return written;
+          },
+          datasync: async () => {
+            await file.datasync();
+            calls.push('datasync');
+          },
+          sync: () => file.sync(),
+          stat: () => file.stat(),
+          truncate: (n) => file.truncate(n),
+          close: () => file.close(),
+        };
+      },
+    };
+    const log = await openLog({ dir, clock: new ManualClock(), fs });
+    open.push(log);
+    await log.append([sale(1)]);
+    await log.append([sale(2), sale(3)]);
+    expect(calls).toEqual(dsyncAppends ? ['open a-dsync', 'write', 'write'] : ['open a', 'write', 'datasync', 'write', 'datasync']);
+    expect(log.stats.commits).toBe(2);
   });
 
   it('hands the view every group that became durable while it was busy in one call', async () => {

@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import { chmod, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.ts';
@@ -81,16 +82,32 @@ export interface JournalFile {
 }
 
 export interface JournalFs {
-  open(path: string, flags: 'r' | 'r+' | 'a' | 'w', mode?: number): Promise<JournalFile>;
+  /** 'a-dsync': append, each write returning once its bytes are on disk (O_DSYNC); only where `dsyncAppends`. */
+  open(path: string, flags: 'r' | 'r+' | 'a' | 'a-dsync' | 'w', mode?: number): Promise<JournalFile>;
   stat(path: string): Promise<{ size: number }>;
   readdir(path: string): Promise<string[]>;
   truncate(path: string, length: number): Promise<void>;
   unlink(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Whether the segments are opened 'a-dsync', so that a group commit is one write instead
+   * of a write and an fdatasync. Each is a trip to the thread pool and back, and the way back
+   * waits for a turn of the core's event loop: with 64 tills a commit took 8.6 ms (median)
+   * of which the disk took about 0.2 (issue 9's benchmark).
+   */
+  readonly dsyncAppends: boolean;
 }
 
+/** O_DSYNC where the platform has it (not Windows: there the log writes, then fdatasyncs). */
+const DSYNC_APPEND = typeof fsConstants.O_DSYNC === 'number' ? fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | fsConstants.O_DSYNC : null;
+
 export const nodeJournalFs: JournalFs = {
-  open: (path, flags, mode) => open(path, flags, mode),
+  open: (path, flags, mode) => {
+    if (flags !== 'a-dsync') return open(path, flags, mode);
+    if (DSYNC_APPEND === null) return Promise.reject(new Error('this platform has no O_DSYNC'));
+    return open(path, DSYNC_APPEND, mode);
+  },
+  dsyncAppends: DSYNC_APPEND !== null,
   stat: (path) => stat(path),
   readdir: (path) => readdir(path),
   truncate: (path, length) => truncate(path, length),
@@ -1072,7 +1089,7 @@ class SegmentedLog implements JournalLog {
         await this.#fh?.close();
         this.#fh = null;
         const isNew = !this.#durable.has(name);
-        this.#fh = await this.#fs.open(join(this.#dir, name), 'a', 0o600);
+        this.#fh = await this.#fs.open(join(this.#dir, name), this.#fs.dsyncAppends ? 'a-dsync' : 'a', 0o600);
         touched.add(name);
         if (isNew) {
           await fsyncDir(this.#dir, this.#fs);
@@ -1089,7 +1106,8 @@ class SegmentedLog implements JournalLog {
         offset += position.length;
       }
       await writeAll(this.#fh, buf);
-      await this.#fh.datasync();
+      // Opened 'a-dsync', the write returned once its bytes were on disk.
+      if (!this.#fs.dsyncAppends) await this.#fh.datasync();
       this.#durable.set(name, (this.#durable.get(name) ?? 0) + buf.length);
       this.#durableSeq = run.lastSeq;
       this.#durableHash = run.lastHash;

@@ -28,17 +28,26 @@ afterEach(async () => {
 
 type Fault = { code: 'ENOSPC' | 'EIO'; on: 'write' | 'datasync'; partial?: boolean };
 
-/** The real node:fs/promises, with a switch that makes writes or fsyncs fail as a sick disk does. */
-function sickDisk() {
+/**
+ * The real node:fs/promises, with a switch that makes writes or fsyncs fail as a sick disk
+ * does. `dsyncAppends`: whether the log's segments are opened O_DSYNC (as on Linux and macOS)
+ * or written then fdatasync'd (as on Windows).
+ */
+function sickDisk(dsyncAppends = nodeJournalFs.dsyncAppends) {
   const disk = { fault: null as Fault | null };
   const errnoError = (code: string) => Object.assign(new Error(`${code}: simulated disk failure`), { code });
-  const wrap = (file: JournalFile): JournalFile => ({
+  const wrap = (file: JournalFile, dsync: boolean): JournalFile => ({
     read: (b, o, l, p) => file.read(b, o, l, p),
     async write(buffer, offset, length) {
       const f = disk.fault;
       if (f?.on === 'write') {
         // A write that gets part of its bytes out before the disk fills: a torn line.
         if (f.partial && length > 1) await file.write(buffer, offset, Math.floor(length / 2));
+        throw errnoError(f.code);
+      }
+      if (f?.on === 'datasync' && dsync) {
+        // An O_DSYNC write whose sync fails: the bytes are in the file, the write reports the error.
+        await file.write(buffer, offset, length);
         throw errnoError(f.code);
       }
       return file.write(buffer, offset, length);
@@ -52,7 +61,7 @@ function sickDisk() {
     truncate: (n) => file.truncate(n),
     close: () => file.close(),
   });
-  const fs: JournalFs = { ...nodeJournalFs, open: async (path, flags, mode) => wrap(await nodeJournalFs.open(path, flags, mode)) };
+  const fs: JournalFs = { ...nodeJournalFs, dsyncAppends, open: async (path, flags, mode) => wrap(await nodeJournalFs.open(path, flags, mode), flags === 'a-dsync') };
   return { disk, fs };
 }
 
@@ -168,8 +177,8 @@ describe('a failed write stops the journal and it resumes by itself', () => {
     expect(replayed.map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
-  it('an fsync that fails after the whole line was written: the line is taken back, the next append resumes', async () => {
-    const { disk, fs } = sickDisk();
+  it.each([...(nodeJournalFs.dsyncAppends ? [['opened O_DSYNC', true] as const] : []), ['written, then fdatasync', false] as const])('an fsync that fails after the whole line was written (%s): the line is taken back, the next append resumes', async (_how, dsync) => {
+    const { disk, fs } = sickDisk(dsync);
     const hand = handTimers();
     const log = await openAt({ fs, timers: hand.timers });
     await log.append([sale(1)]);
