@@ -477,7 +477,15 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
 }
 
 type ReadTx = IDBPTransaction<JournalSchema, typeof STORES, 'readonly'>;
-type WriteTx = IDBPTransaction<JournalSchema, typeof STORES, 'readwrite'>;
+type WriteTx = IDBPTransaction<JournalSchema, ['sales'], 'readwrite'>;
+
+/** Sales' keys written in one transaction: a read transaction waits at most for that many puts. */
+const WRITE_BATCH = 64;
+
+/** IndexedDB's order of string keys (code units), as the engine answers with them. */
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
 const INDEXED_FIELD = { by_external_id: 'external_id', by_status: 'status', by_shift: 'shift_id' } as const;
@@ -506,8 +514,15 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #keys: (sale: S) => Partial<SaleKeys>;
   /** Reads waiting for this turn's shared transaction (see #read). */
   #reads: PendingRead[] = [];
-  /** Key writes under way (see #index); close waits for them. */
-  readonly #writes = new Set<Promise<void>>();
+  /**
+   * Sales whose keys IndexedDB does not hold yet (waiting for a write, or in one not yet
+   * committed), the newest keys of each: every index query takes them as candidates too, so
+   * an answer never waits for the engine to catch up (see #writeSoon).
+   */
+  readonly #unwritten = new Map<string, IndexedSale>();
+  /** The one write transaction of sales' keys under way, if any; close waits for it. */
+  #writing: Promise<void> | null = null;
+  #closed = false;
   readonly #onWriteFailure: (err: unknown) => void;
 
   constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>, onWriteFailure: (err: unknown) => void) {
@@ -522,7 +537,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     if (entries.length === 0) return [];
     const batch = batchOf(entries);
     // Applies never overlap (the log runs them one at a time), so the rows in memory are the
-    // stored ones: the transaction only writes.
+    // current ones: IndexedDB is only written.
     const state: BatchState<S> = {
       sales: new Map(batch.saleIds.map((id) => [id, this.#rows.get(id)])),
       hooks: new Map(batch.hookIds.map((id) => [id, this.#hooks.get(id)])),
@@ -530,19 +545,23 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     };
     const changes = foldBatch(entries, batch.refs, state, seeds, this.#reduce, this.#keys);
     // Only sales whose back-office keys moved are written: most changes move none (a
-    // payment, the touch of an entry), and then no transaction is started at all.
+    // payment, the touch of an entry).
     const puts: IndexedSale[] = [];
     for (const row of changes.sales) {
       const next = indexedSale(row);
       const before = this.#rows.get(row.sale_id);
       if (before === undefined || !sameIndexedSale(indexedSale(before), next)) puts.push(next);
     }
-    if (puts.length > 0 || changes.shifts.length > 0) {
-      this.#index((tx) => [...changes.shifts.map((sh) => tx.objectStore('shifts').put(sh)), ...puts.map((p) => tx.objectStore('sales').put(p))]);
+    if (changes.shifts.length > 0) {
+      // A shift opens or closes a few times a day: written before the apply resolves.
+      const tx = this.#db.transaction('shifts', 'readwrite');
+      await Promise.all([...changes.shifts.map((sh) => tx.objectStore('shifts').put(sh)), tx.done]);
     }
     for (const h of changes.hooks) this.#hooks.set(h.webhook_id, deepFreeze(h));
     for (const sh of changes.shifts) this.#shifts.set(sh.id, deepFreeze(sh));
     for (const row of changes.sales) this.#setRow(row);
+    for (const p of puts) this.#unwritten.set(p.sale_id, p);
+    this.#writeSoon();
     return changes.failures;
   }
 
@@ -619,22 +638,39 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return id === undefined ? undefined : this.#rows.get(id)?.record;
   }
   /**
-   * Writes the back office's keys without waiting for them: the engine runs a request per turn
-   * of the event loop, so a write of ten sales' keys took ten turns, about 12 ms of every
-   * append's 19 under load (issue 9's benchmark). The transaction is created now, so every read
-   * transaction created later (#read, always a later turn) runs after it: a read asked once an
-   * append resolved sees its keys, as before.
+   * Writes the unwritten keys to IndexedDB, WRITE_BATCH sales at a time, one transaction after
+   * the other, without the apply waiting: the engine runs one request per turn of the event
+   * loop, so writing ten sales' keys took ten turns, about 12 ms of every append's 19 under
+   * 64 tills, and at 600 sales a second there are fewer turns than puts (issue 9's benchmark).
+   * A sale's keys that change again while they wait are written once. Queries do not wait for
+   * this (#saleRows); a read transaction waits at most for the batch under way.
    */
-  #index(put: (tx: WriteTx) => Promise<unknown>[]): void {
-    const tx = this.#db.transaction(STORES, 'readwrite');
-    const written = Promise.all([...put(tx), tx.done]).then(() => undefined);
-    this.#writes.add(written);
-    written.then(
-      () => this.#writes.delete(written),
+  #writeSoon(): void {
+    if (this.#writing !== null || this.#unwritten.size === 0 || this.#closed) return;
+    const batch: IndexedSale[] = [];
+    for (const keys of this.#unwritten.values()) {
+      batch.push(keys);
+      if (batch.length === WRITE_BATCH) break;
+    }
+    let tx: WriteTx;
+    try {
+      tx = this.#db.transaction('sales', 'readwrite');
+    } catch (err) {
+      // The database is closed: the keys stay unwritten, and queries still find them.
+      this.#onWriteFailure(err);
+      return;
+    }
+    this.#writing = Promise.all([...batch.map((keys) => tx.objectStore('sales').put(keys)), tx.done]).then(
+      () => {
+        // Only the keys this transaction wrote leave: newer keys of the same sale wait for the next.
+        for (const keys of batch) if (this.#unwritten.get(keys.sale_id) === keys) this.#unwritten.delete(keys.sale_id);
+        this.#writing = null;
+        this.#writeSoon();
+      },
       (err: unknown) => {
-        this.#writes.delete(written);
-        // The keys are checked before they are put (indexedSale), so only a closed database
-        // gets here: the rows in memory stay right, only the back office's index queries miss them.
+        // Keys are checked before they are put (indexedSale), so this is a closed database:
+        // they stay unwritten (queries still find them) and the next apply tries again.
+        this.#writing = null;
         this.#onWriteFailure(err);
       },
     );
@@ -649,25 +685,36 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   /**
-   * The rows an IndexedDB index query finds: the index gives the keys, memory the rows. The
-   * keys are of the moment the read's transaction was created (every write created before it
-   * is in); memory may be a little newer (an apply since, whose write runs after this read),
-   * so a row whose keys no longer match (`still`) is left out: the answer is that moment's,
-   * less what changed since.
+   * The rows an IndexedDB index query finds: the index gives candidate ids, to which the
+   * unwritten ones are added, and memory the rows; a row whose keys (as memory has them now)
+   * do not match is left out. Memory is the truth: the index only narrows the search, and a
+   * sale whose keys it does not hold yet is unwritten. So the answer is the working set's as
+   * of this moment, whatever the engine has written.
    */
-  async #saleRows(keysOf: (tx: ReadTx) => Promise<IDBValidKey[]>, still: (sale: IndexedSale) => boolean): Promise<SaleRow<S>[]> {
-    return this.#read(async (tx) => (await keysOf(tx)).flatMap((key) => this.#rows.get(key as string) ?? []).filter((row) => still(indexedSale(row))));
+  async #saleRows(keysOf: (tx: ReadTx) => Promise<IDBValidKey[]>, matches: (sale: IndexedSale) => boolean, order: (a: IndexedSale, b: IndexedSale) => number): Promise<SaleRow<S>[]> {
+    return this.#read(async (tx) => {
+      const ids = (await keysOf(tx)) as string[];
+      const found = new Set(ids);
+      const late = [...this.#unwritten.keys()].filter((id) => !found.has(id));
+      const rows = [...ids, ...late].flatMap((id) => this.#rows.get(id) ?? []).filter((row) => matches(indexedSale(row)));
+      // In the order IndexedDB gives (by the index's key, then the sale id), unwritten ones included.
+      return late.length === 0 ? rows : rows.sort((a, b) => order(indexedSale(a), indexedSale(b)));
+    });
   }
 
   #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
-    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value);
+    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value, (a, b) => compareIds(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
     const range = between(fromMs, toMs);
     if (range === undefined) return [];
-    return this.#saleRows((tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range), (sale) => sale.created_at.some((at) => range.includes(at)));
+    return this.#saleRows(
+      (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
+      (sale) => sale.created_at.some((at) => range.includes(at)),
+      (a, b) => a.created_at[0]! - b.created_at[0]! || compareIds(a.sale_id, b.sale_id),
+    );
   }
 
   /**
@@ -750,6 +797,9 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     for (const r of webhooks) this.#hooks.set(r.webhook_id, deepFreeze(r));
   }
   async evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void> {
+    // Keys of these sales still waiting are not written any more; a write under way is ordered
+    // before the delete.
+    for (const id of saleIds) this.#unwritten.delete(id);
     if (saleIds.length > 0) {
       const tx = this.#db.transaction('sales', 'readwrite');
       await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), tx.done]);
@@ -763,7 +813,9 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.#writes);
+    // The database is new at every open: what is still unwritten does not matter any more.
+    this.#closed = true;
+    await this.#writing;
     this.#db.close();
     await deleteDB(this.#name);
   }
