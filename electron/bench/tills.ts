@@ -343,9 +343,12 @@ Issue 9 asks for at least ${TARGET_SALES_PER_SEC} sales/s with flat latency; the
 (${met ? 'met' : 'short of it'}; rounds ${rates.join(', ')}). At ${r.cpuMsPerSale} ms + ${r.sandboxCpuMsPerSale ?? '?'} ms of CPU a sale, two cores kept
 fully busy would allow about ${ceiling(r)} sales/s. A sale is three journal appends in a row
 (the charge's intent, the create's outcome, the payment), plus the service's create and the
-webhook's delivery. Timed inside the core (15 s runs, 2026-11-26), an append's median is about
-19 ms: 2 waiting for its group commit, 2.5 for the write and fsync, and 12 for the working set's
-IndexedDB transaction, which takes several turns of the core's busy event loop.
+webhook's delivery. Timed inside the core (20 s runs, 2026-11-26, third session), an append's
+median is about 9 ms: 2 waiting for its group commit, 5 for the O_DSYNC write (the disk's own
+part is about 0.2 ms; the rest is waiting for a turn of the core's busy event loop) and 1 for the
+working set; the service's create about 25 to 30 ms, of which the sandbox spends 0.1 handling it:
+the rest is a free connection of the 16 and a turn of each side's event loop. Every step of a
+sale waits for such turns, so the rate follows how many steps a sale takes as much as the CPU.
 
 Latency as the journal grows, each round's first and last thousand sales (p50): ${rounds
     .map((x, i) => `round ${i + 1} ${x.firstThousand.p50Ms} → ${x.lastThousand.p50Ms} ms`)
@@ -353,7 +356,22 @@ Latency as the journal grows, each round's first and last thousand sales (p50): 
 the first sales of the first round also wait for the code to be compiled, and the start of a
 round has all ${r.tills} tills charging at once.
 
-What changed on 2026-11-26 (second session), each with a test; a range of sales/s is from 20 s
+What changed on 2026-11-26 (third session), each with a test; figures are from 20 s runs
+alternated with the commit before (median of each side):
+- An append no longer waits for IndexedDB to write the back office's keys (the engine runs one
+  request per turn of the event loop: ten sales' keys took ten turns, 12 ms of an append's 19).
+  The keys not yet written wait in memory, by sale, and are written 64 sales at a time; every
+  index query takes them as candidates and keeps the rows whose keys match as memory has them
+  now, so no answer waits for the engine to catch up. 485 → 574 sales/s (six pairs, five won),
+  charge round trip 71-83 → 58-65 ms.
+- A group commit is one O_DSYNC write instead of a write and an fdatasync (each a trip to the
+  thread pool and a turn of the loop back; the log still fdatasyncs where there is no O_DSYNC).
+  536 → 565 sales/s (five pairs), payment sent → paid push 34-38 → 27-35 ms.
+Tried and not kept: 48 connections to the service instead of 16 (the create's queue for a
+connection went, but three pairs gave 537 → 492, 550 → 645, 519 → 530 sales/s, and the
+payment's push came later in two of them).
+
+On 2026-11-26 (second session), each with a test; a range of sales/s is from 20 s
 runs alternated with the commit before, three pairs:
 - A sale's summary is kept as long as the sale object lives (the journal's rows are frozen
   and replaced at every change), unless its description read the checkout's other sales (a
@@ -372,10 +390,9 @@ runs alternated with the commit before, three pairs:
   queue, in three such runs, it stayed between 0.7 and 1.2 ms in every round, and the eighth
   round gave 495, 356 and 413 sales/s (the core's own CPU a sale moving with the machine).
 Tried and not kept: a larger young generation for V8 (--max-semi-space-size=64: slower in
-each of three pairs); letting an append resolve before the working set's IndexedDB write. That
-cut an append's median from about 19 to 13 ms, but three pairs of runs gave 435 → 528,
-545 → 593 and 508 → 493 sales/s, within the noise, and a back-office query could then read an
-index's keys of one moment and the rows of the next.
+each of three pairs); letting an append resolve before the working set's IndexedDB write (three
+pairs within the noise then, and a query could read an index's keys of one moment and the rows
+of the next: kept in the third session, with six pairs and the candidates above).
 
 Earlier on 2026-11-26:
 - A checkout's sales, its displaceable sales, those that need a person, and the pix_id and

@@ -451,7 +451,7 @@ export interface SaleIndex<S> extends SaleQueriesOf<S> {
 
 /**
  * `onWriteFailure`: told if IndexedDB refuses a write of the back office's keys, which the
- * apply does not wait for (IdbSaleIndex #index).
+ * apply does not wait for (IdbSaleIndex #writeSoon).
  */
 export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys, onWriteFailure: (err: unknown) => void = () => undefined): Promise<SaleIndex<S>> {
   ensureIndexedDb();
