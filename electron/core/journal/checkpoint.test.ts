@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_VERSION, checkpointText, type CheckpointFile } from './checkpoint.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from './generate.ts';
-import { CHECKPOINT_EVERY, openJournal, type Journal } from './journal.ts';
+import { CHECKPOINT_ENTRIES_PER_SALE, CHECKPOINT_EVERY, openJournal, type Journal } from './journal.ts';
 
 function file(rows: number): CheckpointFile<{ sale_id: string; amount_cents: number; note: string }> {
   return {
@@ -73,18 +73,19 @@ describe('how often the journal writes one', () => {
   const touch = (n: number) => ({ type: 'sale.qr_issued', data: { sale_id: `s${n}`, pix_id: `pix_${n}`, service_id: `svc_${n}` } });
   const written = async (j: Journal<GeneratedSale>) => (await j.storeStats()).checkpointsWritten;
 
-  it('waits as many entries as the working set holds sales once it holds more than CHECKPOINT_EVERY', async () => {
+  it('waits CHECKPOINT_ENTRIES_PER_SALE entries a sale once the working set holds more than CHECKPOINT_EVERY of them', async () => {
     const j = await openJournal<GeneratedSale>({ dir, clock: new ManualClock(Date.UTC(2026, 10, 26, 9)), reduceSale: generatedSaleReducer, openStatuses: GENERATED_OPEN_STATUSES });
     try {
-      const sales = CHECKPOINT_EVERY + 1_000;
+      const sales = 2_000;
+      const every = CHECKPOINT_ENTRIES_PER_SALE * sales;
+      expect(every).toBeGreaterThan(CHECKPOINT_EVERY);
       const start = await written(j);
       await j.append(Array.from({ length: sales }, (_, n) => sale(n)));
+      // CHECKPOINT_EVERY entries and more: not yet, the working set holds a quarter as many sales as that.
+      await j.append(Array.from({ length: every - sales - 1 }, (_, n) => touch(n % sales)));
+      expect(await written(j)).toBe(start);
+      await j.append([touch(0)]);
       expect(await written(j)).toBe(start + 1);
-      // CHECKPOINT_EVERY entries more: not yet, the working set holds more sales than that.
-      await j.append(Array.from({ length: CHECKPOINT_EVERY }, (_, n) => touch(n)));
-      expect(await written(j)).toBe(start + 1);
-      await j.append(Array.from({ length: sales - CHECKPOINT_EVERY }, (_, n) => touch(CHECKPOINT_EVERY + n)));
-      expect(await written(j)).toBe(start + 2);
     } finally {
       await j.close();
     }
