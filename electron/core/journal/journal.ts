@@ -5,9 +5,9 @@
  * the segments on demand through their indexes (store.ts, segment-index.ts), and a verified
  * checkpoint (checkpoint.ts) lets an open read only the last segment, not all history.
  * An append resolves once its bytes are fsync'd and the view has applied it (its rows in
- * memory; the back office's keys are committed to IndexedDB in the background, before any
- * later index query runs), so anything a caller was told is durable survives a SIGKILL, and
- * what the view answers was always durable first.
+ * memory; the back office's keys are written to IndexedDB in the background, and every index
+ * query also finds those not written yet), so anything a caller was told is durable survives
+ * a SIGKILL, and what the view answers was always durable first.
  *
  * Entry conventions (all in `data`): `sale_id` / `sale_ids` name the sales an entry is
  * about (the reducer is called for each); `webhook_id` is set by recordWebhook only;
