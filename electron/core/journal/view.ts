@@ -3,7 +3,7 @@ import * as fake from 'fake-indexeddb';
 import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { deepFreeze } from '../../shared/freeze.ts';
-import { CheckoutIndex } from './checkout-index.ts';
+import { byId, CheckoutIndex } from './checkout-index.ts';
 import type { JournalEntry } from './log.ts';
 
 /**
@@ -482,11 +482,6 @@ type WriteTx = IDBPTransaction<JournalSchema, ['sales'], 'readwrite'>;
 /** Sales' keys written in one transaction: a read transaction waits at most for that many puts. */
 const WRITE_BATCH = 64;
 
-/** IndexedDB's order of string keys (code units), as the engine answers with them. */
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
 const INDEXED_FIELD = { by_external_id: 'external_id', by_status: 'status', by_shift: 'shift_id' } as const;
 interface PendingRead {
@@ -704,7 +699,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 
   #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
-    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value, (a, b) => compareIds(a.sale_id, b.sale_id));
+    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
@@ -713,7 +708,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return this.#saleRows(
       (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
       (sale) => sale.created_at.some((at) => range.includes(at)),
-      (a, b) => a.created_at[0]! - b.created_at[0]! || compareIds(a.sale_id, b.sale_id),
+      (a, b) => a.created_at[0]! - b.created_at[0]! || byId(a.sale_id, b.sale_id),
     );
   }
 
