@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { paid } from '../terminal/fixtures/sale-events.ts';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
 import { checkoutScreen, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, planWithdraw } from './checkout.ts';
 import type { CreateOutcome, SaleIntent } from './checkout.ts';
@@ -42,17 +43,7 @@ class CheckoutFacts extends SaleFacts {
   }
 }
 
-const pay = (id: string, amount = '10.00', e2e = 'E1'): PaymentReceived => ({
-  type: 'payment.received',
-  source: 'webhook',
-  webhook_id: `wh-${e2e}`,
-  pix_id: `pix_${id}`,
-  service_id: `svc_${id}`,
-  amount_brl: amount,
-  paid_at: T0 + 100_000,
-  e2e_id: e2e,
-  at: T0 + 101_000,
-});
+const pay = (id: string, amount = '10.00', e2e = 'E1'): PaymentReceived => paid(id, amount, e2e, { paidAt: T0 + 100_000, at: T0 + 101_000 });
 
 describe('planCharge', () => {
   it('journals the intent with the next seq, and displaces the unpaid pending sale at once', () => {
