@@ -312,6 +312,30 @@ describe('faults on create_dynamic_pix (contract 7)', () => {
   });
 });
 
+describe('a refund is never repeated by the client (contract 5 is silent on its key)', () => {
+  /** A paid charge on printed checkout 1: its service_id. */
+  async function paidCharge(): Promise<string> {
+    const { client } = makeClient();
+    await client.createPrintedQr({ checkout_id: 1, auto_create_checkout: true });
+    const sale = await client.createDynamicPix({ amount_cents: 1000 }, { idempotencyKey: newIdempotencyKey() });
+    await ctl('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    return sale.service_id;
+  }
+
+  it.each(['http_502', 'http_503', 'http_500', 'timeout', 'lost_response'])('%s: one attempt, its key sent, the outcome left to the caller', async (kind) => {
+    const serviceId = await paidCharge();
+    const { client, waits, log } = makeClient({ timeouts: { headersMs: 400 } });
+    await fault('/v2/pay_in_refunds/request', kind, 3);
+    const err = await failure(client.requestRefund({ service_id: serviceId, amount_cents: 300 }, { idempotencyKey: newIdempotencyKey() }));
+    expect(err).toMatchObject({ attempts: 1, outcome: 'unknown' });
+    expect(waits).toEqual([]);
+    expect(log.lines.filter((l) => l.includes(RETRY_MSG))).toHaveLength(0);
+    // Two of the three faults armed are left: nothing was sent again.
+    expect(await ctl<{ remaining: number }[]>('GET', '/_sandbox/faults')).toMatchObject([{ remaining: 2 }]);
+    await ctl('DELETE', '/_sandbox/faults');
+  });
+});
+
 describe('reads are retried', () => {
   it('after plain-text 500s, with exponential backoff', async () => {
     const { client, waits, log } = makeClient();

@@ -7,7 +7,8 @@
  * a timeout, a 5xx or a 429, with exponential backoff and jitter, never sooner than the
  * service's Retry-After and never past the deadline. A create is sent again only when the
  * caller gives an Idempotency-Key, journaled with the intent before the first attempt,
- * and the same key goes with every attempt (and with any attempt after a restart). No
+ * and the same key goes with every attempt (and with any attempt after a restart). A refund
+ * carries its key but is never repeated here: its follow-up (or a person) decides. No
  * other 4xx is ever repeated.
  *
  * The token goes in the Authorization header and nowhere else: no header is ever logged.
@@ -359,7 +360,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const key = callOptions.idempotencyKey;
     if (key !== undefined) {
       // Only a route the service de-duplicates may be repeated on the strength of a key.
-      if (route.retry !== 'idempotency_key') throw new CoreError('invalid_argument', `The ${name} call does not take an idempotency key.`);
+      if (route.retry !== 'idempotency_key' && route.retry !== 'key_sent_once') throw new CoreError('invalid_argument', `The ${name} call does not take an idempotency key.`);
       if (!IDEMPOTENCY_KEY.test(key)) throw new CoreError('invalid_argument', 'The idempotency key must be 1 to 255 visible ASCII characters; nothing was sent.');
     }
     // Bad input (an id, an amount) is refused here, before anything is sent.

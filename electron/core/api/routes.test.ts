@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
 import { DecodeError, Fields } from './decode.ts';
 import { parseErrorBody } from './errors.ts';
-import { buildPath, buildQuery, currencyScale, ROUTES } from './routes.ts';
+import { buildPath, buildQuery, currencyScale, REFUND_KEYS, ROUTES } from './routes.ts';
 import type { RouteName } from './routes.ts';
 
 const SALE = {
@@ -72,9 +72,12 @@ describe('the route table', () => {
       else expect(r.retry, n).not.toBe('always');
     }
     const keyed = names.filter((n) => ROUTES[n].retry === 'idempotency_key');
-    // Contract 2: create_dynamic_pix takes an Idempotency-Key; a refund (contract 5, silent on
-    // it) is sent with the key journaled with its intent and repeated only with it (issue 10).
-    expect([...keyed].sort()).toEqual(['refunds.request', 'sales.create']);
+    // Contract 2: create_dynamic_pix takes an Idempotency-Key and is repeated with it.
+    expect([...keyed].sort()).toEqual(['sales.create']);
+    // Contract 5 is silent on refund keys: the key is sent, but the client never repeats a
+    // refund; its follow-up or a person decides (REFUND_KEYS).
+    expect(names.filter((n) => ROUTES[n].retry === 'key_sent_once')).toEqual(['refunds.request']);
+    expect(REFUND_KEYS).toEqual({ honoured: false, windowMs: 24 * 3_600_000 });
   });
 
   it('gives every route an action for sentences and its success statuses', () => {

@@ -36,10 +36,30 @@ export interface Access {
  * - `always`: a read; repeating it changes nothing.
  * - `idempotency_key`: a create the service de-duplicates by `Idempotency-Key` (contract 2);
  *   repeated only when the caller gives a key, and always with that same key.
- * - `never`: a write repeating could double (a second store, checkout, refund or claim);
+ * - `key_sent_once`: a write that carries the caller's `Idempotency-Key` but that the client
+ *   never repeats by itself: whether the service honours the key is not known (a refund:
+ *   REFUND_KEYS below), so the caller's follow-up decides, or a person does.
+ * - `never`: a write repeating could double (a second store, checkout or claim);
  *   a person decides after reading the error's outcome.
  */
-export type RetryPolicy = 'always' | 'idempotency_key' | 'never';
+export type RetryPolicy = 'always' | 'idempotency_key' | 'key_sent_once' | 'never';
+
+/** How the service treats a refund's Idempotency-Key: what may be asked again without a person. */
+export interface RefundKeyContract {
+  /** The provider is known to de-duplicate refunds by Idempotency-Key. */
+  readonly honoured: boolean;
+  /** How long the service keeps a key (contract 2: 24 hours); after that a repeat is a new refund. */
+  readonly windowMs: number;
+}
+
+/**
+ * Contract 5 does not promise that a refund honours an Idempotency-Key, and contract 2 keeps
+ * a key for 24 hours only. A refund whose answer was lost is asked again by itself only while
+ * its key is inside that window AND the provider is known to honour refund keys; otherwise a
+ * person decides (terminal/refunding.ts). A provider that documents refund keys changes
+ * `honoured` here, and nothing else.
+ */
+export const REFUND_KEYS: RefundKeyContract = { honoured: false, windowMs: 24 * 3_600_000 };
 
 type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
 
@@ -1027,11 +1047,11 @@ export const ROUTES = {
     path: '/v2/pay_in_refunds/request',
     action: 'request the refund',
     access: PAY_IN,
-    retry: 'idempotency_key',
+    retry: 'key_sent_once',
     success: [201],
     assumptions: [
       'Request and 201 body as contract 5.',
-      'Contract 5 does not state Idempotency-Key support; this app assumes it is honoured as for a create (contract 2, and the sandbox does): a refund is repeated only with the key journaled with its intent, and without a key never.',
+      'Contract 5 does not state Idempotency-Key support: the key journaled with the intent is sent, but the client never repeats a refund; REFUND_KEYS says whether the follow-up may ask again, else a person decides.',
     ],
     encode: (input: RefundRequestInput) => ({
       body: {
