@@ -76,6 +76,8 @@ export const METHODS = [
   'devices.startPairing',
   'devices.revoke',
   'sale.refund',
+  'sale.refundWasMade',
+  'sale.refundSendAgain',
   'office.stores',
   'office.createStore',
   'office.changeStore',

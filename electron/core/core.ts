@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import type { Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
+import type { RefundKeyContract } from './api/routes.ts';
 import { ServiceError } from './api/errors.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
 import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection, type ClaimNotice } from './claims/desk.ts';
@@ -141,6 +142,11 @@ export interface CoreDeps {
    * is logged; the core stays up.
    */
   afterStart?: (core: Core) => Promise<void>;
+  /**
+   * Whether the provider honours refund keys (default: api/routes.ts REFUND_KEYS, not known).
+   * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
+   */
+  refundKeys?: RefundKeyContract;
 }
 
 /**
@@ -211,11 +217,13 @@ export class Core {
   #starting: Promise<void> | null = null;
   readonly #journalDeps: Pick<CoreDeps, 'journalFs' | 'journalTimers'>;
   readonly #afterStart: CoreDeps['afterStart'];
+  readonly #refundKeys: CoreDeps['refundKeys'];
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
     this.#journalDeps = { journalFs: deps.journalFs, journalTimers: deps.journalTimers };
     this.#afterStart = deps.afterStart;
+    this.#refundKeys = deps.refundKeys;
     this.#endpoint = deps.service;
     this.clock = deps.service.clock;
     if (deps.log) {
@@ -389,6 +397,7 @@ export class Core {
         clock: this.clock,
         log: this.log,
         onChange: (checkouts) => void this.#pushCheckouts(checkouts),
+        ...(this.#refundKeys === undefined ? {} : { refundKeys: this.#refundKeys }),
       });
       await this.#terminal.load();
       this.#shifts = new Shifts(this.#journal, this.clock);

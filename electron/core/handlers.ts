@@ -312,6 +312,20 @@ export function createHandlers(core: Core) {
       v.object({ saleId: id(), amountCents: v.int({ min: 1, max: 100_000_000 }), reason: v.optional(v.string({ min: 0, max: 2000 })) }),
       ({ saleId, amountCents, reason }, by) => core.terminal.refund({ saleId, amountCents, ...(reason === undefined ? {} : { reason }), by: by.name }),
     ),
+    /**
+     * A supervisor's answers to a refund not confirmed (its outcome unknown, and asking again
+     * could refund twice): they checked and it was made; or it was not, and it is sent again
+     * under a new key for the amount their confirmation named. Both in their name.
+     */
+    'sale.refundWasMade': handler('supervisor', 'answer a refund not confirmed', v.object({ saleId: id(), refundId: id() }), (a, by) =>
+      core.terminal.refundWasMade({ ...a, by: by.name }),
+    ),
+    'sale.refundSendAgain': handler(
+      'supervisor',
+      'send a refund again',
+      v.object({ saleId: id(), refundId: id(), amountCents: v.int({ min: 1, max: 100_000_000 }) }),
+      (a, by) => core.terminal.refundSendAgain({ ...a, by: by.name }),
+    ),
   };
 }
 

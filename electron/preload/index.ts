@@ -62,6 +62,8 @@ const api = {
   'devices.startPairing': invoker('devices.startPairing'),
   'devices.revoke': invoker('devices.revoke'),
   'sale.refund': invoker('sale.refund'),
+  'sale.refundWasMade': invoker('sale.refundWasMade'),
+  'sale.refundSendAgain': invoker('sale.refundSendAgain'),
   'office.stores': invoker('office.stores'),
   'office.createStore': invoker('office.createStore'),
   'office.changeStore': invoker('office.changeStore'),

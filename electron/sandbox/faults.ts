@@ -14,6 +14,10 @@
  *   after the checkout was created (reference 4.4 rule 5): `printed_qr_error` answers 502
  *   `Gateway error during printed dynamic QR creation`, `printed_qr_bad_fields` answers 502
  *   `Gateway did not return expected fields for printed dynamic QR creation`.
+ * - idempotency: the next `count` requests of one route (method + pattern) are processed as
+ *   if they carried no `Idempotency-Key` (contract 2: "a client must stay correct when the
+ *   service ignores the header"; contract 5 does not promise a refund honours it at all).
+ *   Checked apart from route faults, so a lost answer and an ignored key can meet.
  * - webhooks: the next `count` events (optionally only those named `event`) are
  *   `duplicate`d (a second, identical delivery with the same webhook-id after the first),
  *   `delay`ed (first attempt `delay_seconds` of sandbox time late), `drop`ped (never sent),
@@ -57,8 +61,17 @@ export interface WebhookFault {
   held: string[];
 }
 
-export type Fault = RouteFault | GatewayFault | WebhookFault;
-export type NewFault = Omit<RouteFault, 'id'> | Omit<GatewayFault, 'id'> | Omit<WebhookFault, 'id'>;
+export interface IdempotencyFault {
+  id: string;
+  target: 'idempotency';
+  method: string;
+  path: string;
+  fault: 'ignore_key';
+  remaining: number;
+}
+
+export type Fault = RouteFault | GatewayFault | WebhookFault | IdempotencyFault;
+export type NewFault = Omit<RouteFault, 'id'> | Omit<GatewayFault, 'id'> | Omit<WebhookFault, 'id'> | Omit<IdempotencyFault, 'id'>;
 
 export class FaultBook {
   #faults: Fault[] = [];
@@ -90,6 +103,15 @@ export class FaultBook {
     if (fault === undefined) return null;
     this.#spend(fault);
     return fault.fault;
+  }
+
+  /** Whether this request's Idempotency-Key is to be ignored (one use of the fault consumed). */
+  takeIgnoredKey(method: string, path: string, pattern: string): boolean {
+    if (this.#faults.length === 0) return false;
+    const fault = this.#faults.find((f): f is IdempotencyFault => f.target === 'idempotency' && f.method === method && (f.path === pattern || f.path === path));
+    if (fault === undefined) return false;
+    this.#spend(fault);
+    return true;
   }
 
   takeGatewayFault(): GatewayFaultKind | null {

@@ -220,6 +220,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return;
     }
     const fault = isControl ? null : faults.takeRouteFault(method, path, match.pattern);
+    // An ignored key: the route sees the request as if it carried none.
+    if (!isControl && faults.takeIgnoredKey(method, path, match.pattern)) delete req.headers['idempotency-key'];
     if (fault === 'http_502') return sendJson(res, 502, { detail: 'Bad Gateway' });
     if (fault === 'http_503') return sendJson(res, 503, { detail: 'Service Unavailable' });
     if (fault === 'http_500') return sendText(res, 500, INTERNAL_SERVER_ERROR);

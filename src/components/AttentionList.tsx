@@ -1,4 +1,5 @@
 import { Icon } from './Icon.tsx';
+import { RefundAnswer } from './RefundAnswer.tsx';
 import type { AttentionMessage, ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
@@ -35,19 +36,23 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
         {formatMoney(lang, sale.amount_cents)} · {formatTime(lang, sale.requested_at)}
         {sale.external_id ? ` · ${t('cashier.reference')}: ${sale.external_id}` : ''}
       </p>
-      <form
-        className="ack-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          // In the name of the operator signed in on this window: the core knows who.
-          void acknowledge(sale, item);
-        }}
-      >
-        <button type="submit" disabled={busy}>
-          {t('ack.button')}
-        </button>
-        {error && <p className="error">{errorText(lang, error)}</p>}
-      </form>
+      {item.reason === 'refund_not_confirmed' ? (
+        <RefundAnswer sale={sale} item={item} />
+      ) : (
+        <form
+          className="ack-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            // In the name of the operator signed in on this window: the core knows who.
+            void acknowledge(sale, item);
+          }}
+        >
+          <button type="submit" disabled={busy}>
+            {t('ack.button')}
+          </button>
+          {error && <p className="error">{errorText(lang, error)}</p>}
+        </form>
+      )}
     </article>
   );
 }

@@ -16,6 +16,7 @@ function typedCents(cents: number, separator: ',' | '.'): string {
 const STATE_TEXT: Record<SaleSummary['refunds'][number]['state'], TextKey> = {
   requested: 'refund.state.requested',
   uncertain: 'refund.state.uncertain',
+  unconfirmed: 'refund.state.unconfirmed',
   made: 'refund.state.made',
   refused: 'refund.state.refused',
 };
@@ -46,6 +47,8 @@ export function RefundSale({ sale }: { sale: SaleSummary }) {
       })}{' '}
       <span className="muted">{formatTime(lang, r.requested_at)}</span>
       {r.reason && <span className="muted"> · {r.reason}</span>}
+      {r.resent_by && <span className="muted"> · {t('refund.resentBy', { by: r.resent_by })}</span>}
+      {r.confirmed_by && <span className="muted"> · {t('refund.confirmedBy', { by: r.confirmed_by })}</span>}
     </p>
   ));
   if (sale.refundable_cents <= 0 && !open) return lines.length > 0 ? <div className="refunds">{lines}</div> : null;

@@ -135,6 +135,8 @@ export function attentionWordKey(item: Pick<AttentionMessage, 'reason'>): TextKe
       return 'outcome.expired';
     case 'displaced_unknown':
       return 'outcome.displaced';
+    case 'refund_not_confirmed':
+      return 'outcome.refund_not_confirmed';
     default:
       return 'attention.heading';
   }

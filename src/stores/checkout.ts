@@ -123,9 +123,12 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
     }
   },
   async acknowledge(sale, item) {
+    const reason = item.reason;
+    // A refund not confirmed is answered with its own actions (RefundAnswer), never acknowledged.
+    if (reason === 'refund_not_confirmed') return false;
     set((s) => ({ acknowledging: { ...s.acknowledging, [sale.sale_id]: true }, ackError: null }));
     try {
-      await getBridge().call('sale.acknowledge', { saleId: sale.sale_id, reason: item.reason, subject: item.subject });
+      await getBridge().call('sale.acknowledge', { saleId: sale.sale_id, reason, subject: item.subject });
       await get().load();
       return true;
     } catch (err) {

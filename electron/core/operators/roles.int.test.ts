@@ -54,6 +54,8 @@ const TABLE: Record<Method, Access> = {
   'devices.startPairing': 'manager',
   'devices.revoke': 'manager',
   'sale.refund': 'supervisor',
+  'sale.refundWasMade': 'supervisor',
+  'sale.refundSendAgain': 'supervisor',
   'office.stores': 'manager',
   'office.createStore': 'manager',
   'office.changeStore': 'manager',

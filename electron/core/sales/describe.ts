@@ -33,7 +33,8 @@ export type AttentionMessageKey =
   | 'attention.paid_after_expiry'
   | 'attention.extra_payment'
   | 'attention.displaced_unknown'
-  | 'attention.conflict';
+  | 'attention.conflict'
+  | 'attention.refund_not_confirmed';
 
 export type Tone = 'info' | 'success' | 'warning' | 'danger';
 
@@ -269,6 +270,22 @@ function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): 
     case 'conflict': {
       const issue = sale.issues.find((i) => `${i.code}:${i.detail}` === a.subject);
       return { ...a, key: 'attention.conflict', params: { code: issue?.code ?? null, detail: issue?.detail ?? null } };
+    }
+    case 'refund_not_confirmed': {
+      // What a supervisor checks before answering: which charge, how much, since when, by whom.
+      const r = sale.refunds?.find((x) => x.refund_id === a.subject);
+      return {
+        ...a,
+        key: 'attention.refund_not_confirmed',
+        params: {
+          refund_id: a.subject,
+          amount_cents: r?.amount_cents ?? null,
+          service_id: sale.service_id ?? null,
+          requested_by: r?.requested_by ?? null,
+          requested_at: r?.key_at ?? null,
+          why: r?.unconfirmed?.reason ?? null,
+        },
+      };
     }
   }
 }

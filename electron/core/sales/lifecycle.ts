@@ -255,7 +255,8 @@ export interface RefundRequested {
 
 /**
  * The service answered 201 (contract 5), or, for a refund whose answer was lost, Tx Status
- * read `refunded` when it asked for all that was left (contract 3): then the ids are null.
+ * read `refunded` when it asked for all that was left (contract 3), or a supervisor said
+ * "It was refunded" (`confirmed_by`): then the ids are null.
  */
 export interface RefundMade {
   readonly type: 'refund.made';
@@ -264,6 +265,8 @@ export interface RefundMade {
   readonly pay_in_refund_request_id: string | null;
   readonly service_refund_id: string | null;
   readonly refunded_cents: number;
+  /** The supervisor who checked and said the refund was made (no answer of the service said so). */
+  readonly confirmed_by?: string;
   readonly at: number;
 }
 
@@ -286,10 +289,36 @@ export interface RefundUncertain {
   readonly at: number;
 }
 
-export type RefundEvent = RefundRequested | RefundMade | RefundRefused | RefundUncertain;
-export const REFUND_EVENT_TYPES: readonly RefundEvent['type'][] = ['refund.requested', 'refund.made', 'refund.refused', 'refund.uncertain'];
+/**
+ * The follow-up may not ask again by itself (the provider is not known to honour refund keys,
+ * or the key's window has passed; api/routes.ts REFUND_KEYS): a person decides. Until one
+ * does, the refund is **Refund not confirmed** on every supervisor's list.
+ */
+export interface RefundUnconfirmed {
+  readonly type: 'refund.unconfirmed';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly reason: 'keys_not_honoured' | 'key_expired';
+  readonly at: number;
+}
 
-export type RefundState = 'requested' | 'uncertain' | 'made' | 'refused';
+/**
+ * A supervisor checked and found the refund was not made, and sends it again under a NEW
+ * Idempotency-Key, in their name: the refund is asked for once more, as at its first attempt.
+ */
+export interface RefundResent {
+  readonly type: 'refund.resent';
+  readonly sale_id: string;
+  readonly refund_id: string;
+  readonly idempotency_key: string;
+  readonly by: string;
+  readonly at: number;
+}
+
+export type RefundEvent = RefundRequested | RefundMade | RefundRefused | RefundUncertain | RefundUnconfirmed | RefundResent;
+export const REFUND_EVENT_TYPES: readonly RefundEvent['type'][] = ['refund.requested', 'refund.made', 'refund.refused', 'refund.uncertain', 'refund.unconfirmed', 'refund.resent'];
+
+export type RefundState = 'requested' | 'uncertain' | 'unconfirmed' | 'made' | 'refused';
 
 /** One refund of the sale as the journal knows it. */
 export interface RefundFact {
@@ -299,11 +328,25 @@ export interface RefundFact {
   readonly reason?: string;
   readonly requested_by: string;
   readonly requested_at: number;
-  /** made and refused are final; requested/uncertain are open (the follow-up resolves them). */
+  /** When `idempotency_key` was first sent (the request, or the last Send again): its window starts here. */
+  readonly key_at: number;
+  /**
+   * made and refused are final; requested/uncertain are open (the follow-up resolves them);
+   * unconfirmed is open and waits for a supervisor.
+   */
   readonly state: RefundState;
-  readonly made?: { readonly pay_in_refund_request_id: string | null; readonly service_refund_id: string | null; readonly refunded_cents: number; readonly at: number };
+  readonly made?: {
+    readonly pay_in_refund_request_id: string | null;
+    readonly service_refund_id: string | null;
+    readonly refunded_cents: number;
+    readonly at: number;
+    readonly confirmed_by?: string;
+  };
   readonly error?: CreateRefusal;
   readonly uncertain?: { readonly reason: UncertainReason; readonly attempts: number; readonly at: number };
+  readonly unconfirmed?: { readonly reason: RefundUnconfirmed['reason']; readonly at: number };
+  /** Each supervisor's Send again, oldest first. */
+  readonly resent?: readonly { readonly by: string; readonly at: number }[];
 }
 
 export type SaleEvent =
@@ -409,7 +452,9 @@ export type AttentionReason =
   | 'paid_after_expiry'
   | 'extra_payment'
   | 'displaced_unknown'
-  | 'conflict';
+  | 'conflict'
+  /** A refund whose outcome is unknown and that may not be asked again by itself: a supervisor answers it (subject: refund_id). */
+  | 'refund_not_confirmed';
 
 /** Every attention reason, for the tests that each has its words in every language. */
 export const ATTENTION_REASONS = [
@@ -420,7 +465,14 @@ export const ATTENTION_REASONS = [
   'extra_payment',
   'displaced_unknown',
   'conflict',
+  'refund_not_confirmed',
 ] as const satisfies readonly AttentionReason[];
+
+/**
+ * Reasons a supervisor answers with an action of their own, never a plain acknowledgement
+ * (a refund not confirmed: It was refunded, or Send again).
+ */
+export const ANSWERED_NOT_ACKNOWLEDGED: readonly AttentionReason[] = ['refund_not_confirmed'];
 
 /** Something a person must see and acknowledge. `subject` tells two items of one reason apart. */
 export interface Attention {
@@ -792,6 +844,8 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
     case 'refund.made':
     case 'refund.refused':
     case 'refund.uncertain':
+    case 'refund.unconfirmed':
+    case 'refund.resent':
       return mergeRefund(sale, event);
     case 'sale.settled': {
       const fact: SettlementFact = { settlement_id: event.settlement_id, line: event.line, settled_at: event.settled_at, at: event.at };
@@ -806,8 +860,11 @@ function merge(sale: Sale, event: SaleEvent, attribution: AttributionNote | unde
   }
 }
 
-/** What a refund's state may become: a definite answer is final, the first one stands. */
-const REFUND_RANK: Readonly<Record<RefundState, number>> = { requested: 0, uncertain: 1, refused: 2, made: 3 };
+/**
+ * What a refund's state may become: a definite answer is final, the first one stands. The one
+ * way back is a supervisor's Send again, from unconfirmed to requested under a new key.
+ */
+const REFUND_RANK: Readonly<Record<RefundState, number>> = { requested: 0, uncertain: 1, unconfirmed: 2, refused: 3, made: 4 };
 
 function mergeRefund(sale: Sale, e: RefundEvent): Sale {
   const refunds = sale.refunds ?? [];
@@ -821,6 +878,7 @@ function mergeRefund(sale: Sale, e: RefundEvent): Sale {
       ...(e.reason === undefined ? {} : { reason: e.reason }),
       requested_by: e.requested_by,
       requested_at: e.at,
+      key_at: e.at,
       state: 'requested',
     };
     return { ...sale, refunds: [...refunds, fact] };
@@ -830,11 +888,26 @@ function mergeRefund(sale: Sale, e: RefundEvent): Sale {
   let next: RefundFact = current;
   if (e.type === 'refund.made' && REFUND_RANK[current.state] < REFUND_RANK.made) {
     const { error: _e, ...rest } = current;
-    next = { ...rest, state: 'made', made: { pay_in_refund_request_id: e.pay_in_refund_request_id, service_refund_id: e.service_refund_id, refunded_cents: e.refunded_cents, at: e.at } };
+    next = {
+      ...rest,
+      state: 'made',
+      made: {
+        pay_in_refund_request_id: e.pay_in_refund_request_id,
+        service_refund_id: e.service_refund_id,
+        refunded_cents: e.refunded_cents,
+        at: e.at,
+        ...(e.confirmed_by === undefined ? {} : { confirmed_by: e.confirmed_by }),
+      },
+    };
   } else if (e.type === 'refund.refused' && REFUND_RANK[current.state] < REFUND_RANK.refused) {
     next = { ...current, state: 'refused', error: e.error };
   } else if (e.type === 'refund.uncertain' && current.state === 'requested') {
     next = { ...current, state: 'uncertain', uncertain: { reason: e.reason, attempts: e.attempts, at: e.at } };
+  } else if (e.type === 'refund.unconfirmed' && REFUND_RANK[current.state] < REFUND_RANK.unconfirmed) {
+    next = { ...current, state: 'unconfirmed', unconfirmed: { reason: e.reason, at: e.at } };
+  } else if (e.type === 'refund.resent' && current.state === 'unconfirmed' && e.idempotency_key !== current.idempotency_key) {
+    const { uncertain: _u, unconfirmed: _c, ...rest } = current;
+    next = { ...rest, state: 'requested', idempotency_key: e.idempotency_key, key_at: e.at, resent: [...(current.resent ?? []), { by: e.by, at: e.at }] };
   }
   return next === current ? sale : { ...sale, refunds: refunds.map((r) => (r.refund_id === e.refund_id ? next : r)) };
 }
@@ -846,7 +919,7 @@ export function refundsMadeCents(sale: Pick<Sale, 'refunds'>): number {
 
 /** The refund asked for and not yet answered for certain, if any (one at a time per sale). */
 export function openRefund(sale: Pick<Sale, 'refunds'>): RefundFact | undefined {
-  return (sale.refunds ?? []).find((r) => r.state === 'requested' || r.state === 'uncertain');
+  return (sale.refunds ?? []).find((r) => r.state === 'requested' || r.state === 'uncertain' || r.state === 'unconfirmed');
 }
 
 function requestFacts(s: Sale): unknown {
@@ -1037,8 +1110,10 @@ function settle(f: Sale): Sale {
   for (const p of ordered.slice(1)) wanted.push({ reason: 'extra_payment', subject: p.key });
   if (!paid && active.some((d) => d.evidence === 'tx_not_found')) wanted.push({ reason: 'displaced_unknown', subject: '' });
   for (const issue of issues) wanted.push({ reason: 'conflict', subject: `${issue.code}:${issue.detail}` });
+  for (const r of f.refunds ?? []) if (r.state === 'unconfirmed') wanted.push({ reason: 'refund_not_confirmed', subject: r.refund_id });
   const acked = new Set(f.acknowledgements.map((a) => `${a.reason}\u0000${a.subject}`));
-  const attention = dedupeAttention(wanted.filter((a) => !acked.has(`${a.reason}\u0000${a.subject}`)));
+  // A refund not confirmed ends only with a supervisor's answer (its own events), never an acknowledgement.
+  const attention = dedupeAttention(wanted.filter((a) => ANSWERED_NOT_ACKNOWLEDGED.includes(a.reason) || !acked.has(`${a.reason}\u0000${a.subject}`)));
   // Contract 5: money given back through this app. What needs a person about the payment
   // itself (above) stays; the status says how much of it the store kept.
   const made = refundsMadeCents(f);
@@ -1195,6 +1270,8 @@ function illegalTransition(before: Sale, event: SaleEvent): IllegalCode | null {
     case 'refund.made':
     case 'refund.refused':
     case 'refund.uncertain':
+    case 'refund.unconfirmed':
+    case 'refund.resent':
       // The terminal asks only for a paid sale; an answer is always recorded (money is never dropped).
       return null;
     case 'payment.received':

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { saleSummary } from '../terminal/views.ts';
 import { shiftTotals, salesCsv } from '../terminal/shift-report.ts';
 import { reduceSale, type PaymentReceived, type Sale, type SaleEvent } from './lifecycle.ts';
-import { planRefund, refundableCents, REFUND_REASON_MAX } from './refunds.ts';
+import { KEY_WINDOW_MARGIN_MS, mayAskAgain, planRefund, refundableCents, REFUND_REASON_MAX } from './refunds.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 const S = 'sale-r';
@@ -129,5 +129,51 @@ describe('shift totals and CSV of refunded sales', () => {
     const rows = salesCsv(views).split('\r\n');
     expect(rows.find((r) => r.startsWith('sale-p'))?.split(',')).toEqual(expect.arrayContaining(['partly_refunded', '2.50']));
     expect(rows.find((r) => r.startsWith(S))?.split(',')).toEqual(expect.arrayContaining(['refunded', '10.00']));
+  });
+});
+
+describe('a refund whose answer was lost: who may ask again', () => {
+  const DAY = 24 * 3_600_000;
+  it('asks again by itself only while the provider honours refund keys and the key is inside its window', () => {
+    const fact = { key_at: T0 };
+    expect(mayAskAgain(fact, T0 + 1, { honoured: false, windowMs: DAY })).toBe('keys_not_honoured');
+    expect(mayAskAgain(fact, T0 + 1, { honoured: true, windowMs: DAY })).toBe(true);
+    expect(mayAskAgain(fact, T0 + DAY - KEY_WINDOW_MARGIN_MS - 1, { honoured: true, windowMs: DAY })).toBe(true);
+    // The service's clock and ours may differ: the app stops an hour before the key is forgotten.
+    expect(mayAskAgain(fact, T0 + DAY - KEY_WINDOW_MARGIN_MS, { honoured: true, windowMs: DAY })).toBe('key_expired');
+    expect(mayAskAgain(fact, T0 + 2 * DAY, { honoured: true, windowMs: DAY })).toBe('key_expired');
+  });
+
+  it('unconfirmed waits for a supervisor: on the attention list, not acknowledged away, one refund at a time', () => {
+    const [ask, lost] = refund(400, 'uncertain');
+    const id = (ask as { refund_id: string } | undefined)?.refund_id ?? '';
+    const unconfirmed: SaleEvent = { type: 'refund.unconfirmed', sale_id: S, refund_id: id, reason: 'keys_not_honoured', at: T0 + 5_000 };
+    const ack: SaleEvent = { type: 'sale.acknowledged', sale_id: S, reason: 'refund_not_confirmed', subject: id, by: 'ana', at: T0 + 6_000 };
+    const sale = build([requested, created, paid('10.00'), ask!, lost!, unconfirmed, ack]);
+    expect(sale.refunds?.[0]).toMatchObject({ state: 'unconfirmed', unconfirmed: { reason: 'keys_not_honoured' } });
+    expect(sale.attention).toEqual([{ reason: 'refund_not_confirmed', subject: id }]);
+    expect(refundableCents(sale)).toBe(0);
+    expect(planRefund(sale, { refund_id: 'x', idempotency_key: 'kx', amount_cents: 100, by: 'sue', at: T0 + 7_000 })).toMatchObject({ ok: false, reason: 'refund_open' });
+    // A late uncertain or a repeated unconfirmed changes nothing.
+    expect(reduceSale(sale, lost!)?.refunds).toEqual(sale.refunds);
+  });
+
+  it('Send again: a new key, its window from now, the sender named; It was refunded: made by the supervisor’s word', () => {
+    const [ask, lost] = refund(400, 'uncertain');
+    const id = (ask as { refund_id: string } | undefined)?.refund_id ?? '';
+    const unconfirmed: SaleEvent = { type: 'refund.unconfirmed', sale_id: S, refund_id: id, reason: 'keys_not_honoured', at: T0 + 5_000 };
+    const resent: SaleEvent = { type: 'refund.resent', sale_id: S, refund_id: id, idempotency_key: 'k-new', by: 'lia', at: T0 + 9_000 };
+    const base = [requested, created, paid('10.00'), ask!, lost!, unconfirmed];
+    const again = build([...base, resent]);
+    expect(again.refunds?.[0]).toMatchObject({ state: 'requested', idempotency_key: 'k-new', key_at: T0 + 9_000, resent: [{ by: 'lia', at: T0 + 9_000 }] });
+    expect(again.attention).toEqual([]);
+    // Only an unconfirmed refund is sent again: a repeat of the same Send again changes nothing.
+    expect(reduceSale(again, resent)?.refunds).toEqual(again.refunds);
+
+    const made: SaleEvent = { type: 'refund.made', sale_id: S, refund_id: id, pay_in_refund_request_id: null, service_refund_id: null, refunded_cents: 400, confirmed_by: 'lia', at: T0 + 9_500 };
+    const confirmed = build([...base, made]);
+    expect(confirmed.refunds?.[0]).toMatchObject({ state: 'made', made: { refunded_cents: 400, confirmed_by: 'lia' } });
+    expect(confirmed.status).toBe('partly_refunded');
+    expect(confirmed.attention).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
  * Refunds of a paid sale (contract 5), as pure rules over the journaled Sale: how much is
  * left to give back, and whether a supervisor's refund may be asked for. Integer cents.
  */
-import { openRefund, refundsMadeCents, type RefundRequested, type Sale, type SaleStatus } from './lifecycle.ts';
+import type { RefundKeyContract } from '../api/routes.ts';
+import { openRefund, refundsMadeCents, type RefundFact, type RefundRequested, type RefundUnconfirmed, type Sale, type SaleStatus } from './lifecycle.ts';
 
 /** The sales whose charge the payer paid: the only ones with money to give back. */
 export const REFUNDABLE_STATUSES: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'partly_refunded'];
@@ -75,4 +76,21 @@ export function planRefund(sale: Sale, ask: RefundAsk): RefundPlan {
       at: ask.at,
     },
   };
+}
+
+/**
+ * How much sooner than the service's key window (contract 2: 24 hours) this app stops asking
+ * again under a key: the service's clock and ours may differ, and a request takes time to arrive.
+ */
+export const KEY_WINDOW_MARGIN_MS = 3_600_000;
+
+/**
+ * Whether a refund whose answer was lost may be asked again under its key without a person
+ * (style: a request that could move money twice is repeated only while the service is known
+ * to de-duplicate it): only when the provider honours refund keys AND the key, first sent at
+ * `key_at`, is still inside its window. Otherwise the reason a person must decide.
+ */
+export function mayAskAgain(fact: Pick<RefundFact, 'key_at'>, now: number, keys: RefundKeyContract): true | RefundUnconfirmed['reason'] {
+  if (!keys.honoured) return 'keys_not_honoured';
+  return now - fact.key_at < keys.windowMs - KEY_WINDOW_MARGIN_MS ? true : 'key_expired';
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
+import { REFUND_KEYS, type RefundKeyContract } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { openRefund, refundsMadeCents, type RefundEvent, type RefundFact, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
-import { planRefund, REFUND_REASON_MAX, type RefundRefusal } from '../sales/refunds.ts';
+import { mayAskAgain, planRefund, REFUND_REASON_MAX, type RefundRefusal } from '../sales/refunds.ts';
 import { checkoutOf, keyOf, type TerminalContext } from './context.ts';
 import { factData, saleFact } from './entries.ts';
 import type { PaymentIntake } from './payment-intake.ts';
@@ -12,7 +13,8 @@ import type { PaymentIntake } from './payment-intake.ts';
 /**
  * The refunds asked for and not yet answered for certain (refund_id → sale_id), kept by the
  * journal as a checkpointed projection: a start finds them without reading history, and
- * the follow-up resolves each one (a crash between intent and answer included).
+ * the follow-up resolves each one (a crash between intent and answer included). A refund
+ * left to a supervisor (unconfirmed) is not the follow-up's until one sends it again.
  */
 export const OPEN_REFUNDS_PROJECTION = 'terminal.open_refunds';
 export type OpenRefunds = Readonly<Record<string, string>>;
@@ -24,8 +26,8 @@ export const openRefundsProjection: Projection<OpenRefunds> = {
     if (data === null) return open;
     let next = open;
     for (const e of data.events) {
-      if (e.type === 'refund.requested' && !Object.hasOwn(next, e.refund_id)) next = { ...next, [e.refund_id]: e.sale_id };
-      if ((e.type === 'refund.made' || e.type === 'refund.refused') && Object.hasOwn(next, e.refund_id)) {
+      if ((e.type === 'refund.requested' || e.type === 'refund.resent') && !Object.hasOwn(next, e.refund_id)) next = { ...next, [e.refund_id]: e.sale_id };
+      if ((e.type === 'refund.made' || e.type === 'refund.refused' || e.type === 'refund.unconfirmed') && Object.hasOwn(next, e.refund_id)) {
         const { [e.refund_id]: _closed, ...rest } = next;
         next = rest;
       }
@@ -50,15 +52,20 @@ export const REFUND_RETRY_MAX_MS = 5 * 60_000;
 
 /**
  * A supervisor's refund of a paid sale (contract 5). The intent, with ONE Idempotency-Key,
- * is journaled in the supervisor's name before the first attempt; a definite answer is
- * journaled (201: made; a refusal: refused, with its sentence); no definite answer leaves it
- * uncertain, and it is asked again with the same key and body until answered, so the
- * service refunds it once. Before asking again, Tx Status is read: a charge the service
- * already reads `refunded` settles a refund of all that was left without another request.
+ * is journaled in the supervisor's name before the first attempt, which the client sends
+ * once; a definite answer is journaled (201: made; a refusal: refused, with its sentence);
+ * no definite answer leaves it uncertain. The follow-up first reads Tx Status: a charge the
+ * service already reads `refunded` settles a refund of all that was left. Otherwise it asks
+ * again under the same key only while the provider is known to honour refund keys and the
+ * key is inside its window (api/routes.ts REFUND_KEYS; by default not known); else the
+ * refund is **Refund not confirmed** and a supervisor answers: It was refunded, or Send
+ * again under a new key, each journaled in their name. The service never refunds twice
+ * without a person having decided so.
  */
 export class Refunding {
   readonly #ctx: TerminalContext;
   readonly #payments: PaymentIntake;
+  readonly #keys: RefundKeyContract;
   readonly #sending = new Set<string>();
   /** When each open refund may be asked again (refund_id → clock ms); absent: at once. */
   readonly #nextAt = new Map<string, number>();
@@ -69,9 +76,10 @@ export class Refunding {
   /** Requests the follow-up sent and does not wait for (see resume). */
   readonly #resends = new Set<Promise<unknown>>();
 
-  constructor(ctx: TerminalContext, payments: PaymentIntake) {
+  constructor(ctx: TerminalContext, payments: PaymentIntake, keys: RefundKeyContract = REFUND_KEYS) {
     this.#ctx = ctx;
     this.#payments = payments;
+    this.#keys = keys;
   }
 
   /** Journals the intent, then asks the service. Resolves once the outcome is journaled. */
@@ -103,14 +111,95 @@ export class Refunding {
       }
     });
     this.#ctx.onChange([checkout]);
+    await this.#firstSend(input.saleId, refundId);
+    return (await journal.sales.get(input.saleId))?.sale ?? row.sale;
+  }
+
+  /** The attempt that follows a journaled intent (a refund, or a Send again): this call's own. */
+  async #firstSend(saleId: string, refundId: string): Promise<void> {
     let refusal: CoreError | null;
     try {
-      refusal = await this.send(input.saleId, refundId, false);
+      refusal = await this.send(saleId, refundId, false);
     } finally {
       this.#firstAttempt.delete(refundId);
     }
     if (refusal) throw refusal;
-    return (await journal.sales.get(input.saleId))?.sale ?? row.sale;
+  }
+
+  /**
+   * A supervisor checked (the service's dashboard, the payer's bank statement) and the
+   * refund not confirmed WAS made: journaled in their name as made, for the amount asked.
+   */
+  async confirmMade(input: { saleId: string; refundId: string; by: string }): Promise<Sale> {
+    const { journal, clock, locks } = this.#ctx;
+    const checkout = await this.#unconfirmed(input.saleId, input.refundId);
+    await locks.exclusive(keyOf(checkout), async () => {
+      const fact = await this.#unconfirmedFact(input.saleId, input.refundId);
+      const made: RefundEvent = {
+        type: 'refund.made',
+        sale_id: input.saleId,
+        refund_id: input.refundId,
+        pay_in_refund_request_id: null,
+        service_refund_id: null,
+        refunded_cents: fact.amount_cents,
+        confirmed_by: input.by,
+        at: clock.now(),
+      };
+      await journal.append([saleFact([made], { by: input.by })]);
+    });
+    this.#ctx.onChange([checkout]);
+    return (await journal.sales.get(input.saleId))?.sale as Sale;
+  }
+
+  /**
+   * A supervisor checked and the refund not confirmed was NOT made: it is asked for again
+   * under a new Idempotency-Key, in their name. `amountCents` is what their confirmation
+   * named; it must be the refund's own amount, so nobody confirms one sum and sends another.
+   * Resolves once the new attempt's outcome is journaled; a definite refusal rejects.
+   */
+  async sendAgain(input: { saleId: string; refundId: string; amountCents: number; by: string }): Promise<Sale> {
+    const { journal, clock, locks } = this.#ctx;
+    const checkout = await this.#unconfirmed(input.saleId, input.refundId);
+    await locks.exclusive(keyOf(checkout), async () => {
+      const fact = await this.#unconfirmedFact(input.saleId, input.refundId);
+      if (fact.amount_cents !== input.amountCents) {
+        throw new CoreError(
+          'invalid_argument',
+          `This refund is of R$ ${(fact.amount_cents / 100).toFixed(2)}, not R$ ${(input.amountCents / 100).toFixed(2)}; nothing was sent.`,
+          { problem: 'refund_amount_differs', amount_cents: fact.amount_cents },
+        );
+      }
+      this.#firstAttempt.add(input.refundId);
+      try {
+        const resent: RefundEvent = { type: 'refund.resent', sale_id: input.saleId, refund_id: input.refundId, idempotency_key: newIdempotencyKey(), by: input.by, at: clock.now() };
+        await journal.append([saleFact([resent], { by: input.by })]);
+      } catch (err) {
+        this.#firstAttempt.delete(input.refundId);
+        throw err;
+      }
+    });
+    this.#nextAt.delete(input.refundId);
+    this.#wait.delete(input.refundId);
+    this.#ctx.onChange([checkout]);
+    await this.#firstSend(input.saleId, input.refundId);
+    return (await journal.sales.get(input.saleId))?.sale as Sale;
+  }
+
+  async #unconfirmed(saleId: string, refundId: string): Promise<{ storeId: number; checkoutId: number }> {
+    const row = await this.#ctx.journal.sales.get(saleId);
+    if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+    await this.#unconfirmedFact(saleId, refundId);
+    return checkoutOf(row.sale);
+  }
+
+  /** The refund, when it still waits for a person's answer; else the sentence saying why not. */
+  async #unconfirmedFact(saleId: string, refundId: string): Promise<RefundFact> {
+    const fact = (await this.#ctx.journal.sales.get(saleId))?.sale.refunds?.find((r) => r.refund_id === refundId);
+    if (!fact) throw new CoreError('not_found', 'That refund is not in this terminal’s journal.');
+    if (fact.state !== 'unconfirmed') {
+      throw new CoreError('conflict', 'This refund does not wait for a person’s answer any more: it was answered already. Nothing was changed.', { problem: 'refund_not_unconfirmed', state: fact.state });
+    }
+    return fact;
   }
 
   /** Asks the service (again) for an open refund; the refusal's error when it was refused for certain. */
@@ -124,6 +213,20 @@ export class Refunding {
       if (!sale || !fact || (fact.state !== 'requested' && fact.state !== 'uncertain') || sale.service_id === undefined) return null;
       const checkout = checkoutOf(sale);
       if (resumed && (await this.#settledByStatus(sale, fact))) return null;
+      if (resumed) {
+        const may = mayAskAgain(fact, clock.now(), this.#keys);
+        if (may !== true) {
+          // Asking again could refund twice: a person decides (Refund not confirmed).
+          const e: RefundEvent = { type: 'refund.unconfirmed', sale_id: saleId, refund_id: refundId, reason: may, at: clock.now() };
+          await locks.exclusive(keyOf(checkout), async () => {
+            if ((await journal.sales.get(saleId))?.sale.refunds?.find((r) => r.refund_id === refundId)?.state !== fact.state) return;
+            await journal.append([saleFact([e])]);
+          });
+          log.warn('a refund’s outcome is unknown and it may not be asked again by itself; a supervisor decides', { saleId, refundId, reason: may });
+          this.#ctx.onChange([checkout]);
+          return null;
+        }
+      }
       let event: RefundEvent | null;
       let refusal: CoreError | null = null;
       try {

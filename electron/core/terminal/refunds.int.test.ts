@@ -126,31 +126,76 @@ describe('a supervisor refunds a paid sale', () => {
     expect(await leftAtService(serviceId)).toBe('7.00');
   });
 
-  it.each(['lost_response', 'http_502'] as const)('an unknown outcome (%s) is asked again with the same key and refunded exactly once', async (fault) => {
-    const { saleId, serviceId } = await paidSale(1000);
-    // More failures than one call's attempts: the call ends without a definite answer.
-    await svc('POST', '/_sandbox/faults', { ...REFUND, fault, count: 8 });
-    const sale = await core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
-    expect(sale.sale).toMatchObject({ status: 'paid', refundable_cents: 0, refunds: [{ amount_cents: 400, state: 'uncertain', requested_by: 'Rui' }] });
-    // One at a time: while its outcome is unknown, no other refund of the sale is asked for.
-    await expect(core.terminal.refund({ saleId, amountCents: 100, by: 'Rui' })).rejects.toMatchObject({ params: { problem: 'refund_open' } });
+  it.each(['lost_response', 'http_502', 'http_503', 'http_500', 'timeout'] as const)(
+    'an unknown outcome (%s), where the service ignores refund keys: never asked again by itself; a supervisor answers and the service refunds once',
+    async (fault) => {
+      const { saleId, serviceId } = await paidSale(1000);
+      // The service ignores refund keys (contract 5 promises nothing): a repeat would be a second refund.
+      await svc('POST', '/_sandbox/faults', { ...REFUND, fault, count: 1 });
+      await svc('POST', '/_sandbox/faults', { target: 'idempotency', method: 'POST', path: REFUND.path, fault: 'ignore_key', count: 1000 });
+      const sale = await core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
+      expect(sale.sale).toMatchObject({ status: 'paid', refundable_cents: 0, refunds: [{ amount_cents: 400, state: 'uncertain', requested_by: 'Rui' }] });
+      // One at a time: while its outcome is unknown, no other refund of the sale is asked for.
+      await expect(core.terminal.refund({ saleId, amountCents: 100, by: 'Rui' })).rejects.toMatchObject({ params: { problem: 'refund_open' } });
+      const reached = fault === 'lost_response';
+      const left = reached ? '6.00' : '10.00';
 
-    await svc('DELETE', '/_sandbox/faults');
-    const settled = await waitFor(
-      async () => {
-        const d = await core.terminal.saleDetail(saleId);
-        return d?.sale.refunds[0]?.state === 'made' ? d : undefined;
-      },
-      'the follow-up to resolve the refund',
-      { between: async () => {
-        await svc('POST', '/_sandbox/clock/advance', { seconds: 11 });
+      // Two days of follow-up: the key's window passes too, and nothing is ever sent again.
+      const later = async () => {
+        await svc('POST', '/_sandbox/clock/advance', { seconds: 8 * 3600 });
         await core.terminal.tick();
-      } },
-    );
-    expect(settled.sale).toMatchObject({ status: 'partly_refunded', refunded_cents: 400, refundable_cents: 600 });
-    expect(settled.events.filter((e) => e.type === 'refund.requested')).toHaveLength(1);
-    // Exactly one refund of 4.00 at the service, however many requests it took.
-    expect(await leftAtService(serviceId)).toBe('6.00');
+      };
+      await waitFor(
+        async () => {
+          const d = await core.terminal.saleDetail(saleId);
+          return d?.sale.refunds[0]?.state === 'unconfirmed' ? d : undefined;
+        },
+        'the follow-up to leave the refund to a supervisor',
+        { between: later },
+      );
+      for (let i = 0; i < 6; i++) await later();
+      const waiting = await core.terminal.saleDetail(saleId);
+      expect(waiting?.sale).toMatchObject({ status: 'paid', refundable_cents: 0, refunds: [{ state: 'unconfirmed' }] });
+      const item = waiting?.sale.description.attention.find((a) => a.reason === 'refund_not_confirmed');
+      expect(item?.params).toMatchObject({ amount_cents: 400, service_id: serviceId, requested_by: 'Rui', why: 'keys_not_honoured' });
+      // On every supervisor's list, wherever the sale was rung up.
+      expect((await core.terminal.attentionEverywhere()).some((s) => s.sale_id === saleId)).toBe(true);
+      expect(await leftAtService(serviceId)).toBe(left);
+      // Not a plain acknowledgement: only a supervisor's answer ends it.
+      await expect(core.terminal.acknowledge({ saleId, reason: 'refund_not_confirmed', subject: item?.subject ?? '', by: 'Rui' })).rejects.toMatchObject({ params: { problem: 'answer_not_acknowledge' } });
+
+      const refundId = item?.subject ?? '';
+      let answered;
+      if (reached) {
+        // The supervisor finds the refund at the service: It was refunded.
+        answered = await core.terminal.refundWasMade({ saleId, refundId, by: 'Lia' });
+        expect(answered.events.find((e) => e.type === 'refund.made')?.data).toMatchObject({ by: 'Lia', events: [{ confirmed_by: 'Lia', refunded_cents: 400 }] });
+      } else {
+        // Send again names its amount: another sum is refused and nothing is sent.
+        await expect(core.terminal.refundSendAgain({ saleId, refundId, amountCents: 500, by: 'Lia' })).rejects.toMatchObject({ params: { problem: 'refund_amount_differs' } });
+        expect(await leftAtService(serviceId)).toBe('10.00');
+        answered = await core.terminal.refundSendAgain({ saleId, refundId, amountCents: 400, by: 'Lia' });
+        const resent = answered.events.find((e) => e.type === 'refund.resent');
+        expect(resent?.data).toMatchObject({ by: 'Lia', events: [{ by: 'Lia' }] });
+        // A new key: the first attempt's is never reused once a person decided to send again.
+        const keys = answered.events.filter((e) => e.type.startsWith('refund.')).flatMap((e) => (e.data as { events?: { idempotency_key?: string }[] }).events ?? []).map((x) => x.idempotency_key).filter(Boolean);
+        expect(new Set(keys).size).toBe(2);
+      }
+      expect(answered.sale).toMatchObject({ status: 'partly_refunded', refunded_cents: 400, refundable_cents: 600, refunds: [{ state: 'made' }] });
+      expect(answered.sale.description.attention).toEqual([]);
+      // Exactly one refund of 4.00 at the service.
+      expect(await leftAtService(serviceId)).toBe('6.00');
+      // Answered once: a second answer changes nothing.
+      await expect(core.terminal.refundWasMade({ saleId, refundId, by: 'Lia' })).rejects.toMatchObject({ params: { problem: 'refund_not_unconfirmed' } });
+    },
+  );
+
+  it('a cashier may not answer a refund not confirmed', async () => {
+    const cashier = await dispatcherAs(core, await sessionAs(core, 'cashier'));
+    for (const method of ['sale.refundWasMade', 'sale.refundSendAgain'] as const) {
+      const answer = await cashier(method, { saleId: 'any', refundId: 'any', amountCents: 100 });
+      expect(answer, method).toMatchObject({ ok: false, error: { code: 'forbidden', params: { role: 'supervisor' } } });
+    }
   });
 
   it('a refund made outside the app is learnt from Tx Status when the app asks for what it thought was left', async () => {
@@ -179,5 +224,83 @@ describe('a supervisor refunds a paid sale', () => {
     expect(now.carried).toEqual([expect.objectContaining({ type: 'refund.made', sale_id: saleId, amount_cents: 250, sale_shift_id: closed.shift_id })]);
     expect(now.carried_cents).toBe(0);
     expect((await core.shifts.report({ shiftId: closed.shift_id })).totals).toEqual(frozen);
+  });
+});
+
+describe('a provider known to honour refund keys (REFUND_KEYS.honoured)', () => {
+  let keyed: CoreOnSandbox;
+  beforeAll(async () => {
+    keyed = await startCoreOnSandbox('refund-keys', log, { secondCheckout: false, refundKeys: { honoured: true, windowMs: 24 * 3_600_000 } });
+    await keyed.core.openShift('Marta', undefined);
+  }, 60_000);
+  afterAll(() => keyed?.stop());
+  afterEach(() => keyed.settle());
+
+  async function paidOn(amountCents: number): Promise<{ saleId: string; serviceId: string }> {
+    const saleId = (await keyed.core.charge({ by: 'Caio', amountCents })).newest?.sale_id ?? '';
+    expect((await keyed.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
+    const sale = await waitFor(async () => {
+      const d = await keyed.core.terminal.saleDetail(saleId);
+      return d?.sale.status === 'paid' ? d.sale : undefined;
+    }, 'the sale to be paid');
+    return { saleId, serviceId: sale.service_id ?? '' };
+  }
+  const left = async (serviceId: string) => {
+    const res = await fetch(`${keyed.core.status().service.baseUrl}/v2/pay_in_refunds/request`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${FIXTURE_TOKENS.supervisor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service_id: serviceId, amount: '999999.99' }),
+    });
+    return ((await res.json()) as { detail: { ctx?: { le?: string } }[] }).detail[0]?.ctx?.le;
+  };
+
+  it.each(['lost_response', 'http_502'] as const)('an unknown outcome (%s) is asked again with the same key inside its window and refunded exactly once', async (fault) => {
+    const { saleId, serviceId } = await paidOn(1000);
+    await keyed.svc('POST', '/_sandbox/faults', { ...REFUND, fault, count: 3 });
+    const sale = await keyed.core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
+    expect(sale.sale).toMatchObject({ refunds: [{ state: 'uncertain' }] });
+    const settled = await waitFor(
+      async () => {
+        const d = await keyed.core.terminal.saleDetail(saleId);
+        return d?.sale.refunds[0]?.state === 'made' ? d : undefined;
+      },
+      'the follow-up to resolve the refund',
+      { between: async () => {
+        await keyed.svc('POST', '/_sandbox/clock/advance', { seconds: 11 });
+        await keyed.core.terminal.tick();
+      } },
+    );
+    expect(settled.sale).toMatchObject({ status: 'partly_refunded', refunded_cents: 400, refundable_cents: 600 });
+    expect(settled.events.filter((e) => e.type === 'refund.requested')).toHaveLength(1);
+    expect(await left(serviceId)).toBe('6.00');
+  });
+
+  it('past the key’s window it is not asked again: Refund not confirmed, for a supervisor', async () => {
+    const { saleId, serviceId } = await paidOn(1000);
+    // Every attempt fails without an answer, for longer than the service keeps the key.
+    await keyed.svc('POST', '/_sandbox/faults', { ...REFUND, fault: 'http_502', count: 1000 });
+    await keyed.core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
+    const waiting = await waitFor(
+      async () => {
+        const d = await keyed.core.terminal.saleDetail(saleId);
+        return d?.sale.refunds[0]?.state === 'unconfirmed' ? d : undefined;
+      },
+      'the refund to be left to a supervisor',
+      { between: async () => {
+        await keyed.svc('POST', '/_sandbox/clock/advance', { seconds: 3 * 3600 });
+        await keyed.core.terminal.tick();
+      } },
+    );
+    expect(waiting.sale.description.attention).toMatchObject([{ reason: 'refund_not_confirmed', params: { why: 'key_expired' } }]);
+    // It was asked again while the key was good (more than the first attempt), never after.
+    const used = 1000 - ((await keyed.svc.faults()) as { remaining: number }[])[0]!.remaining;
+    expect(used).toBeGreaterThan(1);
+    for (let i = 0; i < 3; i++) {
+      await keyed.svc('POST', '/_sandbox/clock/advance', { seconds: 3 * 3600 });
+      await keyed.core.terminal.tick();
+    }
+    expect(1000 - ((await keyed.svc.faults()) as { remaining: number }[])[0]!.remaining).toBe(used);
+    await keyed.svc('DELETE', '/_sandbox/faults');
+    expect(await left(serviceId)).toBe('10.00');
   });
 });

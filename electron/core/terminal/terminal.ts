@@ -1,9 +1,10 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
+import type { RefundKeyContract } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry, OpenJournalOptions } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
-import type { AttentionReason, Sale } from '../sales/lifecycle.ts';
+import { ANSWERED_NOT_ACKNOWLEDGED, type AttentionReason, type Sale } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { Charging, type ChargeInput } from './charging.ts';
 import { Locks, salesOf, uniqueSales, type CheckoutKey, type TerminalContext, type TerminalStats } from './context.ts';
@@ -54,6 +55,8 @@ export interface TerminalOptions {
   /** Called with the checkouts whose sales changed; the core pushes their views. */
   onChange(checkouts: readonly CheckoutKey[]): void;
   poll?: Partial<PollPolicy>;
+  /** Whether a refund's key may be asked again (default: api/routes.ts REFUND_KEYS). */
+  refundKeys?: RefundKeyContract;
 }
 
 const DAY_MS = 86_400_000;
@@ -84,7 +87,7 @@ export class Terminal {
     this.#charging = new Charging(this.#ctx, (pixId, serviceId) => this.payments.rematchIds(pixId, serviceId));
     this.#settlements = new SettlementIntake(this.#ctx);
     this.#reconciler = new Reconciler(this.#ctx);
-    this.#refunding = new Refunding(this.#ctx, this.payments);
+    this.#refunding = new Refunding(this.#ctx, this.payments, options.refundKeys);
     this.#followUp = new FollowUpLoop(this.#ctx, this.#charging, this.payments, { ...DEFAULT_POLL, ...options.poll }, () => this.#refunding.resume());
   }
 
@@ -180,6 +183,24 @@ export class Terminal {
     return detail;
   }
 
+  /** A supervisor's answer to a refund not confirmed: it was made (see Refunding.confirmMade). */
+  async refundWasMade(input: { saleId: string; refundId: string; by: string }): Promise<{ sale: SaleSummary; events: JournalEntry[] }> {
+    await this.#refunding.confirmMade(input);
+    return this.#detailOrFail(input.saleId);
+  }
+
+  /** A supervisor's answer to a refund not confirmed: it was not, send it again (see Refunding.sendAgain). */
+  async refundSendAgain(input: { saleId: string; refundId: string; amountCents: number; by: string }): Promise<{ sale: SaleSummary; events: JournalEntry[] }> {
+    await this.#refunding.sendAgain(input);
+    return this.#detailOrFail(input.saleId);
+  }
+
+  async #detailOrFail(saleId: string): Promise<{ sale: SaleSummary; events: JournalEntry[] }> {
+    const detail = await this.saleDetail(saleId);
+    if (!detail) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+    return detail;
+  }
+
   // ── A person's acknowledgement ────────────────────────────────────────────────────
 
   async acknowledge(input: { saleId: string; reason: AttentionReason; subject: string; by: string }): Promise<SaleSummary> {
@@ -188,6 +209,9 @@ export class Terminal {
     if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
     const item = row.sale.attention.find((a) => a.reason === input.reason && a.subject === input.subject);
     if (!item) throw new CoreError('conflict', 'There is nothing left to acknowledge on this sale.');
+    if (ANSWERED_NOT_ACKNOWLEDGED.includes(item.reason)) {
+      throw new CoreError('conflict', 'A refund not confirmed is not acknowledged: a supervisor answers it with It was refunded or Send again.', { problem: 'answer_not_acknowledge' });
+    }
     const checkout = { storeId: row.sale.store_id, checkoutId: row.sale.checkout_id };
     await journal.append([saleFact([{ type: 'sale.acknowledged', sale_id: input.saleId, reason: input.reason, subject: input.subject, by: input.by, at: clock.now() }], { by: input.by })]);
     this.#ctx.onChange([checkout]);

@@ -58,12 +58,16 @@ export interface RefundView {
   reason: string | null;
   requested_by: string;
   requested_at: number;
-  /** requested/uncertain: not answered for certain yet (followed up); made; refused. */
+  /** requested/uncertain: not answered for certain yet (followed up); unconfirmed: a supervisor decides; made; refused. */
   state: RefundState;
   refunded_cents: number | null;
   /** A refusal's stable code (ServiceError.problem), and the service's detail. */
   error_code: string | null;
   error_detail: string | null;
+  /** The supervisor who said a refund not confirmed was made (no answer of the service did). */
+  confirmed_by: string | null;
+  /** The supervisor who last sent it again under a new key. */
+  resent_by: string | null;
 }
 
 export type ScreenView =
@@ -188,6 +192,8 @@ function buildSummary(sale: Sale, checkoutSales: Iterable<Sale>, onContext: () =
       refunded_cents: r.made?.refunded_cents ?? null,
       error_code: r.error?.code ?? null,
       error_detail: r.error?.detail ?? null,
+      confirmed_by: r.made?.confirmed_by ?? null,
+      resent_by: r.resent?.at(-1)?.by ?? null,
     })),
     paid_at: sale.paid?.paid_at ?? null,
     e2e_id: sale.paid?.e2e_id ?? null,

@@ -51,4 +51,16 @@ describe('POST /v2/pay_in_refunds/request with an Idempotency-Key', () => {
     expect((await refund({ service_id: charge.service_id, amount: '1.00' })).status).toBe(201);
     expect((await refund({ service_id: charge.service_id, amount: '8.01' })).body.detail[0].ctx).toEqual({ le: '8.00' });
   });
+
+  it('with the ignore_key fault, a repeat under the same key is a second refund (a provider that does not honour refund keys)', async () => {
+    const charge = await paidCharge('10.00');
+    const armed = await t.api.post('/_sandbox/faults', { target: 'idempotency', method: 'POST', path: '/v2/pay_in_refunds/request', fault: 'ignore_key', count: 1 }, { token: null });
+    expect(armed.status).toBe(201);
+    expect((await refund({ service_id: charge.service_id, amount: '4.00' }, 'refund-key-3')).status).toBe(201);
+    // The key was ignored the first time: nothing is remembered under it, so this is refund two.
+    const again = await refund({ service_id: charge.service_id, amount: '4.00' }, 'refund-key-3');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect((await refund({ service_id: charge.service_id, amount: '2.01' })).body.detail[0].ctx).toEqual({ le: '2.00' });
+  });
 });

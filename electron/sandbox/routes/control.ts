@@ -223,12 +223,12 @@ export function register(router: Router, ctx: ControlContext): void {
 
   router.add('POST', '/_sandbox/faults', (req): Reply => {
     const f = Fields.body(req.body);
-    const target = f.literal('target', ['route', 'gateway', 'webhooks'] as const, { required: true });
+    const target = f.literal('target', ['route', 'gateway', 'webhooks', 'idempotency'] as const, { required: true });
     const count = f.int('count', { default: 1, ge: 1, le: 1000 }) as number;
-    if (target === 'route') {
+    if (target === 'route' || target === 'idempotency') {
       const method = f.string('method', { required: true, min: 1 })?.toUpperCase();
       const path = f.string('path', { required: true, min: 1 });
-      const fault = f.literal('fault', ROUTE_FAULTS, { required: true });
+      const fault = target === 'route' ? f.literal('fault', ROUTE_FAULTS, { required: true }) : f.literal('fault', ['ignore_key'] as const, { required: true });
       f.forbidExtra(['target', 'count', 'method', 'path', 'fault']);
       if (method !== undefined && path !== undefined) {
         const known = ctx.router.routes().some((r) => r.method === method && r.pattern === path) || ctx.router.match(method, path).kind === 'found';
@@ -236,7 +236,10 @@ export function register(router: Router, ctx: ControlContext): void {
         else if (path.startsWith('/_sandbox/')) f.valueError('path', 'control routes cannot be faulted', path);
       }
       f.check();
-      const added = ctx.faults.add({ target: 'route', method: method as string, path: path as string, fault: fault as RouteFaultKind, remaining: count });
+      const added =
+        target === 'route'
+          ? ctx.faults.add({ target: 'route', method: method as string, path: path as string, fault: fault as RouteFaultKind, remaining: count })
+          : ctx.faults.add({ target: 'idempotency', method: method as string, path: path as string, fault: 'ignore_key', remaining: count });
       return { status: 201, body: added };
     }
     if (target === 'gateway') {
