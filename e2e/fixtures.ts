@@ -66,6 +66,12 @@ export class Payer {
     return this.#post(`/_sandbox/med/${medCaseId}/advance`, to);
   }
 
+  /** Arms a fault at the service (contract 7 `POST /_sandbox/faults`): a lost answer, an ignored key. */
+  async armFault(fault: Record<string, unknown>): Promise<void> {
+    const res = await this.#request.post(`${this.baseUrl}/_sandbox/faults`, { data: fault });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+
   /** The service's sales of a checkout of store 1 (checkout 1 unless told), newest first. */
   async sales(checkoutId = 1): Promise<{ pix_id: string; service_id: string; amount_brl: string; status: string; displaced: boolean; external_id: string | null }[]> {
     const res = await this.#request.get(`${this.baseUrl}/_sandbox/sales?store_id=1&checkout_id=${checkoutId}`);

@@ -98,3 +98,65 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
   await page.getByRole('link', { name: 'Cashier', exact: true }).click();
   await expect(page.getByRole('region', { name: 'Recent sales' }).locator('[data-status="refunded"]')).toHaveCount(1);
 });
+
+test('a refund whose answer was lost is not sent again by itself: a supervisor answers It was refunded, or Send again for the amount named', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
+  await addOperator(page, rui);
+  await signOut(page);
+  await signIn(page, rui);
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  await page.getByRole('button', { name: 'Open shift' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+
+  const REFUND_ROUTE = { method: 'POST', path: '/v2/pay_in_refunds/request' };
+  // The service ignores refund keys throughout: asking again would be a second refund.
+  await payer.armFault({ target: 'idempotency', ...REFUND_ROUTE, fault: 'ignore_key', count: 1000 });
+
+  for (const [fault, answer] of [
+    ['lost_response', 'It was refunded'],
+    ['http_503', 'Send again'],
+  ] as const) {
+    await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+    await page.getByLabel('Amount', { exact: true }).fill('10,00');
+    await page.getByLabel('Amount', { exact: true }).press('Enter');
+    await expect(currentSale(page).getByRole('img', { name: 'Payment QR code' })).toBeVisible();
+    await payer.payCheckout();
+    await expect(currentSale(page)).toContainText('R$10.00 received.');
+    const [sold] = await payer.sales();
+    const { pix_id: pixId, service_id: serviceId } = sold as { pix_id: string; service_id: string };
+
+    await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+    const row = salesRegion(page).locator('tbody tr[data-sale-id]').filter({ hasText: pixId });
+    await payer.armFault({ target: 'route', ...REFUND_ROUTE, fault, count: 1 });
+    await row.getByRole('button', { name: 'Refund', exact: true }).click();
+    const form = row.getByRole('form', { name: 'Refund' });
+    await form.getByLabel('Amount', { exact: true }).fill('4.00');
+    await form.getByRole('button', { name: 'Confirm refund' }).click();
+    await expect(row.locator('[data-refund-state="uncertain"]')).toContainText('no answer from the payment service yet');
+
+    // The follow-up reads the charge, finds nothing certain, and leaves it to a person.
+    await payer.advanceClock(11);
+    await expect(row.locator('[data-refund-state="unconfirmed"]')).toContainText('Refund of R$4.00 by Rui: not confirmed.', { timeout: 20_000 });
+    expect(await leftAtService(request, payer, serviceId)).toBe(fault === 'lost_response' ? '6.00' : '10.00');
+
+    await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Refund not confirmed' });
+    await expect(alert).toContainText(`Check the charge ${serviceId} at the payment service`);
+    if (answer === 'It was refunded') {
+      await alert.getByRole('button', { name: 'It was refunded' }).click();
+    } else {
+      await alert.getByRole('button', { name: 'Send again' }).click();
+      await expect(alert).toContainText('Send a new refund of R$4.00 to the customer? If the first one was made after all, the customer is refunded twice.');
+      await snap(page, testInfo, '03-send-again');
+      await alert.getByRole('button', { name: 'Yes, send R$4.00 again' }).click();
+    }
+    await expect(alert).toHaveCount(0);
+    await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+    await expect(row).toHaveAttribute('data-status', 'partly_refunded');
+    await expect(row).toContainText(answer === 'It was refunded' ? 'Confirmed by Rui' : 'Sent again by Rui');
+    // Exactly one refund of 4.00 at the service either way.
+    expect(await leftAtService(request, payer, serviceId)).toBe('6.00');
+  }
+});
