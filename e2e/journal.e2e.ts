@@ -102,7 +102,7 @@ test('the shift journal shows the whole shift with correct totals, exports CSV a
   // 9 sales: 1 paid + 3 (two displaced, one paid) + 2 (late, displaced) + 1 mismatch + 1 expired + 1 pending.
   await expect(page.getByTestId('total-count')).toHaveText('9');
   // 12,50 + 12,00 + 10,00 (late) + 15,00 (short) = 49,50 actually received.
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$49.50');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$49.50');
   await expect(page.getByTestId('total-paid')).toHaveText('2');
   await expect(page.getByTestId('total-mismatches')).toHaveText('1');
   await expect(page.getByTestId('total-late_payments')).toHaveText('1');
@@ -271,7 +271,7 @@ test('a supervisor opens a past shift and a past day: the shift as it was at its
   await expect(afterClose).toContainText('R$9.00');
   await expect(afterClose).toContainText('by Ana');
   await expect(page.getByRole('heading', { name: 'Totals at the close' })).toBeVisible();
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$12.50');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$12.50');
   await expect(page.getByTestId('total-pending')).toHaveText('1');
 
   // ── The next day, Bruno's shift ─────────────────────────────────────────────────────
@@ -306,7 +306,7 @@ test('a supervisor opens a past shift and a past day: the shift as it was at its
   await expect(page.getByTestId('total-count')).toHaveText('2');
   await expect(page.getByTestId('total-paid')).toHaveText('1');
   await expect(page.getByTestId('total-pending')).toHaveText('1');
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$12.50');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$12.50');
   await expect(salesRows(page)).toHaveCount(2);
   // Case-sensitive: a string would also find a row whose sale id has "a-2" in it (ca-21ac…).
   await expect(salesRows(page).filter({ hasText: /A-2/ })).toHaveAttribute('data-status', 'pending');
@@ -325,7 +325,7 @@ test('a supervisor opens a past shift and a past day: the shift as it was at its
   const daySales = page.getByRole('region', { name: 'Sales of the day' }).locator('tbody tr[data-sale-id]');
   await expect(daySales).toHaveCount(2);
   await expect(page.getByTestId('total-paid')).toHaveText('2');
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$21.50');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$21.50');
   await snap(page, testInfo, '09-past-day');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^day-\d{4}-\d{2}-\d{2}\.csv$/);

@@ -53,8 +53,10 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
   await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
   const row = salesRegion(page).locator('tbody tr[data-sale-id]').filter({ hasText: pixId });
   await expect(row).toHaveAttribute('data-status', 'paid');
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$10.00');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$10.00');
   await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$0.00');
+  await expect(page.getByTestId('total-net_cents')).toHaveText('R$10.00');
+  await expect(page.getByTestId('trail-awaiting')).toHaveText('1 sales, R$10.00');
 
   // ── Part: the amount is prefilled with all that is left; the supervisor gives back 4,00 ──
   await row.getByRole('button', { name: 'Refund', exact: true }).click();
@@ -73,8 +75,11 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
   await expect(row).toHaveAttribute('data-status', 'partly_refunded');
   await expect(row).toContainText('Partly refunded');
   await expect(row).toContainText('Refunded R$4.00 to the customer (Rui).');
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$6.00');
+  // Received stays what came in; the refund is said apart, and the net is what was kept.
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$10.00');
   await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$4.00');
+  await expect(page.getByTestId('total-net_cents')).toHaveText('R$6.00');
+  await expect(page.getByTestId('trail-awaiting')).toHaveText('1 sales, R$6.00');
   await expect(page.getByTestId('total-partly_refunded')).toHaveText('1');
   expect(await txStatus(request, payer, pixId)).toBe('paid');
   expect(await leftAtService(request, payer, serviceId)).toBe('6.00');
@@ -86,8 +91,12 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
   await form.getByRole('button', { name: 'Confirm refund' }).click();
   await expect(row).toHaveAttribute('data-status', 'refunded');
   await expect(row.getByRole('button', { name: 'Refund', exact: true })).toHaveCount(0);
-  await expect(page.getByTestId('total-collected_cents')).toHaveText('R$0.00');
+  await expect(page.getByTestId('total-received_cents')).toHaveText('R$10.00');
   await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$10.00');
+  await expect(page.getByTestId('total-net_cents')).toHaveText('R$0.00');
+  // Given back in full before any settlement: nothing of it waits for one.
+  await expect(page.getByTestId('trail-awaiting')).toHaveText('0 sales, R$0.00');
+  await expect(page.getByTestId('trail-refunded')).toHaveText('R$10.00');
   await expect(page.getByTestId('total-refunded')).toHaveText('1');
   await expect(page.getByTestId('total-partly_refunded')).toHaveText('0');
   expect(await txStatus(request, payer, pixId)).toBe('refunded');

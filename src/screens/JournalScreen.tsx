@@ -19,7 +19,10 @@ const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid
 
 const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean }[] = [
   { key: 'count', label: 'report.count' },
-  { key: 'collected_cents', label: 'report.collected', money: true },
+  // Issue 24 point 8: what came in, what went back, what was kept; never one figure netting another.
+  { key: 'received_cents', label: 'report.received', money: true },
+  { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
+  { key: 'net_cents', label: 'report.net', money: true },
   { key: 'paid', label: 'report.paid' },
   { key: 'mismatches', label: 'report.mismatches' },
   { key: 'late_payments', label: 'report.late' },
@@ -30,7 +33,6 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
   { key: 'unmatched_count', label: 'report.unmatched' },
   { key: 'unmatched_cents', label: 'report.unmatchedAmount', money: true },
   { key: 'refunded', label: 'report.refunded' },
-  { key: 'refunded_cents', label: 'report.refundedAmount', money: true },
   { key: 'partly_refunded', label: 'report.partlyRefunded' },
 ];
 
@@ -60,16 +62,21 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   return <FiguresCard id="totals-heading" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
 }
 
-/** Where the money of these sales went: settled, refunded, still waiting (as known now). */
-function MoneyTrail({ trail }: { trail: ShiftReport['settlement'] }) {
+/**
+ * Where the money of these sales went: received, settled, refunded, still waiting (as known
+ * now); and the money fraud claims returned to the store in the shift or day.
+ */
+function MoneyTrail({ trail, claims }: { trail: ShiftReport['settlement']; claims: ShiftReport['claims'] }) {
   const t = useText();
   const lang = useLang();
   const sales = (count: number, cents: number) => t('report.trail.sales', { count: formatCount(lang, count), money: formatMoney(lang, cents) });
+  const claimed = { count: formatCount(lang, claims.count), money: formatMoney(lang, claims.cents), unknown: formatCount(lang, claims.amount_unknown) };
   const figures = [
     { testId: 'trail-received', label: 'report.trail.received', value: formatMoney(lang, trail.received_cents) },
     { testId: 'trail-settled', label: 'report.trail.settled', value: sales(trail.settled, trail.settled_cents) },
     { testId: 'trail-refunded', label: 'report.trail.refunded', value: formatMoney(lang, trail.refunded_cents) },
     { testId: 'trail-awaiting', label: 'report.trail.awaiting', value: sales(trail.awaiting, trail.awaiting_cents) },
+    { testId: 'trail-claims', label: 'report.trail.claims', value: t(claims.amount_unknown > 0 ? 'report.trail.claimsUnknown' : 'report.trail.claimsValue', claimed) },
   ] as const;
   return <FiguresCard id="trail-heading" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
 }
@@ -391,14 +398,15 @@ function ShiftList() {
               <th scope="col">{t('history.col.closedBy')}</th>
               <th scope="col">{t('history.col.note')}</th>
               <th scope="col">{t('report.count')}</th>
-              <th scope="col">{t('report.collected')}</th>
+              <th scope="col">{t('report.received')}</th>
+              <th scope="col">{t('report.net')}</th>
               <th scope="col">{t('report.col.details')}</th>
             </tr>
           </thead>
           <tbody>
             {shifts.length === 0 ? (
               <tr>
-                <td colSpan={8} className="muted">
+                <td colSpan={9} className="muted">
                   {t('history.noShifts')}
                 </td>
               </tr>
@@ -411,7 +419,8 @@ function ShiftList() {
                   <td>{s.closed_by ?? '—'}</td>
                   <td>{[s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—'}</td>
                   <td className="num">{formatCount(lang, s.totals.count)}</td>
-                  <td className="num">{formatMoney(lang, s.totals.collected_cents)}</td>
+                  <td className="num">{formatMoney(lang, s.totals.received_cents)}</td>
+                  <td className="num">{formatMoney(lang, s.totals.net_cents)}</td>
                   <td>
                     <button
                       type="button"
@@ -451,7 +460,8 @@ function DayList() {
               <th scope="col">{t('history.col.day')}</th>
               <th scope="col">{t('report.count')}</th>
               <th scope="col">{t('report.paid')}</th>
-              <th scope="col">{t('report.collected')}</th>
+              <th scope="col">{t('report.received')}</th>
+              <th scope="col">{t('report.net')}</th>
               <th scope="col">{t('report.col.details')}</th>
             </tr>
           </thead>
@@ -461,7 +471,8 @@ function DayList() {
                 <td className="nowrap">{formatDay(lang, d.day)}</td>
                 <td className="num">{d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)}</td>
                 <td className="num">{formatCount(lang, d.totals.paid)}</td>
-                <td className="num">{formatMoney(lang, d.totals.collected_cents)}</td>
+                <td className="num">{formatMoney(lang, d.totals.received_cents)}</td>
+                <td className="num">{formatMoney(lang, d.totals.net_cents)}</td>
                 <td>
                   <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
                     {t('history.show')}
@@ -639,7 +650,7 @@ export function JournalScreen() {
       <History />
       {report && <Showing report={report} />}
       {report && <Totals totals={report.totals} frozen={report.frozen_at_seq !== null} />}
-      {report && <MoneyTrail trail={report.settlement} />}
+      {report && <MoneyTrail trail={report.settlement} claims={report.claims} />}
       {report && !shift && !day && <p className="hint">{t('report.noShift')}</p>}
 
       <div className="report-actions no-print">

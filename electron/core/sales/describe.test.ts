@@ -86,6 +86,71 @@ describe('describeSale', () => {
     ]);
   });
 
+  // Issue 24 point 7: only a sale of the late sale's own correction chain (the sale that
+  // displaced it, and the sales that displaced that one) is the same customer's.
+  const expired = (id: string): SaleEvent => ({ type: 'sale.expired', sale_id: id, source: 'clock', at: T0 + 40 });
+  const withdrawn = (id: string): SaleEvent => ({ type: 'sale.withdrawn', sale_id: id, by: 'ana', at: T0 + 20 });
+  it.each([
+    ['expired', [expired('b')]],
+    ['withdrawn', [withdrawn('b'), displaced('b', 'c', 3)]],
+  ] as [string, SaleEvent[]][])('the chain ended %s: the next customer’s sale, paid or open, is not this customer’s', (_end, ending) => {
+    const chain = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), ...ending];
+    const nextPaid = describeIn([...chain, requested('c', 3, 3000), created('c'), paid('c', '30.00', 'E3'), paid('a', '10.00')], 'a');
+    expect(nextPaid.key).toBe('sale.paid_late');
+    expect(nextPaid.attention[0]?.params).toMatchObject({ newer_paid: false, newer_open: false, newer_known: true });
+    const nextOpen = describeIn([...chain, requested('c', 3, 3000), created('c'), paid('a', '10.00')], 'a');
+    expect(nextOpen.key).toBe('sale.paid_late');
+    expect(nextOpen.attention[0]?.params).toMatchObject({ newer_paid: false, newer_open: false, newer_known: true });
+  });
+
+  it('the chain ended paid: the customer paid twice, whatever the next customer did', () => {
+    const d = describeIn(
+      [
+        requested('a', 1, 1000),
+        created('a'),
+        requested('b', 2, 1200),
+        displaced('a', 'b', 2),
+        created('b'),
+        paid('b', '12.00', 'E2'),
+        requested('c', 3, 3000),
+        created('c'),
+        expired('c'),
+        paid('a', '10.00'),
+      ],
+      'a',
+    );
+    expect(d.key).toBe('sale.paid_late.newer_paid');
+    expect(d.params).toMatchObject({ newer_sale_id: 'b', newer_amount_cents: 1200, newer_status: 'paid' });
+  });
+
+  it('after two corrections, the chain’s last sale is this customer’s: paid, the customer paid twice; unknown, "if"', () => {
+    const chain = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), requested('c', 3, 1300), displaced('b', 'c', 3), created('c')];
+    const facts = new SaleFacts();
+    for (const e of [...chain, paid('c', '13.00', 'E3'), requested('d', 4, 4000), created('d'), paid('a', '10.00')]) facts.write([e]);
+    expect(describeSale(facts.sale('a'), facts.sales).key).toBe('sale.paid_late.newer_paid');
+    // Without the chain's second link, nothing else of the checkout is taken for it.
+    const d = describeSale(facts.sale('a'), facts.sales.filter((s) => s.sale_id !== 'c'));
+    expect(d.key).toBe('sale.paid_late.newer_unknown');
+    expect(d.attention[0]?.params).toMatchObject({ newer_paid: false, newer_open: false, newer_known: false });
+  });
+
+  it('withdrawn, then displaced by the next customer’s paid sale: a payment on a withdrawn sale, never "paid twice"', () => {
+    const d = describeIn(
+      [requested('a', 1, 1000), created('a'), withdrawn('a'), requested('c', 2, 3000), displaced('a', 'c', 2), created('c'), paid('c', '30.00', 'E3'), paid('a', '10.00')],
+      'a',
+    );
+    expect(d).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
+    // Acknowledged under the reason the journal gave it; said as a withdrawn sale's payment.
+    expect(d.attention).toEqual([
+      {
+        reason: 'paid_late',
+        subject: '',
+        key: 'attention.paid_withdrawn',
+        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
+      },
+    ]);
+  });
+
   it('amount mismatch: expected vs received and the direction; acknowledged, it no longer needs a person', () => {
     const events = [requested('a', 1, 1000), created('a'), paid('a', '9.50')];
     const d = describeIn(events, 'a');

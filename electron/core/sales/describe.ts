@@ -60,36 +60,70 @@ const OPEN: readonly SaleStatus[] = ['requested', 'pending', 'uncertain'];
 const PAID: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'partly_refunded'];
 
 /**
- * What a late payment's messages say about the sales rung up after it on its checkout.
+ * What a late payment's messages say about the sales of its correction chain: the sale that
+ * displaced it, the sale that displaced that one, and so on (issue 24 point 7). Only these
+ * are the same customer's sale corrected; a sale rung up after the chain ended belongs to
+ * another customer, and its payment says nothing about this one.
  */
 interface NewerSales {
   /** The sale that displaced this one, if `checkoutSales` has it. */
   readonly newer: Sale | undefined;
-  /** Any newer sale still open: "do not collect twice". */
+  /** A sale of the chain still open: "do not collect twice". */
   readonly newerOpen: boolean;
   /** Known, not supposed: the app says the customer paid twice instead of "if". */
   readonly newerPaid: boolean;
-  /** Whether the newer sales are known here at all: "was not paid" is said only when it is known. */
+  /** Whether the whole chain is known here: "was not paid" is said only when it is known. */
   readonly newerKnown: boolean;
 }
 
+/**
+ * The next sale of a sale's correction chain, by id: the sale that displaced it. `undefined`
+ * when the chain ends here: the sale was not displaced (paid, expired, still open), or it was
+ * withdrawn, so the cashier had told its customer not to pay it and the sale rung up next
+ * (which displaces it at the service, reference 3.1) is the next customer's. `null` when
+ * Tx Status alone says it was displaced (contract 3: TX not found): by a sale we do not know.
+ */
+export function correctionSuccessor(sale: Sale): string | null | undefined {
+  if (sale.withdrawn !== undefined) return undefined;
+  return sale.displaced_by;
+}
+
+/**
+ * The sales of `sale`'s correction chain that `sales` holds, oldest first, and whether that is
+ * the whole chain (every link found up to its end).
+ */
+export function correctionChain(sale: Sale, sales: Iterable<Sale>): { readonly chain: readonly Sale[]; readonly complete: boolean } {
+  const byId = new Map<string, Sale>();
+  for (const s of sales) byId.set(s.sale_id, s);
+  const chain: Sale[] = [];
+  const seen = new Set([sale.sale_id]);
+  let next = correctionSuccessor(sale);
+  while (next !== undefined) {
+    const found = next === null || seen.has(next) ? undefined : byId.get(next);
+    if (found === undefined) return { chain, complete: false };
+    chain.push(found);
+    seen.add(found.sale_id);
+    next = correctionSuccessor(found);
+  }
+  return { chain, complete: true };
+}
+
 function newerSales(sale: Sale, checkoutSales: Iterable<Sale>): NewerSales {
-  const all = [...checkoutSales];
-  // After two corrections the sale that displaced this one is itself displaced, but the
-  // checkout's newest is still open: any newer open sale means "do not collect twice".
-  const newerOnCheckout = all.filter((s) => s.store_id === sale.store_id && s.checkout_id === sale.checkout_id && s.seq > sale.seq);
+  const { chain, complete } = correctionChain(sale, checkoutSales);
   return {
-    newer: sale.displaced_by ? all.find((s) => s.sale_id === sale.displaced_by) : undefined,
-    newerOpen: newerOnCheckout.some((s) => OPEN.includes(s.status)),
-    newerPaid: newerOnCheckout.some((s) => PAID.includes(s.status)),
-    newerKnown: newerOnCheckout.length > 0,
+    newer: chain[0],
+    // After two corrections the sale that displaced this one is itself displaced, but the
+    // chain's newest is still open: any open sale of the chain means "do not collect twice".
+    newerOpen: chain.some((s) => OPEN.includes(s.status)),
+    newerPaid: chain.some((s) => PAID.includes(s.status)),
+    newerKnown: complete,
   };
 }
 
 /**
- * Describes a sale for the UI. `checkoutSales` (the sales of its checkout) lets the message
- * about a late payment say whether the newer sale is still open; it is read only for such a
- * message, and `onContext` is called when it is, so that a description that did not read it
+ * Describes a sale for the UI. `checkoutSales` (sales of its checkout, its correction chain
+ * among them) lets the message about a late payment say whether a newer sale of that chain is
+ * still open or was paid; it is read only for such a message, and `onContext` is called when it is, so that a description that did not read it
  * can be kept as long as the sale itself does not change (views.ts).
  */
 export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onContext: () => void = () => undefined): SaleDescription {
@@ -155,8 +189,9 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onC
       break;
     case 'paid_late': {
       // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
-      // open, collecting it too would charge the customer twice.
-      const displaced = activeDisplacements(sale).length > 0;
+      // open, collecting it too would charge the customer twice. A sale withdrawn before it
+      // was displaced is a payment on a withdrawn sale: what displaced it is another customer's.
+      const displaced = activeDisplacements(sale).length > 0 && sale.withdrawn === undefined;
       const { newer, newerOpen, newerPaid, newerKnown } = context();
       key = !displaced
         ? 'sale.paid_withdrawn'
@@ -225,6 +260,9 @@ function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): 
         params: { expected_cents: sale.amount_cents, received_cents: paid?.received_cents ?? null, direction: paid?.amount_check ?? 'invalid' },
       };
     case 'paid_late':
+      // Withdrawn, then displaced by the next customer's sale: said as a payment on a withdrawn
+      // sale (the reason stays, so that it is acknowledged as journaled).
+      if (sale.withdrawn !== undefined) return { ...a, ...withdrawnPayment(sale, context) };
       return {
         ...a,
         key: 'attention.paid_late',
@@ -239,18 +277,7 @@ function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): 
         },
       };
     case 'paid_withdrawn':
-      return {
-        ...a,
-        key: 'attention.paid_withdrawn',
-        params: {
-          received_cents: paid?.received_cents ?? null,
-          expected_cents: sale.amount_cents,
-          amount_matches: paid?.amount_check === 'equal',
-          withdrawn_by: sale.withdrawn?.by ?? null,
-          newer_open: context().newerOpen,
-          newer_paid: context().newerPaid,
-        },
-      };
+      return { ...a, ...withdrawnPayment(sale, context) };
     case 'paid_after_expiry':
       return {
         ...a,
@@ -288,4 +315,19 @@ function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): 
       };
     }
   }
+}
+
+function withdrawnPayment(sale: Sale, context: () => NewerSales): Pick<AttentionMessage, 'key' | 'params'> {
+  const paid = sale.paid;
+  return {
+    key: 'attention.paid_withdrawn',
+    params: {
+      received_cents: paid?.received_cents ?? null,
+      expected_cents: sale.amount_cents,
+      amount_matches: paid?.amount_check === 'equal',
+      withdrawn_by: sale.withdrawn?.by ?? null,
+      newer_open: context().newerOpen,
+      newer_paid: context().newerPaid,
+    },
+  };
 }

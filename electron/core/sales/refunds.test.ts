@@ -125,7 +125,7 @@ describe('shift totals and CSV of refunded sales', () => {
     const part = build([...paidSale, ...refund(250)].map((e) => ({ ...e, sale_id: 'sale-p' }) as SaleEvent).map((e) => (e.type === 'sale.created' ? { ...e, pix_id: 'pix_p', service_id: 'svc_p' } : e.type === 'payment.received' ? { ...e, pix_id: 'pix_p', service_id: 'svc_p' } : e)));
     const kept = build(paidSale.map((e) => ({ ...e, sale_id: 'sale-k' }) as SaleEvent));
     const views = [full, part, kept].map((s) => saleSummary(s, [s]));
-    expect(shiftTotals(views)).toMatchObject({ count: 3, paid: 1, refunded: 1, partly_refunded: 1, collected_cents: 750 + 1000, refunded_cents: 1250 });
+    expect(shiftTotals(views)).toMatchObject({ count: 3, paid: 1, refunded: 1, partly_refunded: 1, received_cents: 750 + 1000 + 1250, refunded_cents: 1250, net_cents: 750 + 1000 });
     const rows = salesCsv(views).split('\r\n');
     expect(rows.find((r) => r.startsWith('sale-p'))?.split(',')).toEqual(expect.arrayContaining(['partly_refunded', '2.50']));
     expect(rows.find((r) => r.startsWith(S))?.split(',')).toEqual(expect.arrayContaining(['refunded', '10.00']));

@@ -10,7 +10,7 @@ import { waitFor, type ServiceControl } from './fixtures/service.ts';
  * Refunded is not Paid (contract 3: Tx Status `refunded`). A sale paid while its webhooks
  * were lost, then refunded in full at the service, is learnt by the core's Tx Status
  * follow-up: it reads Refunded in the checkout view, the sale detail, the shift totals and
- * the CSV, and its money is counted apart from what was collected.
+ * the CSV, and its money is counted apart: received, refunded and net (what the store kept).
  */
 const log = memoryLogger(systemClock);
 let app: CoreOnSandbox;
@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => app?.stop());
 
 describe('a sale refunded at the service', () => {
-  it('reads Refunded everywhere, and its money is not collected but counted apart', async () => {
+  it('reads Refunded everywhere, and its money is received, then refunded, and not in the net', async () => {
     await core.openShift('Marta', undefined);
     // A sale paid the ordinary way, for the totals to tell apart.
     const kept = (await core.charge({ by: 'Marta', amountCents: 1500 })).newest?.sale_id ?? '';
@@ -63,7 +63,9 @@ describe('a sale refunded at the service', () => {
     expect(view.screen).toEqual({ kind: 'settled', sale_id: saleId, status: 'refunded' });
 
     const report = await core.shifts.report({});
-    expect(report.totals).toMatchObject({ count: 2, paid: 1, refunded: 1, collected_cents: 1500, refunded_cents: 1000 });
+    expect(report.totals).toMatchObject({ count: 2, paid: 1, refunded: 1, received_cents: 2500, refunded_cents: 1000, net_cents: 1500 });
+    // Given back in full before any settlement took it: only the kept sale waits for one.
+    expect(report.settlement).toMatchObject({ received_cents: 2500, refunded_cents: 1000, settled: 0, awaiting: 1, awaiting_cents: 1500 });
     expect((await core.shifts.report({ outcome: 'refunded' })).sales.map((s) => s.sale_id)).toEqual([saleId]);
     const { csv } = await core.shifts.exportCsv(undefined);
     const [header, ...rows] = csv.split('\r\n');

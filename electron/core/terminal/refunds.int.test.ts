@@ -83,7 +83,7 @@ describe('a supervisor refunds a paid sale', () => {
     expect(view.recent.find((s) => s.sale_id === saleId)?.status).toBe('partly_refunded');
     let report = await core.shifts.report({});
     expect(report.totals).toMatchObject({ partly_refunded: 1, refunded_cents: 400 });
-    const collectedBefore = report.totals.collected_cents;
+    const netBefore = report.totals.net_cents;
 
     const rest = await supervisor('sale.refund', { saleId, amountCents: 600 });
     expect(rest).toMatchObject({ ok: true, result: { sale: { status: 'refunded', refunded_cents: 1000, received_total_cents: 0, refundable_cents: 0 } } });
@@ -92,7 +92,7 @@ describe('a supervisor refunds a paid sale', () => {
     view = await core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
     expect(view.recent.find((s) => s.sale_id === saleId)?.status).toBe('refunded');
     report = await core.shifts.report({});
-    expect(report.totals).toMatchObject({ partly_refunded: 0, refunded_cents: 1000, collected_cents: collectedBefore - 600 });
+    expect(report.totals).toMatchObject({ partly_refunded: 0, refunded_cents: 1000, net_cents: netBefore - 600 });
     const [header, ...rows] = (await core.shifts.exportCsv(undefined)).csv.split('\r\n');
     const cell = (name: string) => rows.find((line) => line.startsWith(saleId))?.split(',')[header!.split(',').indexOf(name)];
     expect(cell('status')).toBe('refunded');

@@ -76,20 +76,20 @@ describe('every past shift and day, paged', () => {
     expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
     const all = pages.flat();
     expect(all.map((s) => s.shift_id)).toEqual([...opened].reverse());
-    expect(all.map((s) => [s.opened_by, s.closed_by, s.totals.count, s.totals.paid, s.totals.collected_cents, s.frozen])).toEqual(
+    expect(all.map((s) => [s.opened_by, s.closed_by, s.totals.count, s.totals.paid, s.totals.received_cents, s.frozen])).toEqual(
       [4, 3, 2, 1, 0].map((d) => [`op${d}`, `op${d}`, 1, 1, 100 * (d + 1), true]),
     );
     expect(all.at(-1)?.note).toBe('first day');
 
     // A past shift's full report, as the bridge gives it.
     const third = await (await dispatch())('journal.shiftReport', { shiftId: opened[2] });
-    expect(third).toMatchObject({ ok: true, result: { shift: { opened_by: 'op2' }, totals: { count: 1, collected_cents: 300 } } });
+    expect(third).toMatchObject({ ok: true, result: { shift: { opened_by: 'op2' }, totals: { count: 1, received_cents: 300 } } });
 
     // Days: today (nothing yet) and the five before it, a week a page in the reader's zone.
     const week = await core.shifts.days({ timeZone: 'UTC' });
     expect(week.days).toHaveLength(7);
     expect(week.newer).toBeNull();
-    expect(week.days.map((d) => d.totals.collected_cents)).toEqual([0, 500, 400, 300, 200, 100, 0]);
+    expect(week.days.map((d) => d.totals.received_cents)).toEqual([0, 500, 400, 300, 200, 100, 0]);
     expect(week.days.slice(1, 6).map((d) => d.day)).toEqual([...days].reverse());
     const older = await core.shifts.days({ timeZone: 'UTC', through: week.older ?? '' });
     expect(older.days.every((d) => d.totals.count === 0)).toBe(true);
@@ -98,7 +98,7 @@ describe('every past shift and day, paged', () => {
     expect(older.newer).toBe(week.days[0]?.day);
 
     const day = await (await dispatch())('journal.dayReport', { day: days[1], timeZone: 'UTC' });
-    expect(day).toMatchObject({ ok: true, result: { day: { day: days[1] }, shift: null, totals: { count: 1, paid: 1, collected_cents: 200 } } });
+    expect(day).toMatchObject({ ok: true, result: { day: { day: days[1] }, shift: null, totals: { count: 1, paid: 1, received_cents: 200 } } });
     expect(await (await dispatch())('journal.exportDayCsv', { day: days[1], timeZone: 'UTC' })).toMatchObject({ ok: true, result: { filename: `day-${days[1]}.csv` } });
   });
 
@@ -128,7 +128,7 @@ describe('a closed shift is frozen at its close', () => {
     const open = await charge(900, 'Ana');
     await core.closeShift('Ana', 'end of day', true);
     const atClose = await core.shifts.report({ shiftId: ana.shift_id });
-    expect(atClose.totals).toMatchObject({ count: 3, paid: 1, displaced: 1, pending: 1, collected_cents: 1000 });
+    expect(atClose.totals).toMatchObject({ count: 3, paid: 1, displaced: 1, pending: 1, received_cents: 1000 });
 
     // The customer pays the sale left open, after the close, with no shift open.
     await payCheckout(open.sale_id);
@@ -145,7 +145,7 @@ describe('a closed shift is frozen at its close', () => {
     expect(late.status).toBe(200);
     await statusOf(displaced.sale_id, 'paid_late');
     const next = await core.shifts.report({ shiftId: bruno.shift_id });
-    expect(next.totals).toMatchObject({ count: 0, collected_cents: 0 });
+    expect(next.totals).toMatchObject({ count: 0, received_cents: 0 });
     expect(next.carried).toContainEqual(expect.objectContaining({ type: 'payment.received', sale_id: displaced.sale_id, sale_shift_id: ana.shift_id, amount_cents: 700 }));
     expect(next.carried_cents).toBe(700);
     expect((await core.shifts.report({ shiftId: ana.shift_id })).totals).toEqual(atClose.totals);
@@ -154,7 +154,7 @@ describe('a closed shift is frozen at its close', () => {
     expect(listed?.totals).toEqual(atClose.totals);
     // The day, never closed, reads the sales as they stand now.
     const day = await core.shifts.dayReport({ day: localDayOf(core.clock.now(), 'UTC'), timeZone: 'UTC' });
-    expect(day.totals).toMatchObject({ paid: 2, late_payments: 1, collected_cents: 2600 });
+    expect(day.totals).toMatchObject({ paid: 2, late_payments: 1, received_cents: 2600 });
     await core.closeShift('Bruno', undefined, true);
 
     // A replay of the same journal (a restart) gives the same numbers.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, eventView, filterSales, salesCsv, settlementTrail, shiftTotals } from './shift-report.ts';
+import type { JournalEntry } from '../journal/journal.ts';
+import { claimsReturned, csvCell, eventView, filterSales, salesCsv, settlementTrail, shiftTotals } from './shift-report.ts';
 import type { SaleSummary } from './views.ts';
 
 function sale(over: Partial<SaleSummary>): SaleSummary {
@@ -46,7 +47,8 @@ describe('shift totals', () => {
     ]);
     expect(totals).toEqual({
       count: 8,
-      collected_cents: 2450,
+      received_cents: 2450,
+      net_cents: 2450,
       paid: 1,
       mismatches: 1,
       late_payments: 1,
@@ -64,18 +66,20 @@ describe('shift totals', () => {
     });
   });
 
-  it('a refunded sale is counted apart: its money went back, so it is not collected', () => {
+  it('received, refunded and net each say what they mean: a refund is received money given back, never silently netted', () => {
     const totals = shiftTotals([
       sale({ sale_id: 'a' }),
       sale({ sale_id: 'r', status: 'refunded', received_cents: 1000, received_total_cents: 0, refunded_cents: 1000 }),
+      sale({ sale_id: 'p', status: 'partly_refunded', received_cents: 800, received_total_cents: 500, refunded_cents: 300 }),
     ]);
-    expect(totals).toMatchObject({ count: 2, paid: 1, refunded: 1, collected_cents: 1250, refunded_cents: 1000 });
+    expect(totals).toMatchObject({ count: 3, paid: 1, refunded: 1, partly_refunded: 1, received_cents: 1250 + 1000 + 800, refunded_cents: 1300, net_cents: 1250 + 500 });
+    expect(totals.received_cents - totals.refunded_cents).toBe(totals.net_cents);
   });
 
   it('adds every payment a sale received, a second one too, and counts payments without a sale apart', () => {
     // Paid twice (the customer scanned again): 12,50 decides the status, 25,00 was received.
     const totals = shiftTotals([sale({ sale_id: 'a', received_cents: 1250, received_total_cents: 2500 })], [{ amount_cents: 700 }, { amount_cents: 300 }, { amount_cents: null }]);
-    expect(totals).toMatchObject({ count: 1, paid: 1, collected_cents: 2500, unmatched_count: 3, unmatched_cents: 1000 });
+    expect(totals).toMatchObject({ count: 1, paid: 1, received_cents: 2500, net_cents: 2500, unmatched_count: 3, unmatched_cents: 1000 });
   });
 });
 
@@ -93,7 +97,9 @@ describe('where the money went', () => {
       500,
       [0, 0],
     ],
-    ['refunded in full before any settlement', [sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })], 1250, [0, 0], 1250, [1, 1250]],
+    // Issue 24 point 8: money given back before a settlement took the charge waits for none.
+    ['refunded in full before any settlement', [sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })], 1250, [0, 0], 1250, [0, 0]],
+    ['partly refunded before any settlement: what it kept waits', [sale({ status: 'partly_refunded', received_total_cents: 750, refunded_cents: 500 })], 1250, [0, 0], 500, [1, 750]],
     [
       'two sales, one of each',
       [sale({ sale_id: 'a', settlement: { settlement_id: 7, settled_at: 1 } }), sale({ sale_id: 'b', received_cents: 300, received_total_cents: 300 })],
@@ -105,8 +111,38 @@ describe('where the money went', () => {
   ] as const)('%s', (_case, sales, received, [settled, settledCents], refunded, [awaiting, awaitingCents]) => {
     const trail = settlementTrail(sales);
     expect(trail).toEqual({ received_cents: received, settled, settled_cents: settledCents, refunded_cents: refunded, awaiting, awaiting_cents: awaitingCents });
-    // Every cent received is either settled or still waiting.
-    expect(trail.settled_cents + trail.awaiting_cents).toBe(trail.received_cents);
+    // Every cent received is settled, given back before a settlement took it, or still waiting.
+    const givenBackUnsettled = sales.filter((s) => s.settlement === null).reduce((sum, s) => sum + s.refunded_cents, 0);
+    expect(trail.settled_cents + givenBackUnsettled + trail.awaiting_cents).toBe(trail.received_cents);
+  });
+});
+
+describe('money returned by claims', () => {
+  let seq = 0;
+  const entry = (type: string, data: JournalEntry['data']): JournalEntry => ({ seq: ++seq, prev: '', hash: '', at: 5, type, data });
+  const changed = (id: string, to: string, money: boolean, cents: number | null) =>
+    entry('claim.status_changed', { med_case_id: id, service_id: `po_${id}`, from: 'refunding', to, money_refunded: money, refunded_cents: cents });
+
+  it('counts the claims that closed with money, by their refunded amount; nothing else', () => {
+    const returned = claimsReturned([
+      changed('med_1', 'closed', true, 4000),
+      // Money that arrived while the claim was still refunding is final only at the close.
+      changed('med_2', 'refunding', true, 1000),
+      changed('med_2', 'closed', true, 1500),
+      changed('med_3', 'closed', false, null),
+      changed('med_4', 'cancelled', false, null),
+      entry('claim.opened', { med_case_id: 'med_5', service_id: 'po_5' }),
+      entry('payment.received', { sale_ids: [], events: [] }),
+    ]);
+    expect(returned).toEqual({ count: 2, cents: 5500, amount_unknown: 0 });
+  });
+
+  it('a close with money but no readable amount is counted and said apart, never as zero money', () => {
+    expect(claimsReturned([changed('med_1', 'closed', true, null), changed('med_2', 'closed', true, 250)])).toEqual({ count: 2, cents: 250, amount_unknown: 1 });
+  });
+
+  it('a claim journaled closed twice counts once', () => {
+    expect(claimsReturned([changed('med_1', 'closed', true, 4000), changed('med_1', 'closed', true, 4000)])).toEqual({ count: 1, cents: 4000, amount_unknown: 0 });
   });
 });
 

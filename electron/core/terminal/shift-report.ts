@@ -19,8 +19,13 @@ export interface ShiftView {
 
 export interface ShiftTotals {
   count: number;
-  /** Money actually received on the shift's sales and kept: every payment, extra ones included, refunded ones not. */
-  collected_cents: number;
+  /**
+   * Every payment received on the shift's sales, extra ones included, refunded ones too
+   * (issue 24 point 8: each figure says what it means; none nets another silently).
+   */
+  received_cents: number;
+  /** What the store kept of it: received_cents less refunded_cents. */
+  net_cents: number;
   paid: number;
   mismatches: number;
   late_payments: number;
@@ -31,13 +36,13 @@ export interface ShiftTotals {
   pending: number;
   failed: number;
   uncertain: number;
-  /** Payments received in the shift that no sale holds (not in collected_cents). */
+  /** Payments received in the shift that no sale holds (not in received_cents). */
   unmatched_count: number;
   /** Their amounts, where readable. */
   unmatched_cents: number;
   /**
    * Sales refunded in full (Tx Status `refunded`, or refunds made here), and the money that
-   * went back from every sale, partly refunded ones included: not in collected_cents.
+   * went back from every sale, partly refunded ones included: part of received_cents, not of net_cents.
    */
   refunded: number;
   refunded_cents: number;
@@ -58,7 +63,11 @@ export interface SettlementTrail {
   settled_cents: number;
   /** Given back to payers (a refund's deduction reaches a later settlement). */
   refunded_cents: number;
-  /** Paid sales no settlement has included yet, and what they received. */
+  /**
+   * Paid sales no settlement has included yet, and what a settlement still owes for them:
+   * what they kept. Money given back before a settlement took the charge is not waiting for
+   * one (a fully refunded sale waits for nothing).
+   */
   awaiting: number;
   awaiting_cents: number;
 }
@@ -73,10 +82,51 @@ export function settlementTrail(sales: readonly SaleSummary[]): SettlementTrail 
     if (s.settlement !== null) {
       t.settled++;
       t.settled_cents += received;
-    } else {
+    } else if (s.received_total_cents > 0) {
+      // received_total_cents is what the sale kept: its refunds are already off it.
       t.awaiting++;
-      t.awaiting_cents += received;
+      t.awaiting_cents += s.received_total_cents;
     }
+  }
+  return t;
+}
+
+/**
+ * The journal entry of a claim's status change (claims/desk.ts, CLAIM_STATUS_CHANGED); its
+ * name is repeated here so that this pure module reads entries without the desk's service client.
+ */
+const CLAIM_STATUS_CHANGED = 'claim.status_changed';
+
+/** Money MED claims returned to the merchant (reference 2.6, 3.2): claims that closed with it. */
+export interface ClaimsReturned {
+  /** Claims journaled as closed with money_refunded in the shift or day. */
+  count: number;
+  /** Their refunded_amount, in cents. */
+  cents: number;
+  /** Of them, closed with money_refunded but no amount readable: not in `cents`, said apart. */
+  amount_unknown: number;
+}
+
+/**
+ * The claims among `entries` that closed with money returned. Reference 3.2: `closed` is
+ * terminal, and only then are money_refunded and refunded_amount final; a claim reaches it
+ * once, so each counts once, on the day the app journaled its close (the service gives no
+ * closing time). Never read from result_id (reference 2.6).
+ */
+export function claimsReturned(entries: readonly JournalEntry[]): ClaimsReturned {
+  const t: ClaimsReturned = { count: 0, cents: 0, amount_unknown: 0 };
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (entry.type !== CLAIM_STATUS_CHANGED) continue;
+    const d = entry.data as Record<string, unknown>;
+    if (d['to'] !== 'closed' || d['money_refunded'] !== true) continue;
+    const id = typeof d['med_case_id'] === 'string' ? d['med_case_id'] : `seq:${entry.seq}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    t.count++;
+    const cents = d['refunded_cents'];
+    if (typeof cents === 'number' && Number.isSafeInteger(cents) && cents >= 0) t.cents += cents;
+    else t.amount_unknown++;
   }
   return t;
 }
@@ -114,7 +164,8 @@ export interface EventDetails {
 export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly UnmatchedMoney[] = []): ShiftTotals {
   const t: ShiftTotals = {
     count: sales.length,
-    collected_cents: 0,
+    received_cents: 0,
+    net_cents: 0,
     paid: 0,
     mismatches: 0,
     late_payments: 0,
@@ -131,7 +182,9 @@ export function shiftTotals(sales: readonly SaleSummary[], unmatched: readonly U
     partly_refunded: 0,
   };
   for (const s of sales) {
-    t.collected_cents += s.received_total_cents;
+    // received_total_cents is what the sale kept; its refunds are off it (views.ts).
+    t.received_cents += s.received_total_cents + s.refunded_cents;
+    t.net_cents += s.received_total_cents;
     t.refunded_cents += s.refunded_cents;
     switch (s.status) {
       case 'paid':

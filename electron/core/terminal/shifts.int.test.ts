@@ -53,7 +53,7 @@ describe('shifts', () => {
     await pay({ late_for: first.newest?.pix_id });
     await until(async () => (await core.shifts.report({})).totals.late_payments === 1, 'the late payment');
     const report = await core.shifts.report({});
-    expect(report.totals).toMatchObject({ count: 2, paid: 1, late_payments: 1, collected_cents: 2500 });
+    expect(report.totals).toMatchObject({ count: 2, paid: 1, late_payments: 1, received_cents: 2500 });
     expect(report.sales.every((s) => s.requested_by === 'Marta')).toBe(true);
     expect((await core.shifts.report({ search: 'ORDER-1' })).sales.map((s) => s.external_id)).toEqual(['order-1']);
     expect((await core.shifts.report({ outcome: 'paid' })).sales.map((s) => s.external_id)).toEqual(['order-2']);
@@ -95,14 +95,14 @@ describe('a shift’s money, and shifts opened at once', () => {
     await webhook('msg_no_sale', { pix_id: 'pix_unknown_to_us', service_id: 'svc_unknown_to_us', amount_brl: '7.00', e2e_id: 'E00000000000000000000000000nosale' });
 
     const report = await core.shifts.report({});
-    expect(report.totals).toMatchObject({ count: 1, paid: 1, collected_cents: 2000, unmatched_count: 1, unmatched_cents: 700 });
+    expect(report.totals).toMatchObject({ count: 1, paid: 1, received_cents: 2000, unmatched_count: 1, unmatched_cents: 700 });
     expect(report.sales.map((s) => s.sale_id)).toEqual([sale?.sale_id]);
     expect(report.sales[0]).toMatchObject({ received_cents: 1000, received_total_cents: 2000 });
 
     // A person ties the stray payment to the sale: it is the sale's money now, not apart.
     const [stray] = core.terminal.unmatchedPayments().filter((u) => u.pix_id === 'pix_unknown_to_us');
     await core.terminal.attribute({ seq: stray?.seq ?? 0, saleId: sale?.sale_id ?? '', by: 'Rui' });
-    expect((await core.shifts.report({})).totals).toMatchObject({ collected_cents: 2700, unmatched_count: 0, unmatched_cents: 0 });
+    expect((await core.shifts.report({})).totals).toMatchObject({ received_cents: 2700, unmatched_count: 0, unmatched_cents: 0 });
     await core.closeShift('Rui', undefined, true);
   });
 
@@ -114,6 +114,41 @@ describe('a shift’s money, and shifts opened at once', () => {
     const refused = [rui, lia].find((r) => r.status === 'rejected');
     expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', params: { reason: 'shift_open' } });
     expect(await core.journal.shifts.open()).toHaveLength(1);
+  });
+});
+
+describe('money returned by fraud claims (issue 24 point 8)', () => {
+  // After 'a shift’s money': a shift is open.
+  it('the shift and the day show the claims that closed with money returned in them, and nothing else', async () => {
+    const supervisor = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
+    const claim = async (n: number): Promise<string> => {
+      const serviceId = `po_shift_claims_${n}`;
+      const added = await fetch(sandboxUrl + '/_sandbox/payouts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ service_id: serviceId, amount_cents: 9_000 + n, e2e_id: `E0000000020261120130${String(n).padStart(12, '0')}`, payer_document: '12345678909' }),
+      });
+      expect([200, 201]).toContain(added.status);
+      const opened = await supervisor('claims.open', { serviceId, reason: 'scam', details: 'The payer says the invoice was a fake sent by e-mail.' });
+      expect(opened.ok).toBe(true);
+      return (opened as { ok: true; result: { med_case_id: string } }).result.med_case_id;
+    };
+    const advance = (id: string, body: object) =>
+      fetch(`${sandboxUrl}/_sandbox/med/${id}/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const [returned, refused, stillOpen] = [await claim(1), await claim(2), await claim(3)];
+    await advance(returned, { status: 'closed', money_refunded: true, refunded_amount: '40.00' });
+    await advance(refused, { status: 'closed', money_refunded: false });
+    await advance(stillOpen, { status: 'open' });
+    expect((await supervisor('claims.refresh', undefined)).ok).toBe(true);
+
+    expect((await core.shifts.report({})).claims).toEqual({ count: 1, cents: 4000, amount_unknown: 0 });
+    const today = new Date(core.clock.now()).toISOString().slice(0, 10);
+    expect((await core.shifts.dayReport({ day: today, timeZone: 'UTC' })).claims).toEqual({ count: 1, cents: 4000, amount_unknown: 0 });
+
+    // The next shift did not see that money come back.
+    await core.closeShift('Rui', undefined, true);
+    await core.openShift('Rui', undefined);
+    expect((await core.shifts.report({})).claims).toEqual({ count: 0, cents: 0, amount_unknown: 0 });
   });
 });
 

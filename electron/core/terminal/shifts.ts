@@ -6,7 +6,7 @@ import { wireBrlCents } from '../../shared/money.ts';
 import { samePayment, unmatchedPaymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, reduceSaleRow, type SaleRow } from './entries.ts';
 import { addDays, isTimeZone, localDayOf, localDayRange, parseLocalDay, type LocalDay } from './local-day.ts';
-import { eventView, filterSales, salesCsv, settlementTrail, shiftTotals, type JournalEventView, type SettlementTrail, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
+import { claimsReturned, eventView, filterSales, salesCsv, settlementTrail, shiftTotals, type ClaimsReturned, type JournalEventView, type SettlementTrail, type ShiftTotals, type ShiftView, type UnmatchedMoney } from './shift-report.ts';
 import { saleSummary, type SaleSummary } from './views.ts';
 
 /**
@@ -28,6 +28,8 @@ export interface ShiftReport {
   totals: ShiftTotals;
   /** Received, settled, refunded and still waiting, as known now (a closed shift's too). */
   settlement: SettlementTrail;
+  /** Money MED claims returned to the merchant: the claims journaled closed with it in the shift or day. */
+  claims: ClaimsReturned;
   /** Payments received in this shift or day on sales of an earlier one, pointing back to them. */
   carried: CarriedPayment[];
   /** Their money, each payment once (not in totals: those count this shift's own sales). */
@@ -175,6 +177,7 @@ export class Shifts {
       events: frame.entries.map(eventView),
       totals: frame.totals,
       settlement: settlementTrail(now),
+      claims: claimsReturned(frame.entries),
       carried: carried.items,
       carried_cents: carried.cents,
       after_close: afterClose.items,
@@ -196,6 +199,7 @@ export class Shifts {
       events: frame.entries.map(eventView),
       totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
       settlement: settlementTrail(frame.views),
+      claims: claimsReturned(frame.entries),
       carried: [],
       carried_cents: 0,
       after_close: [],
@@ -220,6 +224,7 @@ export class Shifts {
       events: frame.entries.map(eventView),
       totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
       settlement: settlementTrail(frame.views),
+      claims: claimsReturned(frame.entries),
       carried: carried.items,
       carried_cents: carried.cents,
       after_close: [],

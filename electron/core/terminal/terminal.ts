@@ -6,6 +6,7 @@ import type { Journal, JournalEntry, OpenJournalOptions } from '../journal/journ
 import type { Logger } from '../log.ts';
 import { ANSWERED_NOT_ACKNOWLEDGED, type AttentionReason, type Sale } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
+import { correctionSuccessor } from '../sales/describe.ts';
 import { Charging, type ChargeInput } from './charging.ts';
 import { Locks, salesOf, uniqueSales, type CheckoutKey, type TerminalContext, type TerminalStats } from './context.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
@@ -236,11 +237,11 @@ export class Terminal {
     ]);
     const sales = uniqueSales(salesOf([...recent, newest, ...open]));
     const extra = salesOf(attention);
-    // A late payment's message says whether the newer sale is still open: read it if it is
-    // older than the recent ones.
-    const known = new Set([...sales, ...extra].map((s) => s.sale_id));
-    const newer = [...new Set(extra.filter((s) => s.status === 'paid_late' && s.displaced_by && !known.has(s.displaced_by)).map((s) => s.displaced_by as string))];
-    const context = salesOf(await Promise.all(newer.map((id) => journal.sales.get(id))));
+    // A late payment's message says whether a sale of its correction chain is still open or
+    // was paid: read the chain's sales that are older than the recent ones.
+    const known = new Map([...sales, ...extra].map((s) => [s.sale_id, s]));
+    for (const s of [...sales, ...extra]) if (s.status === 'paid_late' || s.attention.some((a) => a.reason === 'paid_late')) await this.#readChain(s, known);
+    const context = [...known.values()].filter((s) => !sales.includes(s) && !extra.includes(s));
     return checkoutView(sales, [...extra, ...context], storeId, checkoutId, clock.now());
   }
 
@@ -257,11 +258,26 @@ export class Terminal {
     return { sale: saleSummary(row.sale, await this.#withDisplacer(row.sale)), events: await this.#ctx.journal.eventsForSale(saleId) };
   }
 
-  /** What describing one sale needs: the sale that displaced it and its checkout's newest. */
+  /** What describing one sale needs: the sales of its correction chain (describe.ts). */
   async #withDisplacer(sale: Sale): Promise<Sale[]> {
-    const { journal } = this.#ctx;
-    const newer = sale.displaced_by ? (await journal.sales.get(sale.displaced_by))?.sale : undefined;
-    const newest = (await journal.sales.latestOnCheckout(sale.store_id, sale.checkout_id))?.sale;
-    return uniqueSales([sale, newer, newest].filter((s): s is Sale => s !== undefined));
+    const known = new Map([[sale.sale_id, sale]]);
+    await this.#readChain(sale, known);
+    return [...known.values()];
+  }
+
+  /**
+   * Adds to `known` the sales of `sale`'s correction chain it lacks, read from the journal
+   * link by link (correctionSuccessor), up to the chain's end or a sale the journal does not
+   * have: a chain is a few corrections of one customer's amount.
+   */
+  async #readChain(sale: Sale, known: Map<string, Sale>): Promise<void> {
+    const seen = new Set([sale.sale_id]);
+    for (let next = correctionSuccessor(sale); typeof next === 'string' && !seen.has(next); ) {
+      seen.add(next);
+      const at = known.get(next) ?? (await this.#ctx.journal.sales.get(next))?.sale;
+      if (at === undefined) return;
+      known.set(at.sale_id, at);
+      next = correctionSuccessor(at);
+    }
   }
 }

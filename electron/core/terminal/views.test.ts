@@ -53,4 +53,16 @@ describe('saleSummary', () => {
     expect(afterwards.description.key).toBe('sale.paid_late.newer_paid');
     expect(afterwards.description.attention[0]?.params).toMatchObject({ newer_open: false, newer_paid: true });
   });
+  it('a late payment after two corrections is described anew as the chain’s last sale changes', () => {
+    const facts = new SaleFacts();
+    facts.write([requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b')]);
+    facts.write([requested('c', 3, 1300), displaced('b', 'c', 3), created('c'), paid('a', '10.00', 'E1')]);
+    const before = journaled(facts);
+    const late = before.get('a')!;
+    expect(saleSummary(late, [...before.values()]).description.key).toBe('sale.paid_late.newer_open');
+    facts.write([paid('c', '13.00', 'E3')]);
+    const after = journaled(facts);
+    // The same late sale object, the chain's last sale now paid: never the kept "still open".
+    expect(saleSummary(late, [late, after.get('b')!, after.get('c')!]).description.key).toBe('sale.paid_late.newer_paid');
+  });
 });

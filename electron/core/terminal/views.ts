@@ -145,7 +145,7 @@ export function chargeSettlement(sale: Sale): SaleSummary['settlement'] {
  * holds as long as that object lives: a checkout's view, built at every change of any of its
  * sales, reuses the summaries of the sales that did not change (issue 9: they were a tenth
  * of the core's work with 64 tills), and comparing two views stops at the same summary. A
- * late payment's summary reads the checkout's newer sales, so it is never kept.
+ * late payment's summary reads the sales of its correction chain, so it is never kept.
  */
 const SUMMARIES = new WeakMap<Sale, SaleSummary>();
 

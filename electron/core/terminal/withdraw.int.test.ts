@@ -108,6 +108,58 @@ describe('withdrawing a sale', () => {
   }, 60_000);
 });
 
+describe('whose sale a late payment is about (issue 24 point 7)', () => {
+  const charge = async (amountCents: number) => (await core.charge({ ...checkout, by: 'Ana', amountCents })).newest?.sale_id ?? '';
+  const payLate = async (saleId: string) => {
+    await svc('POST', '/_sandbox/pay', { late_for: (await saleOf(saleId))?.pix_id });
+    return settledAs(saleId, 'paid_late');
+  };
+  const described = async (saleId: string) => (await core.terminal.saleDetail(saleId))?.sale.description;
+
+  it('a correction withdrawn ends the chain: the next customer’s paid sale does not make the late payment "paid twice"', async () => {
+    const first = await charge(1000);
+    const correction = await charge(1200);
+    await core.terminal.withdraw({ saleId: correction, by: 'Ana' });
+    const nextCustomer = await charge(3000);
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(nextCustomer, 'paid');
+    await payLate(first);
+    for (const d of [await described(first), (await view()).attention.find((s) => s.sale_id === first)?.description]) {
+      expect(d?.key).toBe('sale.paid_late');
+      expect(d?.attention[0]?.params).toMatchObject({ newer_paid: false, newer_open: false, newer_known: true });
+    }
+    await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
+  }, 60_000);
+
+  it('a sale withdrawn, then paid after the next customer’s sale displaced it, is a payment on a withdrawn sale', async () => {
+    const first = await charge(1000);
+    await core.terminal.withdraw({ saleId: first, by: 'Ana' });
+    const nextCustomer = await charge(3000);
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(nextCustomer, 'paid');
+    await payLate(first);
+    const d = await described(first);
+    expect(d?.key).toBe('sale.paid_withdrawn');
+    expect(d?.attention[0]).toMatchObject({ reason: 'paid_late', key: 'attention.paid_withdrawn', params: { withdrawn_by: 'Ana', newer_paid: false } });
+    await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
+  }, 60_000);
+
+  it('after two corrections the chain is read to its end: its last sale paid means paid twice, the next customer’s open sale does not count', async () => {
+    const first = await charge(1000);
+    await charge(1200);
+    const last = await charge(1300);
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(last, 'paid');
+    await charge(4000);
+    await payLate(first);
+    for (const d of [await described(first), (await core.terminal.attentionEverywhere()).find((s) => s.sale_id === first)?.description]) {
+      expect(d?.key).toBe('sale.paid_late.newer_paid');
+      expect(d?.attention[0]?.params).toMatchObject({ newer_paid: true, newer_open: false, newer_known: true });
+    }
+    await core.terminal.acknowledge({ saleId: first, reason: 'paid_late', subject: '', by: 'Ana' });
+  }, 60_000);
+});
+
 describe('over the bridge', () => {
   it('sale.withdraw takes the sale only: who withdrew is the cashier signed in on that connection, never a typed name', async () => {
     const dispatch = await dispatcherAs(core, await sessionAs(core, 'cashier', 'Ana'));
