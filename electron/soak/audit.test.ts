@@ -49,7 +49,7 @@ const serviceSale = (n: number, amount: string, paid: string | null, over: Parti
 
 const unmatched = (n: number, amountCents: number): UnmatchedPayment => ({ seq: 99, at: T, kind: 'payment', pix_id: `pix_${n}`, service_id: `svc_${n}`, external_id: null, amount_cents: amountCents, reason: 'unknown_ids' });
 
-const zero = { lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0 };
+const zero = { lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0, refund_doubled: 0, refund_phantom: 0, refund_open: 0 };
 
 describe('auditJournal', () => {
   it('counts nothing when every payment is held once by its sale, a mismatch and a late payment flagged', () => {
@@ -128,5 +128,39 @@ describe('auditJournal', () => {
       unmatched: [unmatched(7, 700)],
     });
     expect(report.counts).toEqual({ ...zero, phantom: 2 });
+  });
+
+  it('holds each charge’s refunds against the service: doubled, phantom and open refunds are counted', () => {
+    const ask = (n: number, id: string, cents: number): SaleEvent => ({ type: 'refund.requested', sale_id: `sale-${n}`, refund_id: id, idempotency_key: `k-${id}`, amount_cents: cents, requested_by: 'sue', at: T + 2_000 });
+    const made = (n: number, id: string, cents: number, confirmedBy?: string): SaleEvent => ({
+      type: 'refund.made',
+      sale_id: `sale-${n}`,
+      refund_id: id,
+      pay_in_refund_request_id: null,
+      service_refund_id: null,
+      refunded_cents: cents,
+      ...(confirmedBy === undefined ? {} : { confirmed_by: confirmedBy }),
+      at: T + 3_000,
+    });
+    const unconfirmed: SaleEvent = { type: 'refund.unconfirmed', sale_id: 'sale-4', refund_id: 'r4', reason: 'keys_not_honoured', at: T + 3_000 };
+    const report = auditJournal({
+      service: [
+        serviceSale(1, '10.00', '10.00', { refunded_brl: '4.00' }),
+        // Refunded twice at the service: the journal knows one.
+        serviceSale(2, '10.00', '10.00', { refunded_brl: '8.00' }),
+        // The journal says refunded; the service refunded nothing.
+        serviceSale(3, '10.00', '10.00', { refunded_brl: '0.00' }),
+        serviceSale(4, '10.00', '10.00', { refunded_brl: '0.00' }),
+      ],
+      journal: [
+        journalSale(1, 1000, paidReport(1, '10.00'), ask(1, 'r1', 400), made(1, 'r1', 400, 'lia')),
+        journalSale(2, 1000, paidReport(2, '10.00'), ask(2, 'r2', 400), made(2, 'r2', 400)),
+        journalSale(3, 1000, paidReport(3, '10.00'), ask(3, 'r3', 400), made(3, 'r3', 400)),
+        journalSale(4, 1000, paidReport(4, '10.00'), ask(4, 'r4', 400), unconfirmed),
+      ],
+      unmatched: [],
+    });
+    expect(report.counts).toEqual({ ...zero, refund_doubled: 1, refund_phantom: 1, refund_open: 1 });
+    expect(report.refunds).toEqual({ asked: 4, made: 3, answeredByPerson: 1 });
   });
 });

@@ -28,18 +28,28 @@
  * And one more that must be 0 too:
  * - **phantom**: a payment the journal counts that the sandbox never recorded (its ids
  *   name no sale the sandbox holds as paid).
+ *
+ * Refunds (contract 5), each 0 when the core is right, held against the sandbox's
+ * `refunded_brl` of each charge:
+ * - **refund doubled**: the service refunded more of a charge than the refunds the journal
+ *   holds as made (a refund sent twice, or one made that the app never recorded).
+ * - **refund phantom**: the journal holds more refunded than the service refunded.
+ * - **refund open**: a refund still waiting (for the service's answer, or for a person) after
+ *   the drain and the supervisor's answers.
  */
 import { wireBrlCents } from '../shared/money.ts';
-import type { Sale } from '../core/sales/lifecycle.ts';
+import { refundsMadeCents, type Sale } from '../core/sales/lifecycle.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { ServiceSale } from '../core/terminal/fixtures/service.ts';
 
 /** The fields of a row of `GET /_sandbox/sales` (contract 7) the audit reads: the tests' row and the payment's e2e_id. */
 export interface ServiceSaleRecord extends ServiceSale {
   e2e_id: string | null;
+  /** What the service refunded of the charge, every refund together. */
+  refunded_brl?: string;
 }
 
-export type AuditCount = 'lost' | 'doubled' | 'misattributed' | 'unflagged_mismatch' | 'phantom';
+export type AuditCount = 'lost' | 'doubled' | 'misattributed' | 'unflagged_mismatch' | 'phantom' | 'refund_doubled' | 'refund_phantom' | 'refund_open';
 
 export interface AuditFinding {
   count: AuditCount;
@@ -60,6 +70,8 @@ export interface AuditReport {
   unresolvedSales: number;
   /** Those sales, for the report. */
   unresolved: string[];
+  /** Refunds the journal holds, and how many of them a supervisor answered (It was refunded, Send again). */
+  refunds: { asked: number; made: number; answeredByPerson: number };
 }
 
 interface HeldRecord {
@@ -102,7 +114,7 @@ export function flagsAmount(sale: Sale): boolean {
 }
 
 export function auditJournal(input: { service: readonly ServiceSaleRecord[]; journal: readonly Sale[]; unmatched: readonly UnmatchedPayment[] }): AuditReport {
-  const counts: Record<AuditCount, number> = { lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0 };
+  const counts: Record<AuditCount, number> = { lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0, refund_doubled: 0, refund_phantom: 0, refund_open: 0 };
   const findings: AuditFinding[] = [];
   const found = (count: AuditCount, pixId: string | null, detail: string, n = 1) => {
     counts[count] += n;
@@ -161,10 +173,27 @@ export function auditJournal(input: { service: readonly ServiceSaleRecord[]; jou
       found('unflagged_mismatch', s.pix_id, `${what}: the journal's sale is ${right.status} with attention [${right.attention.map((a) => a.reason).join(', ')}] and reads the amount ${right.paid?.amount_check ?? 'unpaid'}`);
     }
   }
+  const refunds = { asked: 0, made: 0, answeredByPerson: 0 };
+  for (const s of input.service) {
+    const right = journalByPix.get(s.pix_id);
+    const atService = cents(s.refunded_brl ?? '0.00') ?? 0;
+    const inJournal = right ? refundsMadeCents(right) : 0;
+    const what = `${s.pix_id} (checkout ${s.checkout_id}, ${s.amount_brl})`;
+    if (atService > inJournal) found('refund_doubled', s.pix_id, `${what}: the service refunded ${atService} cents, the journal holds ${inJournal} cents as refunded`);
+    if (atService < inJournal) found('refund_phantom', s.pix_id, `${what}: the journal holds ${inJournal} cents as refunded, the service refunded ${atService} cents`);
+  }
+  for (const sale of input.journal) {
+    for (const r of sale.refunds ?? []) {
+      refunds.asked += 1;
+      if (r.state === 'made') refunds.made += 1;
+      if (r.made?.confirmed_by !== undefined || (r.resent?.length ?? 0) > 0) refunds.answeredByPerson += 1;
+      if (r.state !== 'made' && r.state !== 'refused') found('refund_open', sale.pix_id ?? null, `sale ${sale.sale_id}: refund ${r.refund_id} of ${r.amount_cents} cents is still ${r.state}`);
+    }
+  }
   const unresolved = input.journal.filter((s) => s.status === 'requested' || s.status === 'uncertain');
   const describe = (s: Sale) => {
     const newer = input.journal.filter((o) => o.store_id === s.store_id && o.checkout_id === s.checkout_id && o.seq > s.seq).length;
     return `sale ${s.sale_id} (checkout ${s.checkout_id}, seq ${s.seq}, ${s.amount_cents} cents) is ${s.status}${s.uncertain ? ` (${s.uncertain.reason}, ${s.uncertain.attempts} attempts)` : ''}; ${newer} newer sales on its checkout`;
   };
-  return { counts, findings, payments, mismatchedPayments: mismatched, latePayments: late, unresolvedSales: unresolved.length, unresolved: unresolved.map(describe) };
+  return { counts, findings, payments, mismatchedPayments: mismatched, latePayments: late, unresolvedSales: unresolved.length, unresolved: unresolved.map(describe), refunds };
 }

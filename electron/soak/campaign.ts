@@ -17,17 +17,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../shared/clock.ts';
-import { formatCents } from '../shared/money.ts';
+import { formatCents, wireBrlCents } from '../shared/money.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { openJournal, type VerifyResult } from '../core/journal/journal.ts';
-import { SALE_LIFETIME_MS, type Sale } from '../core/sales/lifecycle.ts';
+import { refundsMadeCents, SALE_LIFETIME_MS, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { freePort, startCoreProcess, type CoreProcess } from '../core/terminal/fixtures/core-child.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
-import { CHECKOUTS, planCampaign, type SalePlan } from './plan.ts';
+import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 export interface SoakOptions {
@@ -74,6 +74,8 @@ export interface SoakResult {
   };
   clockAdvances: number;
   payments: { paid: number; late: number; refused: number };
+  /** Refunds the supervisor asked for, those with a lost answer armed, and the drain's answers. */
+  refunds: { asked: number; faulted: number; wasMade: number; sentAgain: number };
   /** The cashier's wait for Paid that ran out (the next sale was rung up anyway). */
   waitsTimedOut: number;
   durationMs: number;
@@ -241,6 +243,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (let c = 1; c <= CHECKOUTS; c++) await svc.printCheckout(STORE, c);
     const webhookPort = await freePort();
     await control(svc, 'PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${webhookPort}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
+    // Contract 5 promises no refund key: the service ignores them here, so a refund asked
+    // again by itself would be a second refund (the audit's refund doubled).
+    await control(svc, 'POST', '/_sandbox/faults', { target: 'idempotency', ...REFUND_ROUTE, fault: 'ignore_key', count: 1000 });
     let clockOffsetMs = 0;
     const sandboxUrl = sandbox.url;
     const core = new CoreHost(
@@ -261,6 +266,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     log(`core pid ${first.pid}, webhooks at ${first.webhookUrl}`);
 
     const counters = { routeFaults: 0, webhookFaults: 0, delayedOrReordered: 0, clockAdvances: 0, paid: 0, late: 0, refused: 0, waitsTimedOut: 0, salesRun: 0 };
+    const refundCounters = { asked: 0, faulted: 0, wasMade: 0, sentAgain: 0 };
     /** Moves the sandbox's clock and the core's together (they share one clock, as embedded). */
     const advanceClock = (seconds: number) =>
       core.exclusive(async () => {
@@ -366,6 +372,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       if (await pay({ late_for: pixId, amount: formatCents(prev.plan.paidCents) }, prev.plan)) counters.late += 1;
     };
 
+    /** A supervisor refunds part of a paid sale; whatever the service or a kill does to the answer. */
+    const refundSale = async (saleId: string, refund: RefundPlan) => {
+      if (refund.fault !== null) {
+        await control(svc, 'POST', '/_sandbox/faults', { target: 'route', ...REFUND_ROUTE, fault: refund.fault, count: 1 });
+        refundCounters.faulted += 1;
+      }
+      refundCounters.asked += 1;
+      try {
+        await core.call('refund', { saleId, amountCents: refund.cents });
+      } catch (err) {
+        // Killed mid-refund (the journal holds the intent or nothing), or refused in words
+        // (the sale was not paid after all): the audit holds whatever the service did.
+        if (!(err instanceof CoreGone) && !isCoreAnswer(err)) throw err;
+      }
+    };
+
     const worker = async (checkout: number) => {
       let owedLate: { plan: SalePlan; saleId: string | null } | null = null;
       for (const plan of plans) {
@@ -397,6 +419,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           if ((await pay(body, plan)) && saleId !== null) {
             counters.paid += 1;
             await waitSettled(saleId);
+            if (plan.refund !== null) await refundSale(saleId, plan.refund);
           }
         } else if (plan.fate === 'late' || plan.fate === 'late_mismatch') {
           // Paid once the next sale on the checkout displaced it (reference 4.5 rule 5).
@@ -443,6 +466,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await advanceClock(Number.isFinite(nextRetry) && nextRetry > 0 ? Math.ceil(nextRetry / 1000) + 1 : 31);
       await sleep(1_000);
     }
+    // A supervisor answers every refund left not confirmed, from the service's record of the
+    // charge, as a person would read it (its refunds, the payer's statement).
+    for (let round = 0; round < 3; round++) {
+      const waiting = await core.read<{ saleId: string; refundId: string; amountCents: number; serviceId: string | null }[]>('unconfirmedRefunds');
+      if (waiting.length === 0) break;
+      const rows = (await svc('GET', `/_sandbox/sales?store_id=${STORE}`)).body as ServiceSaleRecord[];
+      for (const w of waiting) {
+        const sale = await core.read<Sale | null>('sale', { saleId: w.saleId });
+        const atService = wireCents(rows.find((r) => r.service_id === w.serviceId)?.refunded_brl ?? '0.00');
+        const known = sale === null ? 0 : refundsMadeCents(sale);
+        try {
+          if (atService >= known + w.amountCents) {
+            await core.call('refundWasMade', { saleId: w.saleId, refundId: w.refundId });
+            refundCounters.wasMade += 1;
+          } else {
+            await core.call('refundSendAgain', { saleId: w.saleId, refundId: w.refundId, amountCents: w.amountCents });
+            refundCounters.sentAgain += 1;
+          }
+        } catch (err) {
+          if (!(err instanceof CoreGone) && !isCoreAnswer(err)) throw err;
+        }
+      }
+      await core.read('tick');
+    }
     const drainMs = performance.now() - drainStarted;
     log(drained ? `drained in ${Math.round(drainMs / 1000)} s` : `the drain's bound passed before the core stopped changing (${Math.round(drainMs / 1000)} s)`);
 
@@ -483,6 +530,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       },
       clockAdvances: counters.clockAdvances,
       payments: { paid: counters.paid, late: counters.late, refused: counters.refused },
+      refunds: refundCounters,
       waitsTimedOut: counters.waitsTimedOut,
       durationMs: performance.now() - started,
       drainMs,
@@ -498,6 +546,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const child of tracked) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     if (!keep) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** A wire amount in cents (the sandbox's listing gives two places); 0 when it cannot be read. */
+function wireCents(brl: string): number {
+  return wireBrlCents(brl) ?? 0;
 }
 
 function median(values: readonly number[]): number {

@@ -64,7 +64,18 @@ export interface SalePlan {
   killAfterMs: number | null;
   /** A late payment of the previous sale on the checkout happens before (true) or after this sale's own payment. */
   lateFirst: boolean;
+  /** Once paid, a supervisor refunds part of it; the refund route may lose its answer. Null: no refund. */
+  refund: RefundPlan | null;
 }
+
+export interface RefundPlan {
+  cents: number;
+  /** Armed on the refund route just before the refund is asked for. */
+  fault: RouteFault | null;
+}
+
+/** The refund route: every campaign arms the sandbox's ignore_key fault on it (see campaign.ts). */
+export const REFUND_ROUTE = { method: 'POST', path: '/v2/pay_in_refunds/request' } as const;
 
 export interface PlanOptions {
   sales: number;
@@ -79,6 +90,8 @@ export function planCampaign(options: PlanOptions): SalePlan[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const [killMin, killMax] = options.killEvery;
   let nextKill = int(killMin, killMax);
+  // Refunds draw from a stream of their own, so a seed's sales, faults and kills stay as they were.
+  const refundRandom = mulberry32(options.seed ^ 0x5eed_f00d);
   const plans: SalePlan[] = [];
   for (let index = 0; index < options.sales; index++) {
     const roll = random();
@@ -110,6 +123,7 @@ export function planCampaign(options: PlanOptions): SalePlan[] {
       clockSeconds,
       killAfterMs,
       lateFirst: random() < 0.5,
+      refund: planRefund(fate, amountCents, refundRandom),
     });
   }
   return plans;
@@ -138,4 +152,17 @@ function pickWebhookFault(pick: <T>(items: readonly T[]) => T, int: (min: number
       // displaced sale 404 for ever), and the campaign would measure the service, not the core.
       return { fault, count: 1, event: 'charge.paid' };
   }
+}
+
+/**
+ * One paid sale in five is refunded in part by a supervisor; half of those refunds lose
+ * their answer one way or another (a processed request whose answer is cut, 5xx, a held
+ * request), and kills land where they land.
+ */
+function planRefund(fate: Fate, amountCents: number, random: () => number): RefundPlan | null {
+  if (fate !== 'paid' || random() >= 0.2) return null;
+  const cents = 1 + Math.floor(random() * (amountCents - 1));
+  const faults: RouteFault[] = ['lost_response', 'http_502', 'http_503', 'http_500', 'timeout'];
+  const fault = random() < 0.5 ? (faults[Math.floor(random() * faults.length)] as RouteFault) : null;
+  return { cents, fault };
 }

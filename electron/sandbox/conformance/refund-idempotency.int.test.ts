@@ -62,5 +62,8 @@ describe('POST /v2/pay_in_refunds/request with an Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect((await refund({ service_id: charge.service_id, amount: '2.01' })).body.detail[0].ctx).toEqual({ le: '2.00' });
+    // The control API's listing says what the service refunded of the charge.
+    const rows = (await t.api.get('/_sandbox/sales', { token: null })).body as { service_id: string; refunded_brl: string }[];
+    expect(rows.find((r) => r.service_id === charge.service_id)?.refunded_brl).toBe('8.00');
   });
 });

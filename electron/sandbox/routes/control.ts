@@ -52,6 +52,8 @@ function saleRow(sale: SaleRecord, nowMs: number): Record<string, unknown> {
     printed_checkout: sale.printed_checkout,
     emv: sale.emv,
     paid_amount_brl: sale.paid_amount_cents === null ? null : formatCents(sale.paid_amount_cents),
+    // What the service refunded of the charge, every refund request together (contract 5).
+    refunded_brl: formatCents((sale.ext['refunded_cents'] as number | undefined) ?? 0),
     created_at: iso(sale.created_at),
     expires_at: iso(sale.expires_at),
     paid_at: iso(sale.paid_at),
