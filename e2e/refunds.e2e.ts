@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { addOperator, expect, openCashier, signIn, signOut, snap, test, type Payer } from './fixtures.ts';
+import { addOperator, expect, openCashier, signIn, signOut, snap, test, type Payer, type RunningApp } from './fixtures.ts';
 
 /**
  * Refunds (issue 10, point 4) as a supervisor lives them: a paid sale of the shift is
@@ -27,17 +27,22 @@ async function leftAtService(request: APIRequestContext, payer: Payer, serviceId
   return ((await res.json()) as { detail: { ctx?: { le?: string } }[] }).detail[0]?.ctx?.le;
 }
 
-test('a supervisor refunds part, then the rest, of a paid sale and sees the totals change', async ({ page, freshApp, request }, testInfo) => {
-  test.setTimeout(120_000);
-  const payer = await openCashier(page, freshApp, request);
+/** A fresh app with supervisor Rui signed in and a shift open: the payer of its checkout. */
+async function supervisorOnShift(page: Page, app: RunningApp, request: APIRequestContext): Promise<Payer> {
+  const payer = await openCashier(page, app, request);
   const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
   await addOperator(page, rui);
   await signOut(page);
   await signIn(page, rui);
-
   await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
   await page.getByRole('button', { name: 'Open shift' }).click();
   await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+  return payer;
+}
+
+test('a supervisor refunds part, then the rest, of a paid sale and sees the totals change', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await supervisorOnShift(page, freshApp, request);
 
   // A paid sale of R$ 10,00.
   await page.getByRole('link', { name: 'Cashier', exact: true }).click();
@@ -110,14 +115,7 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
 
 test('a refund whose answer was lost is not sent again by itself: a supervisor answers It was refunded, or Send again for the amount named', async ({ page, freshApp, request }, testInfo) => {
   test.setTimeout(120_000);
-  const payer = await openCashier(page, freshApp, request);
-  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
-  await addOperator(page, rui);
-  await signOut(page);
-  await signIn(page, rui);
-  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
-  await page.getByRole('button', { name: 'Open shift' }).click();
-  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+  const payer = await supervisorOnShift(page, freshApp, request);
 
   const REFUND_ROUTE = { method: 'POST', path: '/v2/pay_in_refunds/request' };
   // The service ignores refund keys throughout: asking again would be a second refund.

@@ -30,19 +30,34 @@ beforeAll(async () => {
 afterAll(() => app?.stop());
 afterEach(() => app.settle());
 
-/** A sale charged and paid by webhook; its ids at the service. */
-async function paidSale(amountCents: number): Promise<{ saleId: string; pixId: string; serviceId: string }> {
-  const saleId = (await core.charge({ by: 'Caio', amountCents })).newest?.sale_id ?? '';
-  expect((await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
+/** A sale charged and paid by webhook (on `on`, the first app unless told); its ids at the service. */
+async function paidSale(amountCents: number, on: CoreOnSandbox = app): Promise<{ saleId: string; pixId: string; serviceId: string }> {
+  const saleId = (await on.core.charge({ by: 'Caio', amountCents })).newest?.sale_id ?? '';
+  expect((await on.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
   const sale = await waitFor(async () => {
-    const d = await core.terminal.saleDetail(saleId);
+    const d = await on.core.terminal.saleDetail(saleId);
     return d?.sale.status === 'paid' ? d.sale : undefined;
   }, 'the sale to be paid');
   return { saleId, pixId: sale.pix_id ?? '', serviceId: sale.service_id ?? '' };
 }
 
-const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
-  fetch(`${core.status().service.baseUrl}${path}`, {
+/** Ticks the follow-up, the clock moving `seconds` between passes, until the sale's first refund reads `state`. */
+function refundReaches(on: CoreOnSandbox, saleId: string, state: string, seconds: number) {
+  return waitFor(
+    async () => {
+      const d = await on.core.terminal.saleDetail(saleId);
+      return d?.sale.refunds[0]?.state === state ? d : undefined;
+    },
+    `the refund to be ${state}`,
+    { between: async () => {
+      await on.svc('POST', '/_sandbox/clock/advance', { seconds });
+      await on.core.terminal.tick();
+    } },
+  );
+}
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}, on: CoreOnSandbox = app) =>
+  fetch(`${on.core.status().service.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: { authorization: `Bearer ${FIXTURE_TOKENS.supervisor}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -55,8 +70,8 @@ const txStatus = async (pixId: string) => ((await (await api(`/v2/tx_status/${pi
  * the charge could ever have left is always refused (contract 5: 422) and refunds nothing;
  * its validation item names the bound (reference 7: `less_than_equal`, ctx.le).
  */
-async function leftAtService(serviceId: string): Promise<string | null> {
-  const res = await api('/v2/pay_in_refunds/request', { method: 'POST', body: { service_id: serviceId, amount: '999999.99' } });
+async function leftAtService(serviceId: string, on: CoreOnSandbox = app): Promise<string | null> {
+  const res = await api('/v2/pay_in_refunds/request', { method: 'POST', body: { service_id: serviceId, amount: '999999.99' } }, on);
   expect(res.status).toBe(422);
   const body = (await res.json()) as { detail: { type: string; ctx?: { le?: string } }[] };
   return body.detail[0]?.type === 'less_than_equal' ? (body.detail[0].ctx?.le ?? null) : null;
@@ -141,19 +156,11 @@ describe('a supervisor refunds a paid sale', () => {
       const left = reached ? '6.00' : '10.00';
 
       // Two days of follow-up: the key's window passes too, and nothing is ever sent again.
-      const later = async () => {
+      await refundReaches(app, saleId, 'unconfirmed', 8 * 3600);
+      for (let i = 0; i < 6; i++) {
         await svc('POST', '/_sandbox/clock/advance', { seconds: 8 * 3600 });
         await core.terminal.tick();
-      };
-      await waitFor(
-        async () => {
-          const d = await core.terminal.saleDetail(saleId);
-          return d?.sale.refunds[0]?.state === 'unconfirmed' ? d : undefined;
-        },
-        'the follow-up to leave the refund to a supervisor',
-        { between: later },
-      );
-      for (let i = 0; i < 6; i++) await later();
+      }
       const waiting = await core.terminal.saleDetail(saleId);
       expect(waiting?.sale).toMatchObject({ status: 'paid', refundable_cents: 0, refunds: [{ state: 'unconfirmed' }] });
       const item = waiting?.sale.description.attention.find((a) => a.reason === 'refund_not_confirmed');
@@ -236,61 +243,23 @@ describe('a provider known to honour refund keys (REFUND_KEYS.honoured)', () => 
   afterAll(() => keyed?.stop());
   afterEach(() => keyed.settle());
 
-  async function paidOn(amountCents: number): Promise<{ saleId: string; serviceId: string }> {
-    const saleId = (await keyed.core.charge({ by: 'Caio', amountCents })).newest?.sale_id ?? '';
-    expect((await keyed.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
-    const sale = await waitFor(async () => {
-      const d = await keyed.core.terminal.saleDetail(saleId);
-      return d?.sale.status === 'paid' ? d.sale : undefined;
-    }, 'the sale to be paid');
-    return { saleId, serviceId: sale.service_id ?? '' };
-  }
-  const left = async (serviceId: string) => {
-    const res = await fetch(`${keyed.core.status().service.baseUrl}/v2/pay_in_refunds/request`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${FIXTURE_TOKENS.supervisor}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ service_id: serviceId, amount: '999999.99' }),
-    });
-    return ((await res.json()) as { detail: { ctx?: { le?: string } }[] }).detail[0]?.ctx?.le;
-  };
-
   it.each(['lost_response', 'http_502'] as const)('an unknown outcome (%s) is asked again with the same key inside its window and refunded exactly once', async (fault) => {
-    const { saleId, serviceId } = await paidOn(1000);
+    const { saleId, serviceId } = await paidSale(1000, keyed);
     await keyed.svc('POST', '/_sandbox/faults', { ...REFUND, fault, count: 3 });
     const sale = await keyed.core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
     expect(sale.sale).toMatchObject({ refunds: [{ state: 'uncertain' }] });
-    const settled = await waitFor(
-      async () => {
-        const d = await keyed.core.terminal.saleDetail(saleId);
-        return d?.sale.refunds[0]?.state === 'made' ? d : undefined;
-      },
-      'the follow-up to resolve the refund',
-      { between: async () => {
-        await keyed.svc('POST', '/_sandbox/clock/advance', { seconds: 11 });
-        await keyed.core.terminal.tick();
-      } },
-    );
+    const settled = await refundReaches(keyed, saleId, 'made', 11);
     expect(settled.sale).toMatchObject({ status: 'partly_refunded', refunded_cents: 400, refundable_cents: 600 });
     expect(settled.events.filter((e) => e.type === 'refund.requested')).toHaveLength(1);
-    expect(await left(serviceId)).toBe('6.00');
+    expect(await leftAtService(serviceId, keyed)).toBe('6.00');
   });
 
   it('past the key’s window it is not asked again: Refund not confirmed, for a supervisor', async () => {
-    const { saleId, serviceId } = await paidOn(1000);
+    const { saleId, serviceId } = await paidSale(1000, keyed);
     // Every attempt fails without an answer, for longer than the service keeps the key.
     await keyed.svc('POST', '/_sandbox/faults', { ...REFUND, fault: 'http_502', count: 1000 });
     await keyed.core.terminal.refund({ saleId, amountCents: 400, by: 'Rui' });
-    const waiting = await waitFor(
-      async () => {
-        const d = await keyed.core.terminal.saleDetail(saleId);
-        return d?.sale.refunds[0]?.state === 'unconfirmed' ? d : undefined;
-      },
-      'the refund to be left to a supervisor',
-      { between: async () => {
-        await keyed.svc('POST', '/_sandbox/clock/advance', { seconds: 3 * 3600 });
-        await keyed.core.terminal.tick();
-      } },
-    );
+    const waiting = await refundReaches(keyed, saleId, 'unconfirmed', 3 * 3600);
     expect(waiting.sale.description.attention).toMatchObject([{ reason: 'refund_not_confirmed', params: { why: 'key_expired' } }]);
     // It was asked again while the key was good (more than the first attempt), never after.
     const used = 1000 - ((await keyed.svc.faults()) as { remaining: number }[])[0]!.remaining;
@@ -301,6 +270,6 @@ describe('a provider known to honour refund keys (REFUND_KEYS.honoured)', () => 
     }
     expect(1000 - ((await keyed.svc.faults()) as { remaining: number }[])[0]!.remaining).toBe(used);
     await keyed.svc('DELETE', '/_sandbox/faults');
-    expect(await left(serviceId)).toBe('10.00');
+    expect(await leftAtService(serviceId, keyed)).toBe('10.00');
   });
 });
