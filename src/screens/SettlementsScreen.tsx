@@ -23,7 +23,7 @@ const CHECK_TEXT: Record<Exclude<ChargeCheck['kind'], 'ids_differ'>, TextKey> = 
   amount_differs: 'settlements.amountDiffers',
   settled_twice: 'settlements.settledTwice',
 };
-const REFUND_TEXT: Record<Exclude<RefundCheck['kind'], 'ids_differ'>, TextKey> = {
+const REFUND_TEXT: Record<Exclude<RefundCheck['kind'], 'ids_differ' | 'deducted_twice'>, TextKey> = {
   matched: 'settlements.matched',
   matched_by_amount: 'settlements.refund.matched_by_amount',
   amount_differs: 'settlements.refund.amount_differs',
@@ -57,6 +57,7 @@ export function SettlementsScreen() {
   /** A line's check in words; a line whose ids are another sale's names them (issue 24 point 3). */
   const checkText = (check: ChargeCheck | RefundCheck, line: 'charge' | 'refund'): string => {
     if (check.kind === 'ids_differ') return t('settlements.idsDiffer', { fields: check.fields.join(', ') });
+    if (check.kind === 'deducted_twice') return t('settlements.refund.deducted_twice', { id: check.earlier });
     const words: Record<string, TextKey> = line === 'charge' ? CHECK_TEXT : REFUND_TEXT;
     return t(words[check.kind] ?? 'settlements.notInJournal');
   };

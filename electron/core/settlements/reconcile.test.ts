@@ -33,6 +33,7 @@ const sale = (n: number, over: Partial<SaleForSettlement> = {}): SaleForSettleme
   received_cents: n === 2 ? 5050 : 10_000 * n,
   settled_in: [],
   refunds: [],
+  deducted: [],
   ...over,
 });
 const SALES = [sale(1), sale(2, { external_id: null })];
@@ -256,6 +257,14 @@ describe('issue 24 point 1: each refund deduction against the app’s own refund
     expect(r.refunds.map((x) => x.check.kind)).toEqual([kind]);
     expect(r.status).toBe(kind === 'matched' ? 'reconciled' : 'needs_attention');
     if (kind !== 'matched') expect(differencesOf(r).map((d) => `${d.key} ${d.what}`)).toEqual([`refund:${String(line['service_refund_id'] ?? 'rpi_1')} ${kind}`]);
+  });
+
+  it('a refund an earlier settlement already deducted: deducted twice, a difference', () => {
+    const r = reconcile(factsOfDetail(arsDetail()), refunded({ deducted: [{ service_refund_id: 'rpi_1', settlement_id: 5 }] }));
+    expect(r.refunds[0]!.check).toEqual({ kind: 'deducted_twice', sale_id: 'sale-1', earlier: 5 });
+    expect(r.status).toBe('needs_attention');
+    // Reconciled again, this settlement's own deduction is not a second one.
+    expect(reconcile(factsOfDetail(arsDetail()), refunded({ deducted: [{ service_refund_id: 'rpi_1', settlement_id: 8 }] })).status).toBe('reconciled');
   });
 
   it('one refund of the app’s (no id known) matches one deduction, never two', () => {

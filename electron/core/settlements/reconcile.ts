@@ -67,6 +67,8 @@ export interface SaleForSettlement {
    * Tx Status settled has no service_refund_id: the service never told which refund it was.
    */
   refunds: ReadonlyArray<{ service_refund_id: string | null; refunded_cents: number }>;
+  /** The refund deductions of this sale that earlier reconciliations found, by settlement. */
+  deducted: ReadonlyArray<{ service_refund_id: string; settlement_id: number }>;
 }
 
 /**
@@ -93,6 +95,7 @@ export type RefundCheck =
   | { kind: 'matched_by_amount'; sale_id: string; refunded_cents: number }
   | { kind: 'amount_differs'; sale_id: string; refunded_cents: number | null; app_cents: number }
   | { kind: 'unknown_refund'; sale_id: string; refunded_cents: number | null }
+  | { kind: 'deducted_twice'; sale_id: string; earlier: number }
   | IdsDiffer
   | { kind: 'not_in_journal' };
 
@@ -163,7 +166,7 @@ export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlem
     let check: RefundCheck;
     if (sale === null) check = { kind: 'not_in_journal' };
     else if (differing.length > 0) check = { kind: 'ids_differ', candidate: sale.sale_id, fields: differing };
-    else check = refundCheck(sale, r, usedWithoutId);
+    else check = refundCheck(sale, r, usedWithoutId, facts.settlement_id);
     return { service_refund_id: r.service_refund_id, service_id: r.service_id, check };
   });
   const invariants = invariantLines(facts);
@@ -173,7 +176,10 @@ export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlem
 }
 
 /** A refund deduction against the refunds the service confirmed to this app for its sale. */
-function refundCheck(sale: SaleForSettlement, r: SettlementFacts['refunds'][number], usedWithoutId: Set<object>): RefundCheck {
+function refundCheck(sale: SaleForSettlement, r: SettlementFacts['refunds'][number], usedWithoutId: Set<object>, settlementId: number): RefundCheck {
+  // A refund is deducted once: the same refund in an earlier settlement takes the money twice.
+  const earlier = sale.deducted.find((d) => d.service_refund_id === r.service_refund_id && d.settlement_id !== settlementId);
+  if (earlier !== undefined) return { kind: 'deducted_twice', sale_id: sale.sale_id, earlier: earlier.settlement_id };
   // refunded_amount is what went back to the payer, in BRL cents like the app's refunds.
   const cents = r.refunded.scale === 2 && (r.refunded.currency === null || r.refunded.currency.toUpperCase() === 'BRL') ? r.refunded.minor : null;
   const mine = sale.refunds.find((x) => x.service_refund_id === r.service_refund_id);

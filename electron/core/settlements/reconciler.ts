@@ -28,6 +28,8 @@ export interface SettlementBookRow {
   at: number;
   /** The sales its charges matched. */
   sale_ids: string[];
+  /** The refund deductions it matched to a sale (a refund is deducted once). */
+  deductions: Array<{ service_refund_id: string; sale_id: string }>;
   /** The keys of the last result's differences (differencesOf). */
   differences: string[];
   /** Per difference key, who acknowledged it; kept when the settlement is reconciled again. */
@@ -39,8 +41,8 @@ export interface ReconciledState {
   settlements: Record<string, SettlementBookRow>;
 }
 
-/** The book's name in the checkpoint: a new name makes the journal fold it again from its entries. */
-export const RECONCILED_PROJECTION = 'settlements.book';
+/** The book's name in the checkpoint: a new name makes the journal fold it again from its entries (v2: the deductions). */
+export const RECONCILED_PROJECTION = 'settlements.book.v2';
 export const reconciledProjection: Projection<ReconciledState> = {
   initial: { settlements: {} },
   reduce: (state: ReconciledState, entry: JournalEntry) => {
@@ -53,7 +55,9 @@ export const reconciledProjection: Projection<ReconciledState> = {
       const result = entry.data['result'] as unknown as Reconciliation | undefined;
       if (result === undefined) return state;
       const sale_ids = result.charges.flatMap((c) => ('sale_id' in c.check ? [c.check.sale_id] : []));
-      row = { status: result.status, at: entry.at, sale_ids, differences: differencesOf(result).map((d) => d.key), acknowledged: before?.acknowledged ?? {} };
+      // A line that says deducted twice is not a deduction of this settlement's own.
+      const deductions = result.refunds.flatMap((r) => ('sale_id' in r.check && r.check.kind !== 'deducted_twice' ? [{ service_refund_id: r.service_refund_id, sale_id: r.check.sale_id }] : []));
+      row = { status: result.status, at: entry.at, sale_ids, deductions, differences: differencesOf(result).map((d) => d.key), acknowledged: before?.acknowledged ?? {} };
     } else {
       const key = entry.data['difference'];
       const by = entry.data['by'];
@@ -455,8 +459,10 @@ export class Reconciler {
   async #sales(facts: SettlementFacts): Promise<SaleForSettlement[]> {
     const { journal } = this.#ctx;
     const settledIn = new Map<string, number[]>();
+    const deducted = new Map<string, Array<{ service_refund_id: string; settlement_id: number }>>();
     for (const [id, s] of Object.entries(journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements)) {
       for (const saleId of s.sale_ids) settledIn.set(saleId, [...(settledIn.get(saleId) ?? []), Number(id)]);
+      for (const d of s.deductions) deducted.set(d.sale_id, [...(deducted.get(d.sale_id) ?? []), { service_refund_id: d.service_refund_id, settlement_id: Number(id) }]);
     }
     const found = new Map<string, SaleForSettlement>();
     for (const item of [...facts.charges, ...facts.refunds]) {
@@ -478,6 +484,7 @@ export class Reconciler {
           settled_in: [...new Set([...(settledIn.get(sale.sale_id) ?? []), ...fromDones])],
           // Only the refunds the service confirmed: an open one is not known to have been made.
           refunds: (sale.refunds ?? []).flatMap((r) => (r.made === undefined ? [] : [{ service_refund_id: r.made.service_refund_id, refunded_cents: r.made.refunded_cents }])),
+          deducted: deducted.get(sale.sale_id) ?? [],
         });
       }
     }
