@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
+import { FIXTURE_WEBHOOK_SECRET } from '../electron/sandbox/fixture.ts';
+import { webhookHeaders } from '../electron/shared/standard-webhooks.ts';
 import { addOperator, expect, openCashier, signIn, signOut, snap, test, type Payer, type RunningApp } from './fixtures.ts';
 
 /**
@@ -38,7 +40,7 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
   await page.getByRole('link', { name: 'Settlements', exact: true }).click();
   await page.getByRole('button', { name: 'Pending', exact: true }).click();
   const pending = page.getByTestId('pending');
-  await expect(pending.getByRole('table', { name: 'Checkout 1' }).locator('tbody tr')).toHaveCount(2);
+  await expect(pending.getByRole('table', { name: 'Store 1 · Checkout 1' }).locator('tbody tr')).toHaveCount(2);
   await expect(pending.getByTestId('pending-totals')).toContainText('2 charges');
   await expect(pending).not.toContainText('The net is negative');
   await snap(page, testInfo, 'settlements-00-pending');
@@ -123,4 +125,56 @@ test('a charge the journal does not know: Needs attention until a supervisor ack
   await expect(row).toHaveAttribute('data-reconciled', 'acknowledged');
   await page.getByRole('link', { name: 'Cashier', exact: true }).click();
   await expect(page.locator(`li[data-settlement="${id}"]`)).toHaveCount(0);
+});
+
+/**
+ * Issue 24 point 4: a `settlement.settled` signed with the merchant's secret for a settlement
+ * the service does not have (a forged delivery, or one not listed yet) is delivered to the app.
+ */
+async function deliverUnknownSettlement(request: APIRequestContext, payer: Payer, settlementId: number): Promise<void> {
+  const endpoints = (await (await request.get(`${payer.baseUrl}/_sandbox/webhook`)).json()) as Record<string, { url: string | null }>;
+  const now = Date.parse(((await (await request.get(`${payer.baseUrl}/_sandbox/clock`)).json()) as { now: string }).now);
+  const body = JSON.stringify({
+    event: 'settlement.settled',
+    settlement_id: settlementId,
+    provider_settlement_id: 'prov-unknown',
+    external_settlement_id: null,
+    amount: 0,
+    currency_id: 3,
+    source_amount: 0,
+    source_currency_id: 3,
+    source_net_price: 0,
+    settled_at: new Date(now).toISOString(),
+    charges: [],
+    refunds: [],
+  });
+  const res = await request.post(endpoints['1']!.url as string, { headers: { ...webhookHeaders(FIXTURE_WEBHOOK_SECRET, `msg_unknown_${settlementId}`, Math.floor(now / 1000), body), 'content-type': 'application/json' }, data: body });
+  expect(res.status()).toBe(200);
+}
+
+test('a settlement known only from its signed webhook is listed with Needs attention and what differs', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await supervisorAt(page, freshApp, request, 'blockchain_batched', { name: 'Ciro', pin: '4826' });
+  const id = 880_001;
+  await deliverUnknownSettlement(request, payer, id);
+  await page.getByRole('link', { name: 'Settlements', exact: true }).click();
+  const row = page.getByRole('table', { name: 'Settlements' }).locator(`tr[data-settlement="${id}"]`);
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect(row).toHaveAttribute('data-missing', 'list', { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(row).toHaveAttribute('data-reconciled', 'needs_attention');
+  await expect(row).toContainText('Needs attention · Not in the service’s list');
+  await row.getByRole('button', { name: `Show settlement ${id}` }).click();
+  const detail = page.getByTestId('settlement-detail');
+  await expect(detail.getByTestId('only-webhook')).toHaveText('Known only from its signed webhook: the service answers that it has no such settlement.');
+  const line = detail.getByTestId('differences').locator('li[data-difference="missing:detail"]');
+  await expect(line).toContainText('The service does not have this settlement; only its signed webhook said it settled.');
+  await snap(page, testInfo, 'settlements-04-only-webhook');
+  await line.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(line).toContainText('Acknowledged by Ciro');
+  await expect(detail.getByTestId('settlement-status')).toHaveText('Differences acknowledged');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await expect(row).toHaveAttribute('data-reconciled', 'acknowledged');
+  await expect(row).toContainText('Not in the service’s list');
 });

@@ -13,7 +13,7 @@ export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
 export type { ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
 export type { BookStatus, PendingRow, SettlementNotice, SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
-export type { Reconciliation, ChargeCheck, InvariantLine, PaidSale, Difference as SettlementDifference } from './settlements/reconcile.ts';
+export type { Reconciliation, ChargeCheck, RefundCheck, InvariantLine, PaidSale, Difference as SettlementDifference } from './settlements/reconcile.ts';
 export type { MedReason, MedStatus } from './api/routes.ts';
 export type { StoreField, WalletChoice } from './backoffice/rules.ts';
 export type { Store } from './api/routes.ts';

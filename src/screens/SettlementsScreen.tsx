@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, RefundCheck, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
@@ -17,11 +17,18 @@ const STATUS_TEXT: Record<string, TextKey> = {
   CANCELED: 'settlements.status.CANCELED',
   FAILED: 'settlements.status.FAILED',
 };
-const CHECK_TEXT: Record<ChargeCheck['kind'], TextKey> = {
+const CHECK_TEXT: Record<Exclude<ChargeCheck['kind'], 'ids_differ'>, TextKey> = {
   matched: 'settlements.matched',
   not_in_journal: 'settlements.notInJournal',
   amount_differs: 'settlements.amountDiffers',
   settled_twice: 'settlements.settledTwice',
+};
+const REFUND_TEXT: Record<Exclude<RefundCheck['kind'], 'ids_differ' | 'deducted_twice'>, TextKey> = {
+  matched: 'settlements.matched',
+  matched_by_amount: 'settlements.refund.matched_by_amount',
+  amount_differs: 'settlements.refund.amount_differs',
+  unknown_refund: 'settlements.refund.unknown_refund',
+  not_in_journal: 'settlements.notInJournal',
 };
 const RULE_TEXT: Record<InvariantLine['rule'], TextKey> = {
   currency: 'settlements.rule.currency',
@@ -47,6 +54,13 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export function SettlementsScreen() {
   const t = useText();
   const lang = useLang();
+  /** A line's check in words; a line whose ids are another sale's names them (issue 24 point 3). */
+  const checkText = (check: ChargeCheck | RefundCheck, line: 'charge' | 'refund'): string => {
+    if (check.kind === 'ids_differ') return t('settlements.idsDiffer', { fields: check.fields.join(', ') });
+    if (check.kind === 'deducted_twice') return t('settlements.refund.deducted_twice', { id: check.earlier });
+    const words: Record<string, TextKey> = line === 'charge' ? CHECK_TEXT : REFUND_TEXT;
+    return t(words[check.kind] ?? 'settlements.notInJournal');
+  };
   const [from, setFrom] = useState(() => day(Date.now() - 30 * DAY_MS));
   const [to, setTo] = useState(() => day(Date.now()));
   const [rows, setRows] = useState<SettlementListRow[] | null>(null);
@@ -119,17 +133,20 @@ export function SettlementsScreen() {
             </tr>
           </thead>
           <tbody>
-            {rows.map(({ settlement: s, reconciled }) => (
-              <tr key={s.settlement_id} data-settlement={s.settlement_id} data-reconciled={reconciled ?? 'none'}>
+            {rows.map(({ settlement: s, reconciled, missing_from }) => (
+              <tr key={s.settlement_id} data-settlement={s.settlement_id} data-reconciled={reconciled ?? 'none'} data-missing={missing_from ?? 'none'}>
                 <td>
                   <button type="button" onClick={() => void show(s.settlement_id)} aria-label={t('settlements.open', { id: s.settlement_id })}>
                     {s.settlement_id}
                   </button>
                 </td>
                 <td>{s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')}</td>
-                <td>{settlementFigure(s.amount)}</td>
+                <td>{s.amount === null ? '—' : settlementFigure(s.amount)}</td>
                 <td>{s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)}</td>
-                <td>{reconciled === null ? t('settlements.notYet') : t(BOOK_TEXT[reconciled])}</td>
+                <td>
+                  {reconciled === null ? t('settlements.notYet') : t(BOOK_TEXT[reconciled])}
+                  {missing_from === 'list' && ` · ${t('settlements.notInList')}`}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -155,10 +172,10 @@ export function SettlementsScreen() {
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
         <h3 id="pending-heading">{t('settlements.pendingHeading')}</h3>
         {checkouts.length === 0 && <p>{t('settlements.nothingPending')}</p>}
-        {checkouts.map(({ checkout_id, pending: p, net_negative }) => (
-          <div key={checkout_id} data-checkout={checkout_id}>
-            <h4>{t('settlements.pendingCheckout', { checkout: checkout_id })}</h4>
-            <table aria-label={t('settlements.pendingCheckout', { checkout: checkout_id })}>
+        {checkouts.map(({ store_id, checkout_id, pending: p, net_negative }) => (
+          <div key={`${store_id}/${checkout_id}`} data-store={store_id} data-checkout={checkout_id}>
+            <h4>{t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}</h4>
+            <table aria-label={t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}>
               <thead>
                 <tr>
                   <th scope="col">{t('settlements.col.charge')}</th>
@@ -225,7 +242,7 @@ export function SettlementsScreen() {
               {sales.map((sale) => (
                 <tr key={sale.sale_id} data-sale-id={sale.sale_id}>
                   <td>{new Date(sale.paid_at).toLocaleString(lang)}</td>
-                  <td>{t('settlements.pendingCheckout', { checkout: sale.checkout_id })}</td>
+                  <td>{t('settlements.pendingCheckout', { store: sale.store_id, checkout: sale.checkout_id })}</td>
                   <td>{formatMoney(lang, sale.received_cents)}</td>
                   <td>
                     <code>{sale.external_id ?? sale.pix_id ?? sale.sale_id}</code>
@@ -244,10 +261,15 @@ export function SettlementsScreen() {
       case 'charge': {
         // Named as the charges table names it: the merchant's reference when there is one.
         const charge = view.settlement.charges.find((c) => c.service_id === d.subject);
-        return t('settlements.diff.charge', { id: charge?.external_id ?? d.subject, what: t(CHECK_TEXT[d.what as ChargeCheck['kind']] ?? 'settlements.notInJournal') });
+        const check = view.result.charges.find((c) => c.service_id === d.subject)?.check ?? { kind: 'not_in_journal' as const };
+        return t('settlements.diff.charge', { id: charge?.external_id ?? d.subject, what: checkText(check, 'charge') });
       }
-      case 'refund':
-        return t('settlements.diff.refund', { id: d.subject });
+      case 'refund': {
+        const check = view.result.refunds.find((r) => r.service_refund_id === d.subject)?.check ?? { kind: 'not_in_journal' as const };
+        return t('settlements.diff.refund', { id: d.subject, what: checkText(check, 'refund') });
+      }
+      case 'missing':
+        return t('settlements.diff.missing');
       case 'invariant':
         return t('settlements.diff.invariant', { rule: t(RULE_TEXT[d.subject as InvariantLine['rule']] ?? 'settlements.invariants') });
       case 'field':
@@ -306,15 +328,24 @@ export function SettlementsScreen() {
   function Detail({ view, onChange }: { view: SettlementView; onChange: (next: Pick<SettlementView, 'status' | 'differences'>) => void }) {
     const { settlement: s, result, sales } = view;
     const totalsHold = result.invariants.every((l) => l.holds);
+    // Only the fields the webhook and the detail disagree on; a refused figure or a settlement
+    // the service does not have are said under What differs.
+    const fields = result.differs.filter((d) => !d.startsWith('decode:') && !d.startsWith('missing:'));
     return (
       <section className="card" aria-labelledby="settlement-detail-heading" data-testid="settlement-detail">
         <h3 id="settlement-detail-heading">
           {t('settlements.detailHeading', { id: s.settlement_id })} · <span data-testid="settlement-status">{t(BOOK_TEXT[view.status])}</span>
         </h3>
         <p>
-          {settlementFigure(s.amount)} · {s.settlement_provider_name}
+          {settlementFigure(s.amount)}
+          {view.from === 'service' ? ` · ${s.settlement_provider_name}` : ''}
           {s.external_settlement_id ? ` · ${s.external_settlement_id}` : ''}
         </p>
+        {view.from === 'webhook' && (
+          <p className="error" data-testid="only-webhook">
+            {t('settlements.onlyWebhook')}
+          </p>
+        )}
         <table aria-label={t('settlements.charges')}>
           <thead>
             <tr>
@@ -336,7 +367,7 @@ export function SettlementsScreen() {
                   <td>{settlementFigure(c.charged_amount)}</td>
                   <td>{c.settlement_amount === null ? '—' : settlementFigure(c.settlement_amount)}</td>
                   <td>
-                    {t(CHECK_TEXT[check.kind])}
+                    {checkText(check, 'charge')}
                     {sale &&
                       ` · ${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.received_cents ?? sale.amount_cents)}${sale.external_id ? ` · ${sale.external_id}` : ''}`}
                   </td>
@@ -364,7 +395,10 @@ export function SettlementsScreen() {
                       <code>{r.service_refund_id}</code>
                     </td>
                     <td>{settlementFigure(r.deduction_amount)}</td>
-                    <td>{sale ? `${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.amount_cents)}` : t('settlements.notInJournal')}</td>
+                    <td>
+                      {check.kind === 'matched' ? null : `${checkText(check, 'refund')}${sale ? ' · ' : ''}`}
+                      {sale ? `${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.amount_cents)}` : null}
+                    </td>
                   </tr>
                 );
               })}
@@ -374,11 +408,11 @@ export function SettlementsScreen() {
         <ul aria-label={t('settlements.invariants')}>
           {result.invariants.map((l) => (
             <li key={l.rule} data-holds={l.holds}>
-              {t(RULE_TEXT[l.rule])}: {l.left} {l.holds ? '=' : '≠'} {l.right}
+              {t(RULE_TEXT[l.rule])}: {l.missing ? `${l.left} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${l.left} ${l.holds ? '=' : '≠'} ${l.right}`}
             </li>
           ))}
         </ul>
-        {result.differs.length > 0 && <p className="error">{t('settlements.differs', { fields: result.differs.join(', ') })}</p>}
+        {fields.length > 0 && <p className="error">{t('settlements.differs', { fields: fields.join(', ') })}</p>}
         <p className={totalsHold ? 'good' : 'error'} data-testid="totals-check">
           {t(totalsHold ? 'settlements.totalsOk' : 'settlements.totalsBad')}
         </p>

@@ -623,6 +623,12 @@ export interface SettlementTransactionPage {
 export interface PendingChargesQuery {
   /** Omit when exactly one checkout is enrolled in the batched program (reference 4.7). */
   checkout_id?: number;
+  /**
+   * Not in the reference, whose pending-charges names a checkout by checkout_id alone while
+   * checkout ids are per store: the sandbox takes it, and without it checkout 1 of store 2
+   * would be read as checkout 1 of store 1 (issue 24 point 3).
+   */
+  store_id?: number;
   from?: string;
   to?: string;
   limit?: number;
@@ -1193,7 +1199,11 @@ export const ROUTES = {
     access: PAY_IN,
     retry: 'always',
     success: [200],
-    assumptions: ['Settlement reads take pay_in, any role (contract 1).', 'Totals carry no currency: read in the items’ settlement currency.'],
+    assumptions: [
+      'Settlement reads take pay_in, any role (contract 1).',
+      'Totals carry no currency: read in the items’ settlement currency.',
+      'A store_id narrows the checkout (checkout ids are per store); the reference does not show it, the sandbox takes it.',
+    ],
     encode: (query: PendingChargesQuery) => ({ query: { ...query } }),
     decode: (body) => decodePendingCharges(obj(body)),
   }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent } from '../api/routes.ts';
-import { differencesOf, factsOfEvent, findSale, invariantLines, reconcile, show, unsettledSales, type PaidSale, type SaleForSettlement } from './reconcile.ts';
+import { decodeSettledEvent, ROUTES } from '../api/routes.ts';
+import { differencesOf, factsOfDetail, factsOfEvent, findSale, invariantLines, poolKey, reconcile, show, unsettledSales, type PaidSale, type PendingIds, type SaleForSettlement } from './reconcile.ts';
 
 /** A `settlement.settled` payload as the wire carries it (reference 6.1), figures as JSON numbers. */
 function payload(over: Record<string, unknown> = {}) {
@@ -32,6 +32,8 @@ const sale = (n: number, over: Partial<SaleForSettlement> = {}): SaleForSettleme
   pix_id: `pix-${n}`,
   received_cents: n === 2 ? 5050 : 10_000 * n,
   settled_in: [],
+  refunds: [],
+  deducted: [],
   ...over,
 });
 const SALES = [sale(1), sale(2, { external_id: null })];
@@ -97,7 +99,7 @@ describe('a settlement against the journal', () => {
         { service_refund_id: 'rpi_2', service_id: 'svc-9', external_id: null, service_request_id: 'pix-9', refunded_amount: 5, refunded_currency: 'BRL', deduction_amount: 0.95, deduction_currency: 'USDt' },
       ],
     });
-    const r = reconcile(factsOfEvent(decodeSettledEvent(body)), [...SALES, sale(9, { settled_in: [2] })].slice(0, 2));
+    const r = reconcile(factsOfEvent(decodeSettledEvent(body)), [sale(1, { refunds: [{ service_refund_id: 'rpi_1', refunded_cents: 2000 }] }), SALES[1]!]);
     expect(r.refunds.map((x) => x.check.kind)).toEqual(['matched', 'not_in_journal']);
     expect(r.invariants.find((i) => i.rule === 'net')).toMatchObject({ holds: true, left: '25.500000', right: '30.500000 − 5.000000' });
     expect(r.status).toBe('needs_attention');
@@ -113,7 +115,7 @@ describe('the 6.1 invariants per mode (contract 8), exact to one minor unit', ()
     ['blockchain, source_net_price one micro-USDt low', { source_net_price: usdt(30_499_999) }, ['net_price', 'no_refunds_equal']],
     ['ARS batched, exact (the source side is USDt: not comparable)', { currency_id: 1, amount: 30.5, source_currency_id: 3, source_amount: 0.03, source_net_price: 0.03, charges: ars() }, []],
     ['ARS batched, amount one centavo high', { currency_id: 1, amount: 30.51, source_currency_id: 3, source_amount: 0.03, source_net_price: 0.03, charges: ars() }, ['net']],
-    ['a charge quoted in another currency', { charges: [payload().charges[0], { ...payload().charges[1], settlement_currency: 'ARS', settlement_amount: 10.25 }] }, ['currency']],
+    ['a charge quoted in another currency', { charges: [payload().charges[0], { ...payload().charges[1], settlement_currency: 'ARS', settlement_amount: 10.25 }] }, ['currency', 'net']],
   ])('%s', (_name, over, broken) => {
     const lines = invariantLines(factsOfEvent(decodeSettledEvent(payload(over))));
     expect(lines.filter((l) => !l.holds).map((l) => l.rule)).toEqual(broken);
@@ -169,15 +171,18 @@ describe('paid sales no settlement included in time (reference 4.7)', () => {
     settled: false,
     ...over,
   });
-  const none = { service_ids: new Set<string>(), request_ids: new Set<string>() };
+  const none = new Map<string, PendingIds>();
+  /** The pending pool of checkout 2 of store 1, the one the sales are on. */
+  const pool = (service: string[], request: string[], key = poolKey(1, 2)) => new Map([[key, { service_ids: new Set(service), request_ids: new Set(request) }]]);
   it.each<[string, PaidSale, typeof none, boolean]>([
     ['paid three hours ago, in no settlement and not pending: flagged', paid(1), none, true],
     ['paid within the two windows: not yet', paid(1, { paid_at: NOW - 2 * HOUR + 1 }), none, false],
     ['exactly two windows: flagged', paid(1, { paid_at: NOW - 2 * HOUR }), none, true],
     ['settled: never', paid(1, { settled: true }), none, false],
-    ['still pending at the service by service_id (a negative net keeps the pool)', paid(1), { service_ids: new Set(['svc-1']), request_ids: new Set() }, false],
-    ['still pending by service_request_id = pix_id', paid(1), { service_ids: new Set(), request_ids: new Set(['pix-1']) }, false],
-    ['another sale pending does not excuse this one', paid(1), { service_ids: new Set(['svc-2']), request_ids: new Set(['pix-2']) }, true],
+    ['still pending at the service by service_id (a negative net keeps the pool)', paid(1), pool(['svc-1'], []), false],
+    ['still pending by service_request_id = pix_id', paid(1), pool([], ['pix-1']), false],
+    ['another sale pending does not excuse this one', paid(1), pool(['svc-2'], ['pix-2']), true],
+    ['issue 24 point 3: pending in checkout 2 of store 2 does not excuse a sale of checkout 2 of store 1', paid(1), pool(['svc-1'], ['pix-1'], poolKey(2, 2)), true],
   ])('%s', (_case, s, pending, flagged) => {
     expect(unsettledSales([s], pending, NOW, 2 * HOUR).length).toBe(flagged ? 1 : 0);
   });
@@ -185,5 +190,110 @@ describe('paid sales no settlement included in time (reference 4.7)', () => {
   it('lists the oldest first', () => {
     const list = unsettledSales([paid(1, { paid_at: NOW - 3 * HOUR }), paid(2, { paid_at: NOW - 5 * HOUR })], none, NOW, 2 * HOUR);
     expect(list.map((s) => s.sale_id)).toEqual(['sale-2', 'sale-1']);
+  });
+});
+
+/** A settlement detail as the wire carries it (reference 2.7–2.9): ARS batched, one charge, one refund. */
+function arsDetail(over: { refunds?: Array<Record<string, unknown>>; charges?: Array<Record<string, unknown>>; amount?: number } = {}) {
+  return ROUTES['settlements.get'].decode({
+    settlement_id: 8,
+    settlement_provider_name: 'prov',
+    provider_settlement_id: 'prov-8',
+    external_settlement_id: null,
+    amount: over.amount ?? 40,
+    currency: 'ARS',
+    address_to: 'acct',
+    address_from: 'vault',
+    settlement_message: null,
+    settled_at: '2026-11-24T10:00:00Z',
+    created_at: '2026-11-24T09:00:00Z',
+    status: 'DONE',
+    charges: over.charges ?? [
+      { service_id: 'svc-1', external_id: 'order-1', service_request_id: 'pix-1', charged_amount: 100, charged_currency: 'BRL', settlement_amount: 50, settlement_currency: 'ARS', charged_timestamp: null, received_timestamp: null },
+    ],
+    refunds: over.refunds ?? [refundLine()],
+  }, 200, { settlement_id: 8 });
+}
+function refundLine(over: Record<string, unknown> = {}) {
+  return { service_refund_id: 'rpi_1', pay_in_refund_request_id: 'rpir_1', service_id: 'svc-1', external_id: 'order-1', service_request_id: 'pix-1', refunded_amount: 20, refunded_currency: 'BRL', deduction_amount: 10, deduction_currency: 'ARS', created_at: '2026-11-24T09:30:00Z', ...over };
+}
+const refunded = (over: Partial<SaleForSettlement> = {}) => [sale(1, { refunds: [{ service_refund_id: 'rpi_1', refunded_cents: 2000 }], ...over })];
+
+describe('issue 24 point 2: no invariant passes by being skipped', () => {
+  it('an ARS settlement with a 10.00 deduction of null currency needs attention: its currency unknown, its net not computable', () => {
+    const r = reconcile(factsOfDetail(arsDetail({ refunds: [refundLine({ deduction_currency: null })] })), refunded());
+    expect(r.invariants.filter((l) => !l.holds).map((l) => l.rule)).toEqual(['currency', 'net']);
+    expect(r.invariants.find((l) => l.rule === 'net')).toMatchObject({ right: 'not computable', missing: ['rpi_1.deduction_currency', 'rpi_1.deduction_amount'] });
+    expect(r.status).toBe('needs_attention');
+  });
+
+  it('a charge with no settlement amount: the net is a difference too, never left out', () => {
+    const charge = { service_id: 'svc-1', external_id: 'order-1', service_request_id: 'pix-1', charged_amount: 100, charged_currency: 'BRL', settlement_amount: null, settlement_currency: 'ARS', charged_timestamp: null, received_timestamp: null };
+    const r = reconcile(factsOfDetail(arsDetail({ charges: [charge] })), refunded());
+    expect(r.invariants.filter((l) => !l.holds).map((l) => l.rule)).toEqual(['currency', 'net']);
+    expect(r.status).toBe('needs_attention');
+  });
+
+  it('the same settlement with its deduction in ARS is Reconciled', () => {
+    const r = reconcile(factsOfDetail(arsDetail()), refunded());
+    expect(r.invariants.map((l) => [l.rule, l.holds])).toEqual([
+      ['currency', true],
+      ['net', true],
+    ]);
+    expect(r.status).toBe('reconciled');
+  });
+});
+
+describe('issue 24 point 1: each refund deduction against the app’s own refunds', () => {
+  it.each<[string, Partial<SaleForSettlement>, Record<string, unknown>, string]>([
+    ['the app’s refund, by service_refund_id and amount', {}, {}, 'matched'],
+    ['a deduction the app never asked for (no refund of that id)', { refunds: [] }, {}, 'unknown_refund'],
+    ['another refund id than the app’s', {}, { service_refund_id: 'rpi_other' }, 'unknown_refund'],
+    ['the app’s refund id with another amount', {}, { refunded_amount: 25 }, 'amount_differs'],
+    ['a refund the app settled by Tx Status (no id known), same amount: matched by charge and amount, and said so', { refunds: [{ service_refund_id: null, refunded_cents: 2000 }] }, {}, 'matched_by_amount'],
+    ['a refund the app settled by Tx Status, another amount', { refunds: [{ service_refund_id: null, refunded_cents: 1500 }] }, {}, 'unknown_refund'],
+  ])('%s', (_name, over, line, kind) => {
+    const r = reconcile(factsOfDetail(arsDetail({ refunds: [refundLine(line)] })), refunded(over));
+    expect(r.refunds.map((x) => x.check.kind)).toEqual([kind]);
+    expect(r.status).toBe(kind === 'matched' ? 'reconciled' : 'needs_attention');
+    if (kind !== 'matched') expect(differencesOf(r).map((d) => `${d.key} ${d.what}`)).toEqual([`refund:${String(line['service_refund_id'] ?? 'rpi_1')} ${kind}`]);
+  });
+
+  it('a refund an earlier settlement already deducted: deducted twice, a difference', () => {
+    const r = reconcile(factsOfDetail(arsDetail()), refunded({ deducted: [{ service_refund_id: 'rpi_1', settlement_id: 5 }] }));
+    expect(r.refunds[0]!.check).toEqual({ kind: 'deducted_twice', sale_id: 'sale-1', earlier: 5 });
+    expect(r.status).toBe('needs_attention');
+    // Reconciled again, this settlement's own deduction is not a second one.
+    expect(reconcile(factsOfDetail(arsDetail()), refunded({ deducted: [{ service_refund_id: 'rpi_1', settlement_id: 8 }] })).status).toBe('reconciled');
+  });
+
+  it('one refund of the app’s (no id known) matches one deduction, never two', () => {
+    const body = arsDetail({ amount: 30, refunds: [refundLine(), refundLine({ service_refund_id: 'rpi_2' })] });
+    const r = reconcile(factsOfDetail(body), refunded({ refunds: [{ service_refund_id: null, refunded_cents: 2000 }] }));
+    expect(r.refunds.map((x) => x.check.kind)).toEqual(['matched_by_amount', 'unknown_refund']);
+  });
+});
+
+describe('issue 24 point 3: a match agrees on every identifier both sides have', () => {
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['found by external_id, another service_id', { service_id: 'svc-other' }, ['service_id']],
+    ['found by external_id, another pix_id', { service_request_id: 'pix-other' }, ['service_request_id']],
+    ['found by service_id, another external_id', { external_id: 'order-other' }, ['external_id']],
+  ])('a charge %s: a difference, the sale not counted as settled', (_name, over, fields) => {
+    const charge = { service_id: 'svc-1', external_id: 'order-1', service_request_id: 'pix-1', charged_amount: 100, charged_currency: 'BRL', settlement_amount: 50, settlement_currency: 'ARS', charged_timestamp: null, received_timestamp: null, ...over };
+    const r = reconcile(factsOfDetail(arsDetail({ amount: 50, refunds: [], charges: [charge] })), [sale(1)]);
+    expect(r.charges[0]!.check).toEqual({ kind: 'ids_differ', candidate: 'sale-1', fields });
+    expect(r.status).toBe('needs_attention');
+    expect(differencesOf(r).map((d) => `${d.key} ${d.what}`)).toEqual([`charge:${String(charge.service_id)} ids_differ`]);
+  });
+
+  it('a refund found by external_id whose service_id is another charge’s: a difference', () => {
+    const r = reconcile(factsOfDetail(arsDetail({ refunds: [refundLine({ service_id: 'svc-other' })] })), refunded());
+    expect(r.refunds[0]!.check).toEqual({ kind: 'ids_differ', candidate: 'sale-1', fields: ['service_id'] });
+  });
+
+  it('a sale with no external_id of its own agrees with a line that has one (only ids both sides have count)', () => {
+    const r = reconcile(factsOfDetail(arsDetail({ amount: 50, refunds: [] })), [sale(1, { external_id: null })]);
+    expect(r.charges[0]!.check).toEqual({ kind: 'matched', sale_id: 'sale-1' });
   });
 });

@@ -19,7 +19,7 @@ export interface SettlementFacts {
   /** Webhook only (reference 6.1): what moved on the source side. */
   source: { amount: Amount; currency: string; net_price: Amount } | null;
   charges: Array<{ service_id: string; external_id: string | null; service_request_id: string; charged: Amount; settlement_amount: Amount | null; settlement_currency: string | null }>;
-  refunds: Array<{ service_refund_id: string; service_id: string; external_id: string | null; service_request_id: string | null; deduction: Amount; deduction_currency: string | null }>;
+  refunds: Array<{ service_refund_id: string; service_id: string; external_id: string | null; service_request_id: string | null; refunded: Amount; deduction: Amount; deduction_currency: string | null }>;
 }
 
 export function factsOfEvent(e: SettledEvent): SettlementFacts {
@@ -33,7 +33,7 @@ export function factsOfEvent(e: SettledEvent): SettlementFacts {
     external_settlement_id: e.external_settlement_id,
     source: { amount: e.source_amount, currency: e.source_currency, net_price: e.source_net_price },
     charges: e.charges.map((c) => ({ service_id: c.service_id, external_id: c.external_id, service_request_id: c.service_request_id, charged: c.charged_amount, settlement_amount: c.settlement_amount, settlement_currency: c.settlement_currency })),
-    refunds: e.refunds.map((r) => ({ service_refund_id: r.service_refund_id, service_id: r.service_id, external_id: r.external_id, service_request_id: r.service_request_id, deduction: r.deduction_amount, deduction_currency: r.deduction_currency })),
+    refunds: e.refunds.map((r) => ({ service_refund_id: r.service_refund_id, service_id: r.service_id, external_id: r.external_id, service_request_id: r.service_request_id, refunded: r.refunded_amount, deduction: r.deduction_amount, deduction_currency: r.deduction_currency })),
   };
 }
 
@@ -48,7 +48,7 @@ export function factsOfDetail(d: SettlementDetail): SettlementFacts {
     external_settlement_id: d.external_settlement_id,
     source: null,
     charges: d.charges.map((c) => ({ service_id: c.service_id, external_id: c.external_id, service_request_id: c.service_request_id, charged: c.charged_amount, settlement_amount: c.settlement_amount, settlement_currency: c.settlement_currency })),
-    refunds: d.refunds.map((r) => ({ service_refund_id: r.service_refund_id, service_id: r.service_id, external_id: r.external_id, service_request_id: r.service_request_id, deduction: r.deduction_amount, deduction_currency: r.deduction_currency })),
+    refunds: d.refunds.map((r) => ({ service_refund_id: r.service_refund_id, service_id: r.service_id, external_id: r.external_id, service_request_id: r.service_request_id, refunded: r.refunded_amount, deduction: r.deduction_amount, deduction_currency: r.deduction_currency })),
   };
 }
 
@@ -62,20 +62,49 @@ export interface SaleForSettlement {
   received_cents: number | null;
   /** Settlements that already included this sale's charge (earlier reconciliations, legacy done events). */
   settled_in: readonly number[];
+  /**
+   * The refunds the service confirmed to this app (lifecycle RefundFact.made). A refund that
+   * Tx Status settled has no service_refund_id: the service never told which refund it was.
+   */
+  refunds: ReadonlyArray<{ service_refund_id: string | null; refunded_cents: number }>;
+  /** The refund deductions of this sale that earlier reconciliations found, by settlement. */
+  deducted: ReadonlyArray<{ service_refund_id: string; settlement_id: number }>;
 }
+
+/**
+ * A line found a sale by one id while another id both sides have differs (issue 24 point 3):
+ * not that sale's line, so `candidate` (never `sale_id`: the sale does not learn this settlement).
+ */
+export type IdsDiffer = { kind: 'ids_differ'; candidate: string; fields: Array<'external_id' | 'service_id' | 'service_request_id'> };
 
 export type ChargeCheck =
   | { kind: 'matched'; sale_id: string }
   | { kind: 'amount_differs'; sale_id: string; charged_cents: number | null; received_cents: number | null }
   | { kind: 'settled_twice'; sale_id: string; earlier: number }
+  | IdsDiffer
   | { kind: 'not_in_journal' };
 
-export type RefundCheck = { kind: 'matched'; sale_id: string } | { kind: 'not_in_journal' };
+/**
+ * A refund deduction against the app's own refunds of its sale (issue 24 point 1): the same
+ * service_refund_id and amount; `matched_by_amount` when the app's refund has no id (Tx Status
+ * settled it) and only the charge and the amount agree, which a person confirms; a deduction
+ * of a refund the app does not know, or of another amount, is a difference.
+ */
+export type RefundCheck =
+  | { kind: 'matched'; sale_id: string }
+  | { kind: 'matched_by_amount'; sale_id: string; refunded_cents: number }
+  | { kind: 'amount_differs'; sale_id: string; refunded_cents: number | null; app_cents: number }
+  | { kind: 'unknown_refund'; sale_id: string; refunded_cents: number | null }
+  | { kind: 'deducted_twice'; sale_id: string; earlier: number }
+  | IdsDiffer
+  | { kind: 'not_in_journal' };
 
 export interface InvariantLine {
   /** e.g. `amount = charges − deductions`. */
   rule: 'net' | 'source_net' | 'no_refunds_equal' | 'net_price' | 'currency';
   holds: boolean;
+  /** The figures that could not be read (issue 24 point 2): the line then does not hold. */
+  missing?: string[];
   /** The figures compared, as exact decimals in the settlement's currency. */
   left: string;
   right: string;
@@ -101,11 +130,25 @@ export function findSale(sales: readonly SaleForSettlement[], ids: { external_id
   return sales.find((s) => ids.service_id !== null && s.service_id === ids.service_id) ?? sales.find((s) => ids.service_request_id !== null && s.pix_id === ids.service_request_id) ?? null;
 }
 
+/**
+ * The ids of a line that both it and its sale have and that differ (issue 24 point 3): a
+ * line found by external_id whose service_id or pix_id is another sale's is not this sale's.
+ */
+export function idsDiffering(sale: SaleForSettlement, ids: { external_id: string | null; service_id: string | null; service_request_id: string | null }): IdsDiffer['fields'] {
+  const out: IdsDiffer['fields'] = [];
+  if (sale.external_id !== null && ids.external_id !== null && sale.external_id !== ids.external_id) out.push('external_id');
+  if (sale.service_id !== null && ids.service_id !== null && sale.service_id !== ids.service_id) out.push('service_id');
+  if (sale.pix_id !== null && ids.service_request_id !== null && sale.pix_id !== ids.service_request_id) out.push('service_request_id');
+  return out;
+}
+
 export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlement[], other: SettlementFacts | null = null): Reconciliation {
   const charges = facts.charges.map((c) => {
     const sale = findSale(sales, c);
+    const differing = sale === null ? [] : idsDiffering(sale, c);
     let check: ChargeCheck;
     if (sale === null) check = { kind: 'not_in_journal' };
+    else if (differing.length > 0) check = { kind: 'ids_differ', candidate: sale.sale_id, fields: differing };
     else {
       const earlier = sale.settled_in.find((id) => id !== facts.settlement_id);
       const charged = c.charged.scale === 2 ? c.charged.minor : null;
@@ -115,14 +158,42 @@ export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlem
     }
     return { service_id: c.service_id, check };
   });
+  // Each of the app's refunds without an id answers for one deduction at most.
+  const usedWithoutId = new Set<object>();
   const refunds = facts.refunds.map((r) => {
     const sale = findSale(sales, r);
-    return { service_refund_id: r.service_refund_id, service_id: r.service_id, check: sale === null ? ({ kind: 'not_in_journal' } as const) : ({ kind: 'matched', sale_id: sale.sale_id } as const) };
+    const differing = sale === null ? [] : idsDiffering(sale, r);
+    let check: RefundCheck;
+    if (sale === null) check = { kind: 'not_in_journal' };
+    else if (differing.length > 0) check = { kind: 'ids_differ', candidate: sale.sale_id, fields: differing };
+    else check = refundCheck(sale, r, usedWithoutId, facts.settlement_id);
+    return { service_refund_id: r.service_refund_id, service_id: r.service_id, check };
   });
   const invariants = invariantLines(facts);
   const differs = other === null ? [] : compare(facts, other);
   const ok = charges.every((c) => c.check.kind === 'matched') && refunds.every((r) => r.check.kind === 'matched') && invariants.every((i) => i.holds) && differs.length === 0;
   return { settlement_id: facts.settlement_id, charges, refunds, invariants, differs, status: ok ? 'reconciled' : 'needs_attention' };
+}
+
+/** A refund deduction against the refunds the service confirmed to this app for its sale. */
+function refundCheck(sale: SaleForSettlement, r: SettlementFacts['refunds'][number], usedWithoutId: Set<object>, settlementId: number): RefundCheck {
+  // A refund is deducted once: the same refund in an earlier settlement takes the money twice.
+  const earlier = sale.deducted.find((d) => d.service_refund_id === r.service_refund_id && d.settlement_id !== settlementId);
+  if (earlier !== undefined) return { kind: 'deducted_twice', sale_id: sale.sale_id, earlier: earlier.settlement_id };
+  // refunded_amount is what went back to the payer, in BRL cents like the app's refunds.
+  const cents = r.refunded.scale === 2 && (r.refunded.currency === null || r.refunded.currency.toUpperCase() === 'BRL') ? r.refunded.minor : null;
+  const mine = sale.refunds.find((x) => x.service_refund_id === r.service_refund_id);
+  if (mine !== undefined) {
+    return cents === mine.refunded_cents ? { kind: 'matched', sale_id: sale.sale_id } : { kind: 'amount_differs', sale_id: sale.sale_id, refunded_cents: cents, app_cents: mine.refunded_cents };
+  }
+  // A refund Tx Status settled was never named by the service: the charge and the amount are
+  // all that can tie it to this deduction, and the line says so for a person to confirm.
+  const withoutId = sale.refunds.find((x) => x.service_refund_id === null && !usedWithoutId.has(x) && x.refunded_cents === cents);
+  if (withoutId !== undefined && cents !== null) {
+    usedWithoutId.add(withoutId);
+    return { kind: 'matched_by_amount', sale_id: sale.sale_id, refunded_cents: cents };
+  }
+  return { kind: 'unknown_refund', sale_id: sale.sale_id, refunded_cents: cents };
 }
 
 /**
@@ -135,14 +206,34 @@ export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlem
 export function invariantLines(f: SettlementFacts): InvariantLine[] {
   const lines: InvariantLine[] = [];
   const scale = f.amount.scale;
+  // A figure whose unit or amount is not given cannot be counted: it is named, and every line
+  // it takes part in does not hold (issue 24 point 2), never left out as if it held.
+  const missing = [
+    ...f.charges.flatMap((c) => [...(c.settlement_amount === null ? [`${c.service_id}.settlement_amount`] : []), ...(c.settlement_currency === null ? [`${c.service_id}.settlement_currency`] : [])]),
+    ...f.refunds.flatMap((r) => (r.deduction_currency === null ? [`${r.service_refund_id}.deduction_currency`] : [])),
+  ];
   const foreign = [...f.charges.map((c) => c.settlement_currency), ...f.refunds.map((r) => r.deduction_currency)].filter((c) => c !== null && c !== f.currency);
-  lines.push({ rule: 'currency', holds: foreign.length === 0 && f.charges.every((c) => c.settlement_amount !== null), left: f.currency, right: [...new Set(foreign)].join(', ') || f.currency });
-  const gross = sum(f.charges.map((c) => c.settlement_amount), scale);
+  lines.push({
+    rule: 'currency',
+    holds: foreign.length === 0 && missing.length === 0,
+    left: f.currency,
+    right: [...new Set(foreign), ...(missing.length > 0 ? [NOT_COMPUTABLE] : [])].join(', ') || f.currency,
+    ...(missing.length > 0 ? { missing } : {}),
+  });
+  const gross = sum(f.charges.map((c) => (c.settlement_currency === null ? null : c.settlement_amount)), scale);
   const deducted = sum(
-    f.refunds.map((r) => r.deduction),
+    f.refunds.map((r) => (r.deduction_currency === null ? null : r.deduction)),
     scale,
   );
-  if (gross === null || deducted === null) return lines;
+  if (gross === null || deducted === null) {
+    // Named: each figure missing, and each at another scale than the settlement's (another unit).
+    const otherScale = [
+      ...f.charges.flatMap((c) => (c.settlement_amount !== null && c.settlement_amount.scale !== scale ? [`${c.service_id}.settlement_amount`] : [])),
+      ...f.refunds.flatMap((r) => (r.deduction.scale !== scale ? [`${r.service_refund_id}.deduction_amount`] : [])),
+    ];
+    lines.push({ rule: 'net', holds: false, left: show(BigInt(f.amount.minor), scale), right: NOT_COMPUTABLE, missing: [...new Set([...missing, ...otherScale])] });
+    return lines;
+  }
   lines.push({ rule: 'net', holds: gross - deducted === BigInt(f.amount.minor), left: show(BigInt(f.amount.minor), scale), right: `${show(gross, scale)} − ${show(deducted, scale)}` });
   if (f.source !== null && f.source.currency === f.currency && f.source.amount.scale === scale && f.source.net_price.scale === scale) {
     lines.push({ rule: 'source_net', holds: gross - deducted === BigInt(f.source.amount.minor), left: show(BigInt(f.source.amount.minor), scale), right: `${show(gross, scale)} − ${show(deducted, scale)}` });
@@ -154,6 +245,9 @@ export function invariantLines(f: SettlementFacts): InvariantLine[] {
   }
   return lines;
 }
+
+/** What an invariant line shows in place of a figure it could not compute. */
+export const NOT_COMPUTABLE = 'not computable';
 
 /** Exact sum at one scale; null when a figure is missing or at another scale (flagged as a currency line). */
 function sum(amounts: readonly (Amount | null)[], scale: number): bigint | null {
@@ -190,16 +284,26 @@ function compare(a: SettlementFacts, b: SettlementFacts): string[] {
 }
 
 /**
+ * A settlement journaled from a signed webhook that the service answers it does not have
+ * (issue 24 point 4: a forged delivery, or one the service has not made readable): whatever
+ * its figures say, it needs a person. Journaled as `missing: detail` among the differs.
+ */
+export function notAtService(r: Reconciliation): Reconciliation {
+  return { ...r, differs: [...r.differs.filter((d) => d !== MISSING_DETAIL), MISSING_DETAIL], status: 'needs_attention' };
+}
+const MISSING_DETAIL = 'missing: detail';
+
+/**
  * What a person has to acknowledge in a result, each under a key that stays the same when
  * the settlement is reconciled again: a charge or refund line that did not match, an
  * invariant that does not hold, a field on which the webhook and the REST detail differ.
  */
 export interface Difference {
   key: string;
-  kind: 'charge' | 'refund' | 'invariant' | 'field' | 'decode';
+  kind: 'charge' | 'refund' | 'invariant' | 'field' | 'decode' | 'missing';
   /** The service_id, service_refund_id, rule or field name the line is about. */
   subject: string;
-  /** What is wrong with it: a ChargeCheck kind, `not_in_journal`, `does_not_hold`, `differs`. */
+  /** What is wrong with it: a ChargeCheck or RefundCheck kind, `does_not_hold`, `differs`. */
   what: string;
 }
 
@@ -211,9 +315,21 @@ export function differencesOf(r: Reconciliation): Difference[] {
   for (const d of r.differs) {
     // A refused figure is journaled as `decode: <why>`; the why is not part of its key.
     if (d.startsWith('decode:')) out.push({ key: 'decode', kind: 'decode', subject: d.slice('decode:'.length).trim(), what: 'refused' });
+    else if (d.startsWith('missing:')) out.push({ key: `missing:${d.slice('missing:'.length).trim()}`, kind: 'missing', subject: d.slice('missing:'.length).trim(), what: 'not_at_service' });
     else out.push({ key: `field:${d}`, kind: 'field', subject: d, what: 'differs' });
   }
   return out;
+}
+
+/** What a checkout's pending pool holds (reference 4.7 pending-charges), by the ids a sale has. */
+export interface PendingIds {
+  service_ids: ReadonlySet<string>;
+  request_ids: ReadonlySet<string>;
+}
+
+/** A checkout is named by its store and its number (issue 24 point 3): checkout ids are per store. */
+export function poolKey(storeId: number, checkoutId: number): string {
+  return `${storeId}/${checkoutId}`;
 }
 
 /** A paid sale as the unsettled check needs it. */
@@ -237,9 +353,13 @@ export interface PaidSale {
  * keeps a whole pool waiting: that is said on the Pending view), is flagged for a person.
  * Oldest first.
  */
-export function unsettledSales(sales: readonly PaidSale[], pending: { service_ids: ReadonlySet<string>; request_ids: ReadonlySet<string> }, now: number, within: number): PaidSale[] {
+export function unsettledSales(sales: readonly PaidSale[], pending: ReadonlyMap<string, PendingIds>, now: number, within: number): PaidSale[] {
   return sales
     .filter((s) => !s.settled && s.paid_at <= now - within)
-    .filter((s) => !(s.service_id !== null && pending.service_ids.has(s.service_id)) && !(s.pix_id !== null && pending.request_ids.has(s.pix_id)))
+    .filter((s) => {
+      // Only the sale's own checkout's pool excuses it: checkout 1 of store 2 is not checkout 1 of store 1.
+      const pool = pending.get(poolKey(s.store_id, s.checkout_id));
+      return pool === undefined || (!(s.service_id !== null && pool.service_ids.has(s.service_id)) && !(s.pix_id !== null && pool.request_ids.has(s.pix_id)));
+    })
     .sort((a, b) => a.paid_at - b.paid_at || (a.sale_id < b.sale_id ? -1 : 1));
 }

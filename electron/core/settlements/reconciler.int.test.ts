@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
+import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import type { Core } from '../core.ts';
@@ -115,10 +115,36 @@ describe('a signed settlement.settled that does not add up', () => {
     expect(mine.result.status).toBe('needs_attention');
     expect(mine.result.charges).toEqual([{ service_id: 'svc_unknown', check: { kind: 'not_in_journal' } }]);
     expect(mine.result.invariants.filter((l) => !l.holds).map((l) => l.rule)).toEqual(['net', 'no_refunds_equal']);
-    // The service has no such settlement: there is nothing to compare, and nothing differs.
-    expect(mine.result.differs).toEqual([]);
+    // The service has no such settlement: that is a difference of its own (issue 24 point 4).
+    expect(mine.result.differs).toEqual(['missing: detail']);
     // Delivered again: still one result.
     expect(await deliver('msg_settle_bad_again', { event: 'settlement.settled', settlement_id: id, amount: 1 })).toBe(200);
+    expect((await results()).filter((r) => r.settlement_id === id)).toHaveLength(1);
+  });
+});
+
+describe('issue 24 point 4: a settlement the app knows is on its list', () => {
+  it('a signed settlement.settled the service does not have (a forged delivery) is listed with Needs attention and what differs, and opens from its webhook', async () => {
+    const id = 990_002;
+    const settledAt = new Date(core.clock.now()).toISOString();
+    // Figures that add up: nothing but the service's silence about it differs.
+    const body = { event: 'settlement.settled', settlement_id: id, provider_settlement_id: 'prov-forged', external_settlement_id: null, amount: 0, currency_id: 3, source_amount: 0, source_currency_id: 3, source_net_price: 0, settled_at: settledAt, charges: [], refunds: [] };
+    expect(await deliver('msg_settle_forged', body)).toBe(200);
+    const mine = await waitFor(async () => (await results()).find((r) => r.settlement_id === id), 'the settlement to be reconciled');
+    expect(mine.result.status).toBe('needs_attention');
+    expect(mine.result.differs).toEqual(['missing: detail']);
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Lia'));
+    const now = core.clock.now();
+    const listed = (await call('settlements.list', { fromMs: now - 86_400_000, toMs: now + 60_000 })) as { ok: true; result: SettlementListRow[] };
+    const row = listed.result.find((r) => r.settlement.settlement_id === id);
+    expect(row).toMatchObject({ reconciled: 'needs_attention', missing_from: 'list', settlement: { status: null, amount: { minor: 0, scale: 6, currency: 'USDt' }, settled_at: settledAt } });
+    const detail = (await call('settlements.detail', { settlementId: id })) as { ok: true; result: SettlementView };
+    expect(detail.ok).toBe(true);
+    expect(detail.result.from).toBe('webhook');
+    expect(detail.result.status).toBe('needs_attention');
+    expect(detail.result.differences.map((d) => `${d.key} ${d.what}`)).toEqual(['missing:detail not_at_service']);
+    expect((await core.attention()).settlements.find((n) => n.settlement_id === id)).toMatchObject({ open: 1 });
+    // Opening it again journals nothing new.
     expect((await results()).filter((r) => r.settlement_id === id)).toHaveLength(1);
   });
 });
@@ -226,6 +252,29 @@ describe('refunds inside settled batches (ARS batched)', () => {
   });
 });
 
+describe('issue 24 point 1: each refund deduction against the app’s own refunds', () => {
+  it('a refund made at the service but not by this app is a deduction this journal does not know: Needs attention on that line', async () => {
+    expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'ars_batched' })).status).toBe(200);
+    const sale = await paidSale(2500, 'elsewhere-a');
+    await runWindow();
+    const serviceId = (await saleOf(sale)).service_id as string;
+    // Someone refunds part of it with the merchant's token, outside this app (no journal entry).
+    const res = await fetch(`${core.status().service.baseUrl ?? ''}/v2/pay_in_refunds/request`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${FIXTURE_TOKENS.manager}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ service_id: serviceId, amount: '5.00', reason: 'at the back office' }),
+    });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { service_refund_id: string };
+    await paidSale(4000, 'elsewhere-b');
+    const [next] = await runWindow();
+    const line = next!.result.refunds.find((r) => r.service_refund_id === made.service_refund_id);
+    expect(line?.check).toEqual({ kind: 'unknown_refund', sale_id: sale, refunded_cents: 500 });
+    expect(next!.result.status).toBe('needs_attention');
+    expect((await core.terminal.reconciler.notices()).find((n) => n.settlement_id === next!.settlement_id)).toMatchObject({ open: 1 });
+  });
+});
+
 describe('settlement webhooks delivered twice and out of order', () => {
   it('two settlements, the newer delivered first, each twice: each journaled once and Reconciled', async () => {
     expect((await svc('PUT', '/_sandbox/checkouts/1/1/mode', { mode: 'blockchain_batched' })).status).toBe(200);
@@ -259,25 +308,27 @@ describe('a person acknowledges each difference, in their name', () => {
     const joel = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Joel'));
     const ack = (call: typeof iara, difference: string, note?: string) => call('settlements.acknowledge', { settlementId: id, difference, ...(note === undefined ? {} : { note }) });
     // Until then, it is on every supervisor's attention list with what is still open.
-    expect((await core.attention()).settlements.find((n) => n.settlement_id === id)).toMatchObject({ open: 3 });
+    expect((await core.attention()).settlements.find((n) => n.settlement_id === id)).toMatchObject({ open: 4 });
     const one = (await ack(iara, 'charge:svc_unknown', 'not ours: asked the provider')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
     expect(one.result.status).toBe('needs_attention');
     expect(one.result.differences.map((d) => [d.key, d.acknowledged?.by ?? null])).toEqual([
       ['charge:svc_unknown', 'Iara'],
       ['invariant:net', null],
       ['invariant:no_refunds_equal', null],
+      ['missing:detail', null],
     ]);
     // Acknowledged twice: the first person stays.
     await ack(joel, 'charge:svc_unknown');
     await ack(joel, 'invariant:net');
-    const last = (await ack(joel, 'invariant:no_refunds_equal')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
+    await ack(joel, 'invariant:no_refunds_equal');
+    const last = (await ack(joel, 'missing:detail', 'forged: no such transfer')) as { ok: true; result: Pick<SettlementView, 'status' | 'differences'> };
     expect(last.result.status).toBe('acknowledged');
     expect((await core.attention()).settlements.some((n) => n.settlement_id === id)).toBe(false);
-    expect(last.result.differences.map((d) => d.acknowledged?.by)).toEqual(['Iara', 'Joel', 'Joel']);
+    expect(last.result.differences.map((d) => d.acknowledged?.by)).toEqual(['Iara', 'Joel', 'Joel', 'Joel']);
     expect(last.result.differences[0]?.acknowledged?.note).toBe('not ours: asked the provider');
     // Journaled in each person's name; the result itself is never changed.
     const acks = (await core.journal.eventsOfType('settlement.acknowledged')).filter((x) => x.data['settlement_id'] === id);
-    expect(acks.map((x) => x.data['by'])).toEqual(['Iara', 'Joel', 'Joel']);
+    expect(acks.map((x) => x.data['by'])).toEqual(['Iara', 'Joel', 'Joel', 'Joel']);
     expect((await core.terminal.reconciler.result(id))?.status).toBe('needs_attention');
     expect(await ack(iara, 'charge:svc_other')).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
     expect(await iara('settlements.acknowledge', { settlementId: 424_242, difference: 'decode' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
@@ -299,5 +350,36 @@ describe('paid sales no settlement took in time', () => {
     await core.terminal.reconciler.followUp();
     expect((await saleOf(sale)).settlements?.map((f) => f.line)).toEqual(['charge']);
     expect(await unsettled()).not.toContain(sale);
+  });
+});
+
+describe('issue 24 point 3: pending and "paid, not settled" are keyed by store and checkout', () => {
+  it('checkout 1 of store 2 is not checkout 1 of store 1: each pool listed with its store, each late sale checked against its own', async () => {
+    const call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Otto'));
+    const store2 = (await core.backOffice.createStore('Otto', { store_name: 'Loja Norte', address: '', phone_number: '', email: '' })).store_id;
+    expect((await core.backOffice.addCheckout('Otto', { storeId: store2, description: 'Caixa 1', walletId: 101 })).checkout_id).toBe(1);
+    for (const store of [1, store2]) expect((await svc('PUT', `/_sandbox/checkouts/${store}/1/mode`, { mode: 'ars_batched' })).status).toBe(200);
+    const here = await paidSale(1200, 'store1-checkout1');
+    const there = (await core.charge({ by: 'Caio', amountCents: 3400, externalId: 'store2-checkout1', storeId: store2, checkoutId: 1 })).newest?.sale_id ?? '';
+    expect((await svc('POST', '/_sandbox/pay', { store_id: store2, checkout_id: 1 })).status).toBe(200);
+    await waitFor(async () => ((await saleOf(there)).status === 'paid' ? true : undefined), 'the store 2 sale to be paid');
+
+    const pending = (await call('settlements.pending', undefined)) as { ok: boolean; result: PendingRow[] };
+    expect(pending.ok).toBe(true);
+    const pool = (store: number) => pending.result.find((r) => r.store_id === store && r.checkout_id === 1)?.pending.items.map((i) => i.external_id);
+    expect(pool(1)).toContain('store1-checkout1');
+    expect(pool(1)).not.toContain('store2-checkout1');
+    expect(pool(store2)).toEqual(['store2-checkout1']);
+
+    // Both windows run with their webhooks lost: each sale is late, asked of its own pool.
+    await waitFor(async () => ((await saleOf(there)).dones.length > 0 && (await saleOf(here)).dones.length > 0 ? true : undefined), 'both charge.done');
+    expect((await svc('POST', '/_sandbox/faults', { target: 'webhooks', fault: 'drop', event: 'settlement.settled', count: 5 })).status).toBe(201);
+    expect((await svc('POST', '/_sandbox/clock/advance', { seconds: 2 * 3600 + 60 })).status).toBe(200);
+    const late = (await call('settlements.unsettled', undefined)) as { ok: boolean; result: Array<{ sale_id: string; store_id: number; checkout_id: number }> };
+    expect(late.ok).toBe(true);
+    expect(late.result.filter((s) => s.sale_id === here || s.sale_id === there).map((s) => [s.sale_id, s.store_id, s.checkout_id])).toEqual([
+      [here, 1, 1],
+      [there, store2, 1],
+    ]);
   });
 });

@@ -1,10 +1,11 @@
-import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type Settlement, type SettlementDetail } from '../api/routes.ts';
+import { DecodeError, type Amount } from '../api/decode.ts';
+import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type SettledEvent, type Settlement, type SettlementDetail } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
+import { canonicalJson } from '../journal/canonical.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import type { SaleSettled } from '../sales/lifecycle.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
-import { differencesOf, factsOfDetail, factsOfEvent, reconcile, unsettledSales, type Difference, type PaidSale, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
+import { differencesOf, factsOfDetail, factsOfEvent, notAtService, poolKey, reconcile, unsettledSales, type Difference, type PaidSale, type PendingIds, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';
 
 /**
  * Runs reconcile.ts when a `settlement.settled` has been journaled (once per settlement_id)
@@ -27,6 +28,8 @@ export interface SettlementBookRow {
   at: number;
   /** The sales its charges matched. */
   sale_ids: string[];
+  /** The refund deductions it matched to a sale (a refund is deducted once). */
+  deductions: Array<{ service_refund_id: string; sale_id: string }>;
   /** The keys of the last result's differences (differencesOf). */
   differences: string[];
   /** Per difference key, who acknowledged it; kept when the settlement is reconciled again. */
@@ -38,8 +41,8 @@ export interface ReconciledState {
   settlements: Record<string, SettlementBookRow>;
 }
 
-/** The book's name in the checkpoint: a new name makes the journal fold it again from its entries. */
-export const RECONCILED_PROJECTION = 'settlements.book';
+/** The book's name in the checkpoint: a new name makes the journal fold it again from its entries (v2: the deductions). */
+export const RECONCILED_PROJECTION = 'settlements.book.v2';
 export const reconciledProjection: Projection<ReconciledState> = {
   initial: { settlements: {} },
   reduce: (state: ReconciledState, entry: JournalEntry) => {
@@ -52,7 +55,9 @@ export const reconciledProjection: Projection<ReconciledState> = {
       const result = entry.data['result'] as unknown as Reconciliation | undefined;
       if (result === undefined) return state;
       const sale_ids = result.charges.flatMap((c) => ('sale_id' in c.check ? [c.check.sale_id] : []));
-      row = { status: result.status, at: entry.at, sale_ids, differences: differencesOf(result).map((d) => d.key), acknowledged: before?.acknowledged ?? {} };
+      // A line that says deducted twice is not a deduction of this settlement's own.
+      const deductions = result.refunds.flatMap((r) => ('sale_id' in r.check && r.check.kind !== 'deducted_twice' ? [{ service_refund_id: r.service_refund_id, sale_id: r.check.sale_id }] : []));
+      row = { status: result.status, at: entry.at, sale_ids, deductions, differences: differencesOf(result).map((d) => d.key), acknowledged: before?.acknowledged ?? {} };
     } else {
       const key = entry.data['difference'];
       const by = entry.data['by'];
@@ -89,10 +94,21 @@ const WINDOW_MS = 31 * 86_400_000;
 const PAGE = 1000;
 const MAX_RANGE_MS = 2 * 366 * 86_400_000;
 
+/** A settlement as the list shows it: the service's row, or what its signed webhook said. */
+export type ListedSettlement = Pick<Settlement, 'settlement_id' | 'status' | 'currency' | 'settled_at' | 'created_at'> & {
+  /** Null only when the webhook's figures were refused. */
+  amount: Amount | null;
+};
+
 export interface SettlementListRow {
-  settlement: Settlement;
+  settlement: ListedSettlement;
   /** This journal's last result; null when none yet (its webhook not come, or never read). */
   reconciled: BookStatus | null;
+  /**
+   * `list`: journaled from a signed webhook, absent from the service's list (issue 24 point
+   * 4: listed late, or forged); shown from the webhook with Needs attention. Null otherwise.
+   */
+  missing_from: 'list' | null;
 }
 
 /** Reference 8: pending-charges pages at most 500. */
@@ -102,6 +118,7 @@ const MAX_PENDING_PAGES = 20;
 const UNSETTLED_LOOKBACK_MS = 7 * 86_400_000;
 
 export interface PendingRow {
+  store_id: number;
   checkout_id: number;
   pending: PendingCharges;
   /** Reference 4.7: a negative net means no settlement runs this cycle. */
@@ -117,6 +134,11 @@ export interface SaleLine {
 }
 
 export interface SettlementView {
+  /**
+   * `service`: its REST detail. `webhook`: the service has no such settlement (404), so it is
+   * shown as its signed webhook said, with that difference (issue 24 point 4).
+   */
+  from: 'service' | 'webhook';
   settlement: SettlementDetail;
   result: Reconciliation;
   status: BookStatus;
@@ -203,7 +225,8 @@ export class Reconciler {
       return this.#record(settlementId, 'webhook', { settlement_id: settlementId, charges: [], refunds: [], invariants: [], differs: [`decode: ${err.message}`], status: 'needs_attention' }, null);
     }
     const rest = await this.#detail(settlementId);
-    return this.#record(settlementId, 'webhook', reconcile(hook, await this.#sales(hook), rest === null ? null : factsOfDetail(rest)), hook.settled_at);
+    const result = reconcile(hook, await this.#sales(hook), rest === null || rest === 'not_found' ? null : factsOfDetail(rest));
+    return this.#record(settlementId, 'webhook', rest === 'not_found' ? notAtService(result) : result, hook.settled_at);
   }
 
   /** Settlements journaled by webhook that have no result yet (a crash between the two). */
@@ -238,12 +261,31 @@ export class Reconciler {
       }
     }
     const results = this.#ctx.journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements;
-    return [...found.values()]
-      .sort((a, b) => Date.parse(b.settled_at ?? b.created_at) - Date.parse(a.settled_at ?? a.created_at) || b.settlement_id - a.settlement_id)
-      .map((settlement) => {
-        const row = results[String(settlement.settlement_id)];
-        return { settlement, reconciled: row === undefined ? null : bookStatus(row) };
+    const rows: SettlementListRow[] = [...found.values()].map((settlement) => {
+      const row = results[String(settlement.settlement_id)];
+      return { settlement, reconciled: row === undefined ? null : bookStatus(row), missing_from: null };
+    });
+    // A settlement this journal knows from a signed webhook is listed even when the service's
+    // list does not have it (issue 24 point 4): the list is not the only witness.
+    for (const entry of await this.#ctx.journal.eventsOfType('settlement.settled')) {
+      const id = entry.data['settlement_id'];
+      if (typeof id !== 'number' || found.has(id) || rows.some((r) => r.settlement.settlement_id === id)) continue;
+      const hook = decodedOrNull(entry.data['payload']);
+      const settledAt = hook === null ? new Date(entry.at).toISOString() : hook.settled_at;
+      const at = Date.parse(settledAt);
+      if (!(at >= fromMs && at < toMs)) continue;
+      const book = results[String(id)];
+      // Acknowledged only once a person acknowledged that the service does not have it.
+      const acknowledged = book !== undefined && bookStatus(book) === 'acknowledged' && book.differences.includes('missing:detail');
+      rows.push({
+        settlement: { settlement_id: id, status: null, amount: hook?.amount ?? null, currency: hook?.currency ?? '', settled_at: settledAt, created_at: settledAt },
+        reconciled: acknowledged ? 'acknowledged' : 'needs_attention',
+        missing_from: 'list',
       });
+    }
+    return rows.sort(
+      (a, b) => Date.parse(b.settlement.settled_at ?? b.settlement.created_at) - Date.parse(a.settlement.settled_at ?? a.settlement.created_at) || b.settlement.settlement_id - a.settlement.settlement_id,
+    );
   }
 
   /**
@@ -251,26 +293,34 @@ export class Reconciler {
    * one was journaled), the result journaled; each line carries its sale for the screen.
    */
   async detail(settlementId: number): Promise<SettlementView> {
-    const detail = await this.#ctx.client.getSettlement(settlementId);
-    const rest = factsOfDetail(detail);
     const hookEntry = (await this.#ctx.journal.eventsOfType('settlement.settled')).find((e) => e.data['settlement_id'] === settlementId);
-    let hook: SettlementFacts | null = null;
+    const event = hookEntry === undefined ? null : decodedOrNull(hookEntry.data['payload']);
+    const hook = event === null ? null : factsOfEvent(event);
+    let detail: SettlementDetail;
+    let from: SettlementView['from'] = 'service';
     try {
-      hook = hookEntry === undefined ? null : factsOfEvent(decodeSettledEvent(hookEntry.data['payload']));
+      detail = await this.#ctx.client.getSettlement(settlementId);
     } catch (err) {
-      if (!(err instanceof DecodeError)) throw err;
+      // The service has no such settlement, but a signed webhook said it settled: shown as
+      // the webhook said, and that the service does not have it (issue 24 point 4).
+      if (event === null || (err as { httpStatus?: number | null }).httpStatus !== 404) throw err;
+      detail = detailOfEvent(event);
+      from = 'webhook';
     }
-    const sales = await this.#sales(rest);
-    const result = reconcile(rest, sales, hook);
+    const rest = from === 'service' ? factsOfDetail(detail) : null;
+    const facts = rest ?? factsOfEvent(event as SettledEvent);
+    const sales = await this.#sales(facts);
+    const result = rest === null ? notAtService(reconcile(facts, sales, null)) : reconcile(rest, sales, hook);
     const previous = await this.result(settlementId);
-    // Journaled when it says something new: reading a detail twice is not a new fact.
-    if (previous === null || JSON.stringify(previous) !== JSON.stringify(result)) await this.#record(settlementId, 'rest', result, detail.settled_at);
+    // Journaled when it says something new: reading a detail twice is not a new fact. The
+    // journal keeps its data in canonical JSON, so the fresh result is compared in that form.
+    if (previous === null || canonicalJson(previous) !== canonicalJson(result)) await this.#record(settlementId, from === 'service' ? 'rest' : 'webhook', result, detail.settled_at);
     const rows = new Map<string, SaleLine>();
     for (const id of [...result.charges, ...result.refunds].flatMap((l) => ('sale_id' in l.check ? [l.check.sale_id] : []))) {
       const sale = (await this.#ctx.journal.sales.get(id))?.sale;
       if (sale) rows.set(id, { sale_id: id, requested_at: sale.requested_at, amount_cents: sale.amount_cents, received_cents: sale.paid?.received_cents ?? null, external_id: sale.external_id ?? null });
     }
-    return { settlement: detail, result, ...this.#acknowledgements(settlementId, result), sales: Object.fromEntries(rows) };
+    return { from, settlement: detail, result, ...this.#acknowledgements(settlementId, result), sales: Object.fromEntries(rows) };
   }
 
   /**
@@ -312,13 +362,15 @@ export class Reconciler {
    */
   async pending(): Promise<PendingRow[]> {
     const { client } = this.#ctx;
-    const checkouts = new Set<number>();
-    for (const store of await client.listStores()) for (const c of await client.listCheckouts(store.store_id)) checkouts.add(c.checkout_id);
+    const checkouts: Array<{ store_id: number; checkout_id: number }> = [];
+    for (const store of await client.listStores()) for (const c of await client.listCheckouts(store.store_id)) checkouts.push({ store_id: store.store_id, checkout_id: c.checkout_id });
+    checkouts.sort((a, b) => a.store_id - b.store_id || a.checkout_id - b.checkout_id);
     const rows: PendingRow[] = [];
-    for (const checkoutId of [...checkouts].sort((a, b) => a - b)) {
-      const pending = await client.listPendingCharges({ checkout_id: checkoutId, limit: PENDING_PAGE });
+    // Each checkout by its store and number: checkout ids are per store (issue 24 point 3).
+    for (const { store_id, checkout_id } of checkouts) {
+      const pending = await client.listPendingCharges({ store_id, checkout_id, limit: PENDING_PAGE });
       if (pending.items.length === 0 && pending.pending_refunds.length === 0) continue;
-      rows.push({ checkout_id: checkoutId, pending, net_negative: pending.totals.net_settlement_amount.minor < 0 });
+      rows.push({ store_id, checkout_id, pending, net_negative: pending.totals.net_settlement_amount.minor < 0 });
     }
     return rows;
   }
@@ -345,22 +397,27 @@ export class Reconciler {
         settled: (sale.settlements ?? []).some((f) => f.line === 'charge') || sale.dones.some((d) => d.settlement_id !== null && this.#known(d.settlement_id)),
       });
     }
-    const late = unsettledSales(paid, { service_ids: new Set(), request_ids: new Set() }, now, 2 * SETTLEMENT_WINDOW_MS);
+    const late = unsettledSales(paid, new Map(), now, 2 * SETTLEMENT_WINDOW_MS);
     if (late.length === 0) return [];
-    // Only then ask the service what it still holds: the pending pool of each checkout concerned.
-    const service_ids = new Set<string>();
-    const request_ids = new Set<string>();
-    for (const checkoutId of new Set(late.map((s) => s.checkout_id))) {
+    // Only then ask the service what it still holds: the pending pool of each checkout
+    // concerned, named by its store and number (issue 24 point 3).
+    const pools = new Map<string, PendingIds>();
+    for (const s of late) {
+      const key = poolKey(s.store_id, s.checkout_id);
+      if (pools.has(key)) continue;
+      const service_ids = new Set<string>();
+      const request_ids = new Set<string>();
       for (let offset = 0, pages = 0; pages < MAX_PENDING_PAGES; offset += PENDING_PAGE, pages++) {
-        const page = await client.listPendingCharges({ checkout_id: checkoutId, limit: PENDING_PAGE, offset });
+        const page = await client.listPendingCharges({ store_id: s.store_id, checkout_id: s.checkout_id, limit: PENDING_PAGE, offset });
         for (const item of page.items) {
           service_ids.add(item.service_id);
           request_ids.add(item.service_request_id);
         }
         if (page.items.length < PENDING_PAGE || offset + PENDING_PAGE >= page.totals.count) break;
       }
+      pools.set(key, { service_ids, request_ids });
     }
-    return unsettledSales(late, { service_ids, request_ids }, now, 2 * SETTLEMENT_WINDOW_MS);
+    return unsettledSales(late, pools, now, 2 * SETTLEMENT_WINDOW_MS);
   }
 
   /** A legacy done event's settlement counts once this journal has reconciled it. */
@@ -384,10 +441,15 @@ export class Reconciler {
     return last === undefined ? null : (last.data['result'] as unknown as Reconciliation);
   }
 
-  async #detail(settlementId: number): Promise<SettlementDetail | null> {
+  /** The REST detail; `not_found` when the service answers it has no such settlement; null when it could not be read. */
+  async #detail(settlementId: number): Promise<SettlementDetail | 'not_found' | null> {
     try {
       return await this.#ctx.client.getSettlement(settlementId);
     } catch (err) {
+      if ((err as { httpStatus?: number | null }).httpStatus === 404) {
+        this.#ctx.log.warn('a settlement journaled from a signed webhook is not at the service', { settlement_id: settlementId });
+        return 'not_found';
+      }
       this.#ctx.log.warn('the settlement detail could not be read; reconciled from the webhook alone', { settlement_id: settlementId, error: err });
       return null;
     }
@@ -397,8 +459,10 @@ export class Reconciler {
   async #sales(facts: SettlementFacts): Promise<SaleForSettlement[]> {
     const { journal } = this.#ctx;
     const settledIn = new Map<string, number[]>();
+    const deducted = new Map<string, Array<{ service_refund_id: string; settlement_id: number }>>();
     for (const [id, s] of Object.entries(journal.projection<ReconciledState>(RECONCILED_PROJECTION).settlements)) {
       for (const saleId of s.sale_ids) settledIn.set(saleId, [...(settledIn.get(saleId) ?? []), Number(id)]);
+      for (const d of s.deductions) deducted.set(d.sale_id, [...(deducted.get(d.sale_id) ?? []), { service_refund_id: d.service_refund_id, settlement_id: Number(id) }]);
     }
     const found = new Map<string, SaleForSettlement>();
     for (const item of [...facts.charges, ...facts.refunds]) {
@@ -418,6 +482,9 @@ export class Reconciler {
           pix_id: sale.pix_id ?? null,
           received_cents: sale.paid?.received_cents ?? null,
           settled_in: [...new Set([...(settledIn.get(sale.sale_id) ?? []), ...fromDones])],
+          // Only the refunds the service confirmed: an open one is not known to have been made.
+          refunds: (sale.refunds ?? []).flatMap((r) => (r.made === undefined ? [] : [{ service_refund_id: r.made.service_refund_id, refunded_cents: r.made.refunded_cents }])),
+          deducted: deducted.get(sale.sale_id) ?? [],
         });
       }
     }
@@ -443,4 +510,37 @@ export class Reconciler {
     this.#ctx.onChange([]);
     return result;
   }
+}
+
+/** A journaled webhook's payload, or null when the money decoder refused it (a difference of its own). */
+function decodedOrNull(payload: unknown): SettledEvent | null {
+  try {
+    return decodeSettledEvent(payload);
+  } catch (err) {
+    if (err instanceof DecodeError) return null;
+    throw err;
+  }
+}
+
+/**
+ * The detail's shape filled from the webhook, for a settlement the service does not have: the
+ * fields the webhook does not carry (provider, addresses, timestamps of each line) are empty.
+ */
+function detailOfEvent(e: SettledEvent): SettlementDetail {
+  return {
+    settlement_id: e.settlement_id,
+    settlement_provider_name: '',
+    provider_settlement_id: e.provider_settlement_id,
+    external_settlement_id: e.external_settlement_id,
+    amount: e.amount,
+    currency: e.currency,
+    address_to: '',
+    address_from: '',
+    settlement_message: null,
+    settled_at: e.settled_at,
+    created_at: e.settled_at,
+    status: null,
+    charges: e.charges.map((c) => ({ ...c, charged_timestamp: null, received_timestamp: null })),
+    refunds: e.refunds.map((r) => ({ ...r, pay_in_refund_request_id: null, created_at: e.settled_at })),
+  };
 }
