@@ -28,6 +28,7 @@ const REFUND_TEXT: Record<Exclude<RefundCheck['kind'], 'ids_differ' | 'deducted_
   matched_by_amount: 'settlements.refund.matched_by_amount',
   amount_differs: 'settlements.refund.amount_differs',
   unknown_refund: 'settlements.refund.unknown_refund',
+  unconfirmed_refund: 'settlements.refund.unconfirmed_refund',
   not_in_journal: 'settlements.notInJournal',
 };
 const RULE_TEXT: Record<InvariantLine['rule'], TextKey> = {

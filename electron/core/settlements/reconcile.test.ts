@@ -252,6 +252,8 @@ describe('issue 24 point 1: each refund deduction against the app’s own refund
     ['the app’s refund id with another amount', {}, { refunded_amount: 25 }, 'amount_differs'],
     ['a refund the app settled by Tx Status (no id known), same amount: matched by charge and amount, and said so', { refunds: [{ service_refund_id: null, refunded_cents: 2000 }] }, {}, 'matched_by_amount'],
     ['a refund the app settled by Tx Status, another amount', { refunds: [{ service_refund_id: null, refunded_cents: 1500 }] }, {}, 'unknown_refund'],
+    ['a refund the app asked for and never heard back about, same amount: the service made it, and says so', { refunds: [], open_refunds: [2000] }, {}, 'unconfirmed_refund'],
+    ['a refund the app never heard back about, another amount', { refunds: [], open_refunds: [1500] }, {}, 'unknown_refund'],
   ])('%s', (_name, over, line, kind) => {
     const r = reconcile(factsOfDetail(arsDetail({ refunds: [refundLine(line)] })), refunded(over));
     expect(r.refunds.map((x) => x.check.kind)).toEqual([kind]);

@@ -67,6 +67,12 @@ export interface SaleForSettlement {
    * Tx Status settled has no service_refund_id: the service never told which refund it was.
    */
   refunds: ReadonlyArray<{ service_refund_id: string | null; refunded_cents: number }>;
+  /**
+   * The amounts of this sale's refunds asked for and not answered for certain (requested,
+   * uncertain, or Refund not confirmed): a deduction of one of them is the service's word
+   * that it was made, for the supervisor who answers it. Absent: none.
+   */
+  open_refunds?: readonly number[];
   /** The refund deductions of this sale that earlier reconciliations found, by settlement. */
   deducted: ReadonlyArray<{ service_refund_id: string; settlement_id: number }>;
 }
@@ -95,6 +101,8 @@ export type RefundCheck =
   | { kind: 'matched_by_amount'; sale_id: string; refunded_cents: number }
   | { kind: 'amount_differs'; sale_id: string; refunded_cents: number | null; app_cents: number }
   | { kind: 'unknown_refund'; sale_id: string; refunded_cents: number | null }
+  /** A deduction of a refund of this sale whose answer the app never had: still a difference, but it says the refund was made. */
+  | { kind: 'unconfirmed_refund'; sale_id: string; refunded_cents: number }
   | { kind: 'deducted_twice'; sale_id: string; earlier: number }
   | IdsDiffer
   | { kind: 'not_in_journal' };
@@ -193,6 +201,9 @@ function refundCheck(sale: SaleForSettlement, r: SettlementFacts['refunds'][numb
     usedWithoutId.add(withoutId);
     return { kind: 'matched_by_amount', sale_id: sale.sale_id, refunded_cents: cents };
   }
+  // The service deducted a refund of the amount the app asked for and never heard back about:
+  // it was made. A person answers the refund on the sale (It was refunded); this line tells them.
+  if (cents !== null && (sale.open_refunds ?? []).includes(cents)) return { kind: 'unconfirmed_refund', sale_id: sale.sale_id, refunded_cents: cents };
   return { kind: 'unknown_refund', sale_id: sale.sale_id, refunded_cents: cents };
 }
 

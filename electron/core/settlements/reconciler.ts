@@ -484,6 +484,7 @@ export class Reconciler {
           settled_in: [...new Set([...(settledIn.get(sale.sale_id) ?? []), ...fromDones])],
           // Only the refunds the service confirmed: an open one is not known to have been made.
           refunds: (sale.refunds ?? []).flatMap((r) => (r.made === undefined ? [] : [{ service_refund_id: r.made.service_refund_id, refunded_cents: r.made.refunded_cents }])),
+          open_refunds: (sale.refunds ?? []).filter((r) => r.state === 'requested' || r.state === 'uncertain' || r.state === 'unconfirmed').map((r) => r.amount_cents),
           deducted: deducted.get(sale.sale_id) ?? [],
         });
       }

@@ -875,6 +875,7 @@ export const en = {
   'settlements.refund.matched_by_amount': 'Matched by its charge and amount only: this app never learnt the refund’s id; check it is the refund made here',
   'settlements.refund.amount_differs': 'Not the amount this app refunded',
   'settlements.refund.unknown_refund': 'Not a refund this app made',
+  'settlements.refund.unconfirmed_refund': 'A refund of this sale that was not confirmed: the service made it. Answer it on the sale with It was refunded.',
   'settlements.refund.deducted_twice': 'Already deducted in settlement {id}',
   'settlements.notComputable': 'cannot be computed: {figures}',
   'settlements.notInList': 'Not in the service’s list',

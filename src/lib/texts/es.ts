@@ -872,6 +872,7 @@ export const es: Dictionary = {
   'settlements.refund.matched_by_amount': 'Conciliada solo por el cobro y el monto: esta app nunca supo el id de la devolución; compruebe que es la devolución hecha aquí',
   'settlements.refund.amount_differs': 'No es el monto que esta app devolvió',
   'settlements.refund.unknown_refund': 'No es una devolución hecha por esta app',
+  'settlements.refund.unconfirmed_refund': 'Un reembolso de esta venta que no fue confirmado: el servicio lo hizo. Respóndalo en la venta con Se reembolsó.',
   'settlements.refund.deducted_twice': 'Ya descontada en la liquidación {id}',
   'settlements.notComputable': 'no se puede calcular: {figures}',
   'settlements.notInList': 'No está en la lista del servicio',

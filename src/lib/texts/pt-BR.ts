@@ -872,6 +872,7 @@ export const ptBR: Dictionary = {
   'settlements.refund.matched_by_amount': 'Conciliado só pela cobrança e pelo valor: este app nunca soube o id do estorno; confira se é o estorno feito aqui',
   'settlements.refund.amount_differs': 'Não é o valor que este app estornou',
   'settlements.refund.unknown_refund': 'Não é um estorno feito por este app',
+  'settlements.refund.unconfirmed_refund': 'Um estorno desta venda que não foi confirmado: o serviço o fez. Responda na venda com Foi estornado.',
   'settlements.refund.deducted_twice': 'Já descontado na liquidação {id}',
   'settlements.notComputable': 'não pode ser calculado: {figures}',
   'settlements.notInList': 'Fora da lista do serviço',
