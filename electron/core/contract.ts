@@ -92,6 +92,7 @@ export const METHODS = [
   'claims.refresh',
   'claims.open',
   'claims.resubmit',
+  'claims.recordBankAnswer',
   'settlements.list',
   'settlements.detail',
   'settlements.pending',
