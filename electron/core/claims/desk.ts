@@ -331,14 +331,22 @@ export class ClaimsDesk {
    * pay-out's. A wrong id is refused with a sentence and nothing is journaled.
    */
   async recordBankAnswer(by: string, serviceId: string, answer: BankAnswer, medCaseIdTyped: string | null): Promise<BankAnswerRecorded> {
-    const waiting = () => {
-      if (!(serviceId in this.#state.unconfirmed)) {
-        throw new CoreError('conflict', 'No claim request for this pay-out is waiting for the bank’s answer: it was confirmed, or an answer was already recorded.', {
-          problem: 'claim_not_unconfirmed',
-        });
-      }
-    };
-    waiting();
+    if (!(serviceId in this.#state.unconfirmed)) {
+      throw new CoreError('conflict', 'No claim request for this pay-out is waiting for the bank’s answer: it was confirmed, or an answer was already recorded.', {
+        problem: 'claim_not_unconfirmed',
+      });
+    }
+    // One answer per pay-out at a time: a second press while the first is under way is refused.
+    if (this.#opening.has(serviceId)) throw new CoreError('conflict', 'An answer for this pay-out is being recorded right now; wait for it.', { problem: 'claim_in_flight' });
+    this.#opening.add(serviceId);
+    try {
+      return await this.#recordBankAnswer(by, serviceId, answer, medCaseIdTyped);
+    } finally {
+      this.#opening.delete(serviceId);
+    }
+  }
+
+  async #recordBankAnswer(by: string, serviceId: string, answer: BankAnswer, medCaseIdTyped: string | null): Promise<BankAnswerRecorded> {
     if (answer === 'not_registered') {
       await this.#d.journal.append([{ type: CLAIM_BANK_ANSWERED, data: { by, service_id: serviceId, answer, med_case_id: null } }]);
       this.#d.log.info('a supervisor recorded that no claim was registered; the pay-out may be claimed again', { service_id: serviceId });
@@ -365,8 +373,6 @@ export class ClaimsDesk {
         problem: 'claim_other_payout',
       });
     }
-    // Another supervisor may have answered while the service was asked.
-    waiting();
     await this.#d.journal.append([{ type: CLAIM_BANK_ANSWERED, data: { by, service_id: serviceId, answer, med_case_id: id, claim: { ...claim } } }]);
     this.#read.set(id, { at: this.#d.clock.now(), claim });
     this.#d.log.info('a supervisor named the claim of an unconfirmed request; it is followed', { service_id: serviceId, med_case_id: id });

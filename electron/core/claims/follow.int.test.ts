@@ -106,6 +106,15 @@ describe('a claim whose registration was not confirmed', () => {
     expect((await refused('claims.recordBankAnswer', { serviceId, answer: 'not_registered' })).params).toMatchObject({ problem: 'claim_not_unconfirmed' });
   });
 
+  it('two supervisors answering at once record one answer; the other is told a request is in flight', async () => {
+    const serviceId = await unconfirmedClaim();
+    const before = (await entries(CLAIM_BANK_ANSWERED)).length;
+    const both = await Promise.all([call('claims.recordBankAnswer', { serviceId, answer: 'not_registered' }), call('claims.recordBankAnswer', { serviceId, answer: 'not_registered' })]);
+    expect(both.filter((e) => e.ok)).toHaveLength(1);
+    expect(both.find((e) => !e.ok)).toMatchObject({ error: { params: { problem: 'claim_in_flight' } } });
+    expect(await entries(CLAIM_BANK_ANSWERED)).toHaveLength(before + 1);
+  });
+
   it('“The claim exists”: a wrong id is a sentence and changes nothing; the right one is checked with the service and followed', async () => {
     const serviceId = await unconfirmedClaim();
     // The bank registered it after all: the service has a tracked claim on this pay-out.
@@ -113,6 +122,7 @@ describe('a claim whose registration was not confirmed', () => {
     const id = await claimAtService(serviceId);
     const otherClaim = await claimAtService(await freshPayout());
     const unconfirmedBefore = (await entries(CLAIM_UNCONFIRMED)).length;
+    const answersBefore = (await entries(CLAIM_BANK_ANSWERED)).length;
 
     const malformed = await refused('claims.recordBankAnswer', { serviceId, answer: 'exists', medCaseId: 'case 42' });
     expect(malformed).toMatchObject({ code: 'invalid_argument', params: { field: 'medCaseId', problem: 'claim_id_malformed' } });
@@ -125,7 +135,7 @@ describe('a claim whose registration was not confirmed', () => {
     expect(another).toMatchObject({ params: { field: 'medCaseId', problem: 'claim_other_payout' } });
     expect(another.message).toContain(otherClaim);
     // Nothing changed: no answer journaled, the pay-out still waits for one.
-    expect(await entries(CLAIM_BANK_ANSWERED)).toHaveLength(1);
+    expect(await entries(CLAIM_BANK_ANSWERED)).toHaveLength(answersBefore);
     expect(core.journal.projection<DeskState>(DESK_PROJECTION).unconfirmed).toHaveProperty([serviceId]);
     expect(await entries(CLAIM_UNCONFIRMED)).toHaveLength(unconfirmedBefore);
 
