@@ -6,12 +6,15 @@
  * would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeCore } from '../../compose.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import type { Envelope } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
-import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
+import { dispatcherAs, sessionAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
+import { newSession } from '../operators/operators.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { CLAIM_BANK_ANSWERED, CLAIM_STATUS_CHANGED, CLAIM_UNCONFIRMED, DESK_PROJECTION, type ClaimRow, type DeskState, type OpenOutcome, type PayoutRow } from './desk.ts';
 
@@ -31,7 +34,11 @@ beforeAll(async () => {
   cashier = await dispatcherAs(core, await sessionAs(core, 'cashier', 'Ana'));
 }, 60_000);
 
+/** The core started again by the restart test: the fixture stops only the one it started. */
+let restarted: Core | null = null;
+
 afterAll(async () => {
+  await restarted?.stop();
   await env?.stop();
 });
 
@@ -181,5 +188,21 @@ describe('more claims than the service lists (reference 4.6: the newest 200, no 
     expect(await moves(elsewhere)).toEqual(['dispatching', 'closed']);
     // Every supervisor's attention list hears the change of a claim off the list too.
     expect((await core.attention()).claims.find((n) => n.med_case_id === elsewhere)).toMatchObject({ status: 'closed', refunded_cents: 4000 });
+
+    // After a restart, what this core read by id is gone from memory: the closed claims off
+    // the list are shown from the journal, the open one is read again.
+    await core.stop();
+    core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log });
+    restarted = core;
+    await core.start();
+    const session = newSession();
+    await core.operators.signIn(session, { name: 'Rui', pin: TEST_PIN });
+    call = await dispatcherAs(core, session);
+    const again = await ok<ClaimRow[]>('claims.refresh');
+    expect(trackedRow(again, ended)).toMatchObject({ status: 'closed', claim: { money_refunded: true, refunded_cents: 1234 } });
+    expect(trackedRow(again, elsewhere)).toMatchObject({ status: 'closed', claim: { money_refunded: true, refunded_cents: 4000 } });
+    expect(trackedRow(again, ours.med_case_id)).toMatchObject({ status: 'under_analysis' });
+    expect(again.filter((r) => r.handling === 'tracked')).toHaveLength(206);
+    // The restarted core's sandbox answers on a new port; this test is the file's last.
   }, 120_000);
 });
