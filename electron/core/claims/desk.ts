@@ -410,7 +410,7 @@ export class ClaimsDesk {
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
         if (err.httpStatus === 404) {
-          // A claim does not vanish (reference 3.2 has no such move): flagged, kept as known.
+          // A claim does not vanish (reference 3.2 has no such move): logged, shown as last known.
           this.#read.set(id, { at: this.#d.clock.now(), claim: null });
           this.#d.log.warn('a claim this journal follows is not found at the service', { med_case_id: id });
           continue;
