@@ -77,3 +77,56 @@ test('a supervisor opens a claim on a pay-out and follows it to Closed with mone
   const notices = page.getByRole('region', { name: 'Claims that moved' });
   await expect(notices).toContainText(`Claim ${id} on pay-out po_fixture_ok is now Closed. Money returned: R$120.00`);
 });
+
+test('a claim the service could not confirm: a supervisor records that the bank has it, and a wrong claim id changes nothing', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await openCashier(page, freshApp, request);
+  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
+  await addOperator(page, rui);
+  await signOut(page);
+  await signIn(page, rui);
+  // Reference 4.6 claim_not_confirmed: the registration of this pay-out's claim is not confirmed.
+  const handling = async (data: Record<string, string>) =>
+    expect((await request.put(`${payer.baseUrl}/_sandbox/payouts/po_fixture_no_doc/med`, { data })).status()).toBe(200);
+  await handling({ handling: 'manual', manual_registration: 'unconfirmed' });
+
+  await page.getByRole('link', { name: 'Claims', exact: true }).click();
+  const row = page.getByRole('table', { name: 'Pay-outs' }).locator('tr[data-payout="po_fixture_no_doc"]');
+  await row.getByRole('button', { name: 'Open claim' }).click();
+  const form = page.getByRole('form', { name: /Open a claim on pay-out po_fixture_no_doc/ });
+  await form.getByLabel('Reason').selectOption({ label: 'Scam' });
+  await form.getByLabel('Details').fill(DETAILS);
+  await form.getByRole('button', { name: 'Submit claim' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+  await expect(form.getByRole('alert')).toContainText('could not confirm the claim was registered, and the app does not send it again');
+  await form.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(row).toContainText('An earlier claim request was not confirmed, and the app does not repeat it');
+  await expect(row.getByRole('button', { name: 'Open claim' })).toHaveCount(0);
+
+  // The bank says it registered the claim after all: the service has it, tracked.
+  await handling({ handling: 'tracked' });
+  const opened = await request.post(`${payer.baseUrl}/v2/payout_meds`, { headers: { authorization: TOKEN }, data: { service_id: 'po_fixture_no_doc', reason: 'scam', details: DETAILS } });
+  expect(opened.status()).toBe(202);
+  const id = ((await opened.json()) as { med_case_id: string }).med_case_id;
+
+  await row.getByRole('button', { name: 'Record what the bank said' }).click();
+  const answer = page.getByRole('form', { name: 'What the bank said of the claim on pay-out po_fixture_no_doc' });
+  await expect(answer).toContainText('The app never sends this claim again by itself.');
+  await answer.getByLabel('The claim exists').check();
+  await answer.getByLabel('Claim id (starts with med_)').fill('case 42');
+  await answer.getByRole('button', { name: 'Record answer' }).click();
+  await expect(answer.getByRole('alert')).toContainText('A claim id starts with med_');
+  await answer.getByLabel('Claim id (starts with med_)').fill('med_nosuchclaim');
+  await answer.getByRole('button', { name: 'Record answer' }).click();
+  await expect(answer.getByRole('alert')).toContainText('has no claim with this id');
+  await snap(page, testInfo, 'claims-03-bank-answer');
+  await expect(row).toContainText('An earlier claim request was not confirmed');
+
+  await answer.getByLabel('Claim id (starts with med_)').fill(id);
+  await answer.getByRole('button', { name: 'Record answer' }).click();
+  await expect(page.getByTestId('claim-outcome')).toContainText(`Recorded: claim ${id} on pay-out po_fixture_no_doc is followed in Claims.`);
+  await expect(answer).toHaveCount(0);
+  await expect(row).toContainText('Already claimed');
+  await expect(row).toContainText(id);
+});

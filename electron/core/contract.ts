@@ -11,7 +11,7 @@ export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, J
 export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
 export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
-export type { ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
+export type { BankAnswer, BankAnswerRecorded, ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
 export type { BookStatus, PendingRow, SettlementNotice, SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
 export type { Reconciliation, ChargeCheck, RefundCheck, InvariantLine, PaidSale, Difference as SettlementDifference } from './settlements/reconcile.ts';
 export type { MedReason, MedStatus } from './api/routes.ts';
@@ -94,6 +94,7 @@ export const METHODS = [
   'claims.refresh',
   'claims.open',
   'claims.resubmit',
+  'claims.recordBankAnswer',
   'settlements.list',
   'settlements.detail',
   'settlements.pending',

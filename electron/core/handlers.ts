@@ -1,4 +1,5 @@
 import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
+import { BANK_ANSWERS } from './claims/desk.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
 import { createDispatcher, handler, reaching } from './bridge/handler.ts';
@@ -137,6 +138,18 @@ export function createHandlers(core: Core) {
     /** Only while the claim is dispatching and the provider rejected it (reference 4.6): same med_case_id. */
     'claims.resubmit': handler('supervisor', 'send a claim again', v.object({ ...claimForm, medCaseId: typed(100) }), (a, by) =>
       core.claims.open(by.name, a.serviceId, { reason: a.reason, details: a.details, externalId: a.externalId }, a.medCaseId),
+    ),
+
+    /**
+     * What the bank said of a claim request left unconfirmed, in the person's name: no claim was
+     * registered (the pay-out may be claimed again), or the claim exists with the id typed,
+     * which the core checks with the service before following it.
+     */
+    'claims.recordBankAnswer': handler(
+      'supervisor',
+      'record what the bank said of a claim',
+      v.object({ serviceId: typed(100), answer: v.literal(...BANK_ANSWERS), medCaseId: v.optional(typed(200)) }),
+      (a, by) => core.claims.recordBankAnswer(by.name, a.serviceId, a.answer, a.medCaseId ?? null),
     ),
 
     // Settlements (issue 11): supervisors and managers.

@@ -80,6 +80,7 @@ const api = {
   'claims.refresh': invoker('claims.refresh'),
   'claims.open': invoker('claims.open'),
   'claims.resubmit': invoker('claims.resubmit'),
+  'claims.recordBankAnswer': invoker('claims.recordBankAnswer'),
   'settlements.list': invoker('settlements.list'),
   'settlements.detail': invoker('settlements.detail'),
   'settlements.pending': invoker('settlements.pending'),

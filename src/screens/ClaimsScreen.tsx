@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
+import type { BankAnswer, BankAnswerRecorded, ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
@@ -48,6 +48,8 @@ export function ClaimsScreen() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string; warning?: string } | null>(null);
   const [offset, setOffset] = useState(0);
+  /** The pay-out whose unconfirmed claim request a supervisor is recording the bank's answer for. */
+  const [answering, setAnswering] = useState<string | null>(null);
   const load = async (refresh = false, from = offset) => {
     try {
       const [p, c] = await Promise.all([getBridge().call('claims.payouts', { offset: from }), getBridge().call(refresh ? 'claims.refresh' : 'claims.list')]);
@@ -70,6 +72,15 @@ export function ClaimsScreen() {
         ? { ok: true, text: t('claims.opened', { id: o.med_case_id }), ...(o.warning ? { warning: o.warning } : {}) }
         : { ok: true, text: t('claims.handled', { message: o.message }) },
     );
+    void load(true);
+  };
+
+  const answered = (a: BankAnswerRecorded) => {
+    setAnswering(null);
+    setOutcome({
+      ok: true,
+      text: a.answer === 'exists' ? t('claims.answerRecorded.exists', { id: a.med_case_id ?? '', payout: a.service_id }) : t('claims.answerRecorded.not_registered', { payout: a.service_id }),
+    });
     void load(true);
   };
 
@@ -104,9 +115,20 @@ export function ClaimsScreen() {
         )}
       </div>
       {draft && <ClaimForm draft={draft} onCancel={() => setDraft(null)} onOpened={opened} />}
+      {answering && <BankAnswerForm serviceId={answering} onCancel={() => setAnswering(null)} onRecorded={answered} />}
       {view === 'payouts' ? (
         <>
-          <PayoutTable rows={payouts} onClaim={(serviceId) => setDraft({ serviceId, medCaseId: null, reason: '', details: '', reference: '' })} />
+          <PayoutTable
+            rows={payouts}
+            onClaim={(serviceId) => {
+              setAnswering(null);
+              setDraft({ serviceId, medCaseId: null, reason: '', details: '', reference: '' });
+            }}
+            onAnswer={(serviceId) => {
+              setDraft(null);
+              setAnswering(serviceId);
+            }}
+          />
           <div className="row">
             <button type="button" disabled={offset === 0} onClick={() => void load(false, Math.max(0, offset - PAGE))}>
               {t('claims.previousPage')}
@@ -133,7 +155,7 @@ export function ClaimsScreen() {
     </section>
   );
 
-  function PayoutTable({ rows, onClaim }: { rows: PayoutRow[] | null; onClaim: (serviceId: string) => void }) {
+  function PayoutTable({ rows, onClaim, onAnswer }: { rows: PayoutRow[] | null; onClaim: (serviceId: string) => void; onAnswer: (serviceId: string) => void }) {
     if (rows === null) return <p>{t('claims.loading')}</p>;
     if (rows.length === 0) return <p>{t('claims.noPayouts')}</p>;
     return (
@@ -165,6 +187,14 @@ export function ClaimsScreen() {
                 ) : (
                   <>
                     {t(WHY_TEXT[claim.why])}
+                    {claim.why === 'unconfirmed' && (
+                      <>
+                        {' '}
+                        <button type="button" onClick={() => onAnswer(payout.service_id)}>
+                          {t('claims.recordAnswer')}
+                        </button>
+                      </>
+                    )}
                     {med_case_id && (
                       <>
                         {' '}
@@ -242,6 +272,60 @@ export function ClaimsScreen() {
           )}
         </tbody>
       </table>
+    );
+  }
+
+  /**
+   * What the bank (or support) said of a claim request the service could not confirm: the app
+   * never sends it again by itself, so a supervisor asks and records the answer here. The core
+   * checks a typed claim id with the service before following it.
+   */
+  function BankAnswerForm({ serviceId, onCancel, onRecorded }: { serviceId: string; onCancel: () => void; onRecorded: (a: BankAnswerRecorded) => void }) {
+    const [answer, setAnswer] = useState<BankAnswer | ''>('');
+    const [medCaseId, setMedCaseId] = useState('');
+    const [busy, setBusy] = useState(false);
+    const [error, setError] = useState<string | null>(null);
+    const submit = async (e: FormEvent) => {
+      e.preventDefault();
+      if (answer === '') return;
+      setBusy(true);
+      setError(null);
+      try {
+        onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) }));
+      } catch (err) {
+        setError(errorText(lang, toUiError(err)));
+      } finally {
+        setBusy(false);
+      }
+    };
+    return (
+      <form className="card claim-form" aria-labelledby="bank-answer-heading" onSubmit={(e) => void submit(e)}>
+        <h3 id="bank-answer-heading">{t('claims.bankAnswerHeading', { payout: serviceId })}</h3>
+        <p className="hint">{t('claims.bankAnswerNote')}</p>
+        <fieldset>
+          <legend>{t('claims.bankSaid')}</legend>
+          {(['not_registered', 'exists'] as const).map((a) => (
+            <label key={a} className="choice">
+              <input type="radio" name="bank-answer" value={a} checked={answer === a} onChange={() => setAnswer(a)} disabled={busy} /> {t(`claims.answer.${a}`)}
+            </label>
+          ))}
+        </fieldset>
+        {answer === 'exists' && (
+          <label>
+            {t('claims.claimId')}
+            <input value={medCaseId} maxLength={100} onChange={(e) => setMedCaseId(e.target.value)} disabled={busy} autoComplete="off" spellCheck={false} />
+          </label>
+        )}
+        <FormError text={error} />
+        <div className="row">
+          <button type="submit" className="primary" disabled={busy || answer === ''}>
+            {t('claims.saveAnswer')}
+          </button>
+          <button type="button" onClick={onCancel} disabled={busy}>
+            {t('claims.cancel')}
+          </button>
+        </div>
+      </form>
     );
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MedStatus, Payout } from '../api/routes.ts';
 import { CoreError } from '../errors.ts';
-import { claimability, claimBody, DAY_MS, daysSince, nextStatus } from './rules.ts';
+import { claimability, claimBody, claimsToRead, DAY_MS, daysSince, nextStatus, typedMedCaseId } from './rules.ts';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const payout = (fields: Partial<Payout>): Payout => ({
@@ -82,4 +82,57 @@ describe('a status only moves forward (reference 3.2)', () => {
 it('counts whole days since a claim was opened', () => {
   expect(daysSince(new Date(NOW - 3 * DAY_MS - 5).toISOString(), NOW)).toBe(3);
   expect(daysSince(new Date(NOW + 60_000).toISOString(), NOW)).toBe(0);
+});
+
+describe('a claim id typed by a supervisor (reference 2.6: prefix med_; 4.6: sent as returned)', () => {
+  const typed = (text: string) => {
+    try {
+      return typedMedCaseId(text);
+    } catch (err) {
+      expect(err).toBeInstanceOf(CoreError);
+      expect((err as CoreError).params).toMatchObject({ field: 'medCaseId', problem: 'claim_id_malformed' });
+      return null;
+    }
+  };
+
+  it.each([
+    ['as the service returns it', 'med_8f3k2a9', 'med_8f3k2a9'],
+    ['with spaces around, as pasted', '  med_8f3k2a9 \n', 'med_8f3k2a9'],
+    ['its case kept', 'med_AbC123', 'med_AbC123'],
+    ['empty', '', null],
+    ['without the prefix', '8f3k2a9', null],
+    ['the prefix alone', 'med_', null],
+    ['another prefix', 'po_8f3k2a9', null],
+    ['the prefix in capitals', 'MED_8f3k2a9', null],
+    ['with a space inside', 'med_8f3k 2a9', null],
+    ['with a slash', 'med_8f3k/../x', null],
+    ['with a query', 'med_8f3k?limit=1', null],
+    ['too long', `med_${'a'.repeat(97)}`, null],
+  ])('%s', (_name, text, expected) => {
+    expect(typed(text)).toBe(expected);
+  });
+});
+
+describe('which known claims are read by their id (the list shows only the newest 200)', () => {
+  const known = (id: string, status: MedStatus, hasRecord: boolean, readAt: number | null) => ({ med_case_id: id, status, hasRecord, readAt });
+
+  it('reads the claims off the list that can still move, never read first, then the longest unread, within the budget', () => {
+    const claims = [
+      known('med_listed', 'open', true, null),
+      known('med_closed', 'closed', true, null),
+      known('med_cancelled', 'cancelled', true, 5),
+      known('med_read_late', 'open', true, 30),
+      known('med_read_early', 'tracking', true, 10),
+      known('med_never', 'dispatching', false, null),
+      // A terminal claim never recorded here (journaled before records were kept): read once to show it.
+      known('med_closed_unrecorded', 'closed', false, null),
+    ];
+    expect(claimsToRead(claims, new Set(['med_listed']), 10)).toEqual(['med_never', 'med_closed_unrecorded', 'med_read_early', 'med_read_late']);
+    expect(claimsToRead(claims, new Set(['med_listed']), 3)).toEqual(['med_never', 'med_closed_unrecorded', 'med_read_early']);
+    expect(claimsToRead(claims, new Set(['med_listed']), 0)).toEqual([]);
+  });
+
+  it('reads a terminal claim no more once it has been read', () => {
+    expect(claimsToRead([known('med_closed_unrecorded', 'closed', false, 7)], new Set(), 10)).toEqual([]);
+  });
 });

@@ -40,7 +40,7 @@ export interface ClaimForm {
   externalId?: string;
 }
 
-export type ClaimField = 'reason' | 'details' | 'externalId';
+export type ClaimField = 'reason' | 'details' | 'externalId' | 'medCaseId';
 
 /**
  * The body of a claim, or a refusal naming the field. Details are counted as the service
@@ -62,8 +62,51 @@ export function collapseLineBreaks(text: string): string {
   return text.replace(/[\r\n]+/g, ' ');
 }
 
-function fieldError(field: ClaimField, message: string): CoreError {
-  return new CoreError('invalid_argument', message, { field });
+function fieldError(field: ClaimField, message: string, problem?: string): CoreError {
+  return new CoreError('invalid_argument', message, { field, ...(problem === undefined ? {} : { problem }) });
+}
+
+/**
+ * A claim id as the bank or support gave it to a supervisor. Reference 2.6: it has the prefix
+ * `med_`; 4.6: it is sent exactly as returned, case unchanged, so only the spaces a paste
+ * brings around it are cut. The rest is what a path segment can carry (no space, slash or
+ * query), so the GET that checks it asks for that claim and nothing else.
+ */
+export const MED_CASE_ID = /^med_[A-Za-z0-9_-]{1,96}$/;
+
+export function typedMedCaseId(text: string): string {
+  const id = text.trim();
+  if (!MED_CASE_ID.test(id)) {
+    throw fieldError('medCaseId', 'A claim id starts with med_ followed by letters and digits, as the bank or support gave it (for example med_4f2a9c); check what was typed. Nothing was recorded.', 'claim_id_malformed');
+  }
+  return id;
+}
+
+/** A claim this journal knows, as the choice of which to read by id sees it. */
+export interface KnownClaim {
+  med_case_id: string;
+  /** The furthest status seen. */
+  status: MedStatus;
+  /** Whether the journal holds the claim as last read (to show it without asking again). */
+  hasRecord: boolean;
+  /** When this core last read it by id; null if never. */
+  readAt: number | null;
+}
+
+/**
+ * Reference 4.6: the list answers only the newest claims (at most 200) and takes no offset,
+ * so a claim older than those can be followed only by reading it by its id. Which of the
+ * claims this journal knows to read now, at most `budget` of them: those the list did not
+ * answer that can still move (3.2: closed and cancelled never do), and a terminal one the
+ * journal holds no record of, once, to show it; never read first, then the longest unread.
+ */
+export function claimsToRead(known: readonly KnownClaim[], listed: ReadonlySet<string>, budget: number): string[] {
+  const terminal = (s: MedStatus) => s === 'closed' || s === 'cancelled';
+  return known
+    .filter((c) => !listed.has(c.med_case_id) && (!terminal(c.status) || (!c.hasRecord && c.readAt === null)))
+    .sort((a, b) => (a.readAt === null ? (b.readAt === null ? 0 : -1) : b.readAt === null ? 1 : a.readAt - b.readAt))
+    .slice(0, Math.max(0, budget))
+    .map((c) => c.med_case_id);
 }
 
 const RANK = new Map<MedStatus, number>(MED_STATUSES.map((s, i) => [s, i]));

@@ -1,10 +1,11 @@
+import { constants as fsConstants } from 'node:fs';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
-import { checkLine, JournalUnavailableError, lineIsIntact, nodeJournalFs, openLog } from './log.ts';
+import { checkLine, journalFsFor, JournalUnavailableError, lineIsIntact, nodeJournalFs, openLog } from './log.ts';
 import type { JournalEntry, JournalFs, JournalLog } from './log.ts';
 
 let dir: string;
@@ -99,15 +100,22 @@ describe('the durable log', () => {
     expect(await log.verify()).toEqual({ ok: true, entries: 100 });
   });
 
-  it.each([...(nodeJournalFs.dsyncAppends ? [true] : []), false])('makes every group commit durable before it resolves (segments opened O_DSYNC: %s)', async (dsyncAppends) => {
-    // What the log asks of the file layer: a segment opened O_DSYNC is written once a commit,
-    // one opened plainly is written and then fdatasync'd; never a plain write alone.
+  // Which call makes a group commit durable, per platform: the drive's cache must be flushed
+  // too, and on macOS only F_FULLFSYNC (libuv's fdatasync there) does that, not O_DSYNC.
+  const plain = ['open a', 'write', 'datasync', 'write', 'datasync'];
+  it.each([
+    // Linux's row opens O_DSYNC for real, which only a host that has it can do.
+    ...(typeof fsConstants.O_DSYNC === 'number' ? [['linux', ['open a-dsync', 'write', 'write']] as const] : []),
+    ['darwin', plain] as const,
+    ['win32', plain] as const,
+    ['freebsd', plain] as const,
+  ])('on %s, makes every group commit durable before it resolves, with that platform\'s call', async (platform, expected) => {
     const calls: string[] = [];
+    const platformFs = journalFsFor(platform);
     const fs: JournalFs = {
-      ...nodeJournalFs,
-      dsyncAppends,
+      ...platformFs,
       open: async (path, flags, mode) => {
-        const file = await nodeJournalFs.open(path, flags, mode);
+        const file = await platformFs.open(path, flags, mode);
         if (!path.endsWith('.jsonl') || flags === 'r') return file;
         calls.push(`open ${flags}`);
         return {
@@ -133,8 +141,16 @@ describe('the durable log', () => {
     open.push(log);
     await log.append([sale(1)]);
     await log.append([sale(2), sale(3)]);
-    expect(calls).toEqual(dsyncAppends ? ['open a-dsync', 'write', 'write'] : ['open a', 'write', 'datasync', 'write', 'datasync']);
+    expect(calls).toEqual(expected);
     expect(log.stats.commits).toBe(2);
+  });
+
+  it('opens segments O_DSYNC only on Linux, and the app\'s file layer is the one of the platform it runs on', () => {
+    expect(journalFsFor('linux').dsyncAppends).toBe(typeof fsConstants.O_DSYNC === 'number');
+    for (const platform of ['darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix', 'android'] as const) {
+      expect(journalFsFor(platform).dsyncAppends, platform).toBe(false);
+    }
+    expect(nodeJournalFs.dsyncAppends).toBe(journalFsFor(process.platform).dsyncAppends);
   });
 
   it('hands the view every group that became durable while it was busy in one call', async () => {

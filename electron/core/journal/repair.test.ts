@@ -30,8 +30,8 @@ type Fault = { code: 'ENOSPC' | 'EIO'; on: 'write' | 'datasync'; partial?: boole
 
 /**
  * The real node:fs/promises, with a switch that makes writes or fsyncs fail as a sick disk
- * does. `dsyncAppends`: whether the log's segments are opened O_DSYNC (as on Linux and macOS)
- * or written then fdatasync'd (as on Windows).
+ * does. `dsyncAppends`: whether the log's segments are opened O_DSYNC (as on Linux)
+ * or written then fdatasync'd (as everywhere else).
  */
 function sickDisk(dsyncAppends = nodeJournalFs.dsyncAppends) {
   const disk = { fault: null as Fault | null };

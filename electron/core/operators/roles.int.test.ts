@@ -72,6 +72,7 @@ const TABLE: Record<Method, Access> = {
   'claims.refresh': 'supervisor',
   'claims.open': 'supervisor',
   'claims.resubmit': 'supervisor',
+  'claims.recordBankAnswer': 'supervisor',
   'settlements.list': 'supervisor',
   'settlements.detail': 'supervisor',
   'settlements.pending': 'supervisor',
