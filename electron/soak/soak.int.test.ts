@@ -29,7 +29,11 @@ describe('the fault campaign, short', () => {
     expect(result.drained).toBe(true);
     expect(result.audit.payments).toBeGreaterThan(0);
     expect(result.audit.findings).toEqual([]);
-    expect(result.audit.counts).toEqual({ lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0 });
+    expect(result.audit.counts).toEqual({ lost: 0, doubled: 0, misattributed: 0, unflagged_mismatch: 0, phantom: 0, refund_doubled: 0, refund_phantom: 0, refund_open: 0 });
+    // Refunds were asked for, some losing their answer, while the service ignored refund keys.
+    expect(plan.filter((p) => p.refund?.fault)).not.toHaveLength(0);
+    expect(result.refunds.asked).toBeGreaterThan(0);
+    expect(result.audit.refunds.made).toBeGreaterThan(0);
     expect(result.journalVerify).toMatchObject({ ok: true });
     // The core followed every sale up: no create left unresolved.
     expect(result.audit.unresolvedSales).toBe(0);
