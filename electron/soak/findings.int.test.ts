@@ -30,14 +30,11 @@ const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix'
 describe('findings of the fault campaign', () => {
   // Found by `npm run soak -- --sales 48 --seed 20261123 --kill-every 12-20` before the
   // campaign jumped its clocks only at an idle counter: a sale left `uncertain` for ever.
-  // Cause: checkout.ts openSales resends a create (same Idempotency-Key) only within 5
-  // minutes of the sale's request; past that a `requested` sale is marked uncertain
-  // (terminal.ts, mark_uncertain) and an uncertain one is left to webhooks. If the service
-  // did make the sale, the core never learns its pix_id, so its payment (the printed QR
-  // charges the checkout's newest sale, reference 4.5 rule 2) matches no sale and stays
-  // apart for ever: lost, by the audit's definition. The key is honoured 24 h (contract 2),
-  // so a resend would only replay the 201.
-  it.fails('a create the service made while the core was down for over 5 minutes: its payment reaches its sale', async () => {
+  // Cause: checkout.ts openSales resent a create (same Idempotency-Key) only within 5
+  // minutes of the sale's request, so the core never learnt the pix_id of a sale the
+  // service had made, and its payment stayed apart for ever. The key is honoured 24 h
+  // (contract 2): the resend replays the service's record of the create, its 201.
+  it('a create the service made while the core was down for over 5 minutes: its payment reaches its sale', async () => {
     const sandbox = await startSandbox({ port: 0 });
     const dir = await mkdtemp(join(tmpdir(), 'pos-finding-'));
     cleanups.push(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paid } from '../terminal/fixtures/sale-events.ts';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
-import { checkoutScreen, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, planWithdraw } from './checkout.ts';
+import { checkoutScreen, CREATE_KEY_WINDOW_MS, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, planWithdraw } from './checkout.ts';
 import type { CreateOutcome, SaleIntent } from './checkout.ts';
 import { SALE_LIFETIME_MS } from './lifecycle.ts';
 import type { PaymentReceived } from './lifecycle.ts';
@@ -251,18 +251,21 @@ describe('openSales', () => {
     ]);
   });
 
-  it('a create left unresolved past the sale lifetime is not retried: it becomes uncertain', () => {
+  it('a create left unresolved is retried however long it waited, while its key lasts (contract 2: 24 hours); then it becomes uncertain', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
-    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'mark_uncertain' }]);
+    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS - 1)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS)).toEqual([{ sale_id: 'a', how: 'mark_uncertain' }]);
   });
 
-  it('an uncertain sale is retried only while it is the newest and young; then only a webhook can tell', () => {
+  it('an uncertain sale is retried only while it is the newest and its key lasts; then only a webhook can tell', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
     checkout.answer('a', uncertainOutcome, T0 + 30_000);
     expect(openSales(checkout.sales, T0 + 60_000)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
-    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'webhook_only' }]);
+    expect(openSales(checkout.sales, T0 + 2 * SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS)).toEqual([{ sale_id: 'a', how: 'webhook_only' }]);
   });
 
   it('final states are not followed', () => {

@@ -23,7 +23,7 @@
  * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
  */
 import { MAX_SALE_CENTS } from './amount.ts';
-import { SALE_LIFETIME_MS, activeDisplacements } from './lifecycle.ts';
+import { activeDisplacements } from './lifecycle.ts';
 import type {
   CreatedFacts,
   CreateRefusal,
@@ -47,6 +47,12 @@ import { compareText } from './order.ts';
  * service's differ. A payment after that is still taken (expired + payment = paid, flagged).
  */
 export const EXPIRY_GRACE_MS = 60_000;
+
+/**
+ * Contract 2: the service answers a create sent again with the same Idempotency-Key and body
+ * with its first 201 for 24 hours. The follow-up resends an unresolved create within it.
+ */
+export const CREATE_KEY_WINDOW_MS = 24 * 3_600_000;
 
 function onCheckout(sales: Iterable<Sale>, storeId: number, checkoutId: number): Sale[] {
   return [...sales]
@@ -260,10 +266,12 @@ export type FollowUp =
  *
  * - pending: Tx Status by pix_id.
  * - requested (after a crash, or while in flight), uncertain: retried with the same
- *   Idempotency-Key while the sale is still the checkout's newest and within its lifetime.
- *   A retry after a newer sale exists would, if the service ignores the key, create a sale
- *   that displaces the newer one (contract 2); a retry after 5 minutes would open a sale
- *   nobody is waiting for. Past that, a requested sale becomes uncertain.
+ *   Idempotency-Key while the sale is still the checkout's newest and its key is inside the
+ *   service's 24 hours (contract 2): however long the core was down, the retry replays the
+ *   service's record of the create (its 201), so the sale learns its ids and its payment
+ *   reaches it. A retry after a newer sale exists would, if the service ignores the key,
+ *   create a sale that displaces the newer one (contract 2). Past the key's window a retry
+ *   could only make a new sale: a requested sale becomes uncertain.
  * - displaced: not polled — Tx Status answers TX not found for it forever (contract 3). A
  *   late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
  *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
@@ -283,7 +291,7 @@ export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
   const out: FollowUp[] = [];
   for (const s of all) {
     const isNewest = newestOf.get(`${s.store_id}/${s.checkout_id}`) === s;
-    const retryable = isNewest && nowMs < s.requested_at + SALE_LIFETIME_MS;
+    const retryable = isNewest && nowMs < s.requested_at + CREATE_KEY_WINDOW_MS;
     switch (s.status) {
       case 'pending':
       case 'withdrawn':
