@@ -417,8 +417,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const drainStarted = performance.now();
     const drainDeadline = Math.min(drainStarted + options.drainSeconds * 1_000, hardDeadline - 20_000);
     await control(svc, 'DELETE', '/_sandbox/faults', {});
-    // Past every sale's 5-minute life: what was left pending expires at the service.
-    await passTime(301);
+    // Past every sale's 5-minute life and the minute after it when its last Tx Status read is
+    // made (checkout.ts EXPIRY_GRACE_MS): what was left pending expires, here and at the service.
+    await passTime(361);
     let drained = false;
     let lastEntries = -1;
     let still = 0;
