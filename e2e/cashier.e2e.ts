@@ -205,6 +205,8 @@ test('a sale nobody pays expires, and its QR goes away', async ({ page, freshApp
 
   await charge(page, '5,00');
   const saleId = await waitForQr(page, 'R$5.00');
+  const [display] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: /Customer display/ }).click()]);
+  await expect(display.getByRole('img', { name: 'Payment QR code' })).toBeVisible();
   await payer.advanceClock(330);
 
   // Past its expiry the QR goes at once, but the sale is closed only by a read of the
@@ -214,6 +216,9 @@ test('a sale nobody pays expires, and its QR goes away', async ({ page, freshApp
   await expect(panel).toContainText('Expiring — checking payment');
   await expect(qr(page)).toHaveCount(0);
   await expect(recentSale(page, saleId)).toContainText('Expiring — checking payment');
+  // The customer is asked to wait, never shown a QR that would invite a second payment.
+  await expect(display.getByTestId('display-please-wait')).toBeVisible({ timeout: 30_000 });
+  await expect(display.getByRole('img', { name: 'Payment QR code' })).toHaveCount(0);
   await snap(page, testInfo, '01-expiring');
   await payer.advanceClock(31);
 
