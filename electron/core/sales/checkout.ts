@@ -55,10 +55,6 @@ export function isLastRead(sale: Sale, at: number): boolean {
   return sale.created !== undefined && at >= sale.created.expires_at + EXPIRY_GRACE_MS;
 }
 
-/** A pending (or withdrawn) sale past its expires_at whose last read has not come yet. */
-export function isExpiring(sale: Sale, nowMs: number): boolean {
-  return (sale.status === 'pending' || sale.status === 'withdrawn') && sale.created !== undefined && nowMs > sale.created.expires_at;
-}
 
 /**
  * Contract 2: the service answers a create sent again with the same Idempotency-Key and body

@@ -184,6 +184,8 @@ export class FollowUpLoop {
   async #pollTxStatus(saleId: string, pixId: string, checkout: CheckoutKey): Promise<boolean> {
     const { journal, client, clock, log, locks, stats } = this.#ctx;
     stats.polls++;
+    // Issue 24: the last read is one made a minute past expires_at, so its time is when it was sent.
+    const sentAt = clock.now();
     let answer;
     try {
       answer = await client.txStatus(pixId, { deadlineMs: 8_000 });
@@ -207,7 +209,7 @@ export class FollowUpLoop {
     return locks.exclusive(keyOf(checkout), async () => {
       const row = await journal.sales.get(saleId);
       if (!row) return false;
-      const events = planTxStatus(row.sale, answer.found ? 'expired' : 'not_found', now);
+      const events = planTxStatus(row.sale, answer.found ? 'expired' : 'not_found', sentAt);
       if (events.length === 0) {
         this.#schedule(saleId, 'pending');
         // Expired, but read too early to be the last read: read again exactly when it is due.
