@@ -55,7 +55,6 @@ export function isLastRead(sale: Sale, at: number): boolean {
   return sale.created !== undefined && at >= sale.created.expires_at + EXPIRY_GRACE_MS;
 }
 
-
 /**
  * Contract 2: the service answers a create sent again with the same Idempotency-Key and body
  * with its first 201 for 24 hours. The follow-up resends an unresolved create within it.
@@ -300,9 +299,9 @@ export type FollowUp =
  *   could only make a new sale: a requested sale becomes uncertain.
  * - displaced: read once by Tx Status after our newer sale's 201 (needsDisplacedRead: a
  *   payment made just before it), then not polled — Tx Status answers TX not found for it
- *   forever (contract 3). A late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
- *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
- *   matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
+ *   forever (contract 3). A late payment still reaches us: the `charge.paid` webhook
+ *   carries the displaced sale's own pix_id and service_id (contract 4), and we keep those
+ *   ids on the displaced sale, so matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
  *   is kept apart (payment intake) for a person.
  * Final states (paid, amount_mismatch, paid_late, expired, failed) are not listed.
  */

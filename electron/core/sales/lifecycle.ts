@@ -1047,7 +1047,8 @@ function settle(f: Sale): Sale {
   const wanted: Attention[] = [];
   if (status === 'amount_mismatch') wanted.push({ reason: 'amount_mismatch', subject: '' });
   if (status === 'paid_late') wanted.push({ reason: displaced ? 'paid_late' : 'paid_withdrawn', subject: '' });
-  // Paid after we told the cashier it had expired: credited, but the cashier may have moved on.
+  // Paid, but learnt once its time was up and the cashier had moved on (the next sale charged,
+  // or the sale closed by its last read): credited, and a person checks it was not paid twice.
   if (paid && !displaced && !withdrawn && f.expiries.length > 0) wanted.push({ reason: 'paid_after_expiry', subject: '' });
   for (const p of ordered.slice(1)) wanted.push({ reason: 'extra_payment', subject: p.key });
   // TX not found for a sale no newer sale of ours displaced: something we did not create did.
