@@ -205,9 +205,23 @@ test('a sale nobody pays expires, and its QR goes away', async ({ page, freshApp
 
   await charge(page, '5,00');
   const saleId = await waitForQr(page, 'R$5.00');
+  const [display] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: /Customer display/ }).click()]);
+  await expect(display.getByRole('img', { name: 'Payment QR code' })).toBeVisible();
   await payer.advanceClock(330);
 
+  // Past its expiry the QR goes at once, but the sale is closed only by a read of the
+  // payment service made a minute after it (a payment in its last seconds is still found).
   const panel = currentSale(page);
+  await expect(panel.locator('[data-screen="expiring"]')).toHaveAttribute('data-sale-id', saleId, { timeout: 30_000 });
+  await expect(panel).toContainText('Expiring — checking payment');
+  await expect(qr(page)).toHaveCount(0);
+  await expect(recentSale(page, saleId)).toContainText('Expiring — checking payment');
+  // The customer is asked to wait, never shown a QR that would invite a second payment.
+  await expect(display.getByTestId('display-please-wait')).toBeVisible({ timeout: 30_000 });
+  await expect(display.getByRole('img', { name: 'Payment QR code' })).toHaveCount(0);
+  await snap(page, testInfo, '01-expiring');
+  await payer.advanceClock(31);
+
   await expect(panel.locator(`[data-sale-id="${saleId}"]`)).toHaveAttribute('data-status', 'expired', { timeout: 30_000 });
   await expect(panel).toContainText('Expired');
   await expect(panel).toContainText('Nobody paid R$5.00 within 5 minutes.');

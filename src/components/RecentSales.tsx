@@ -1,10 +1,14 @@
 import type { SaleSummary } from '../../electron/core/contract.ts';
+import { isExpiringAt } from '../lib/checkoutView.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { StatusWord } from './StatusWord.tsx';
 
-/** The checkout's last sales, newest first: a displaced sale shows Displaced at once. */
-export function RecentSales({ sales, limit = 8 }: { sales: readonly SaleSummary[]; limit?: number }) {
+/**
+ * The checkout's last sales, newest first: a displaced sale shows Displaced at once, and one
+ * past its expiry Expiring until its last read (`coreNow`: the view's clock).
+ */
+export function RecentSales({ sales, limit = 8, coreNow = null }: { sales: readonly SaleSummary[]; limit?: number; coreNow?: number | null }) {
   const t = useText();
   const lang = useLang();
   return (
@@ -18,7 +22,7 @@ export function RecentSales({ sales, limit = 8 }: { sales: readonly SaleSummary[
             <li key={sale.sale_id} className="recent-item" data-sale-id={sale.sale_id} data-status={sale.status}>
               <span className="recent-time">{formatTime(lang, sale.requested_at)}</span>
               <span className="recent-amount">{formatMoney(lang, sale.amount_cents)}</span>
-              <StatusWord status={sale.status} />
+              <StatusWord status={sale.status} expiring={coreNow !== null && isExpiringAt(sale, coreNow)} />
               {sale.external_id && <span className="recent-ref">{sale.external_id}</span>}
             </li>
           ))}

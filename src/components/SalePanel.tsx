@@ -81,6 +81,19 @@ export function SalePanel({ view, receivedAt, onStale, offline = false }: { view
           <Countdown expiresAt={screen.expires_at} coreNow={view.now} receivedAt={receivedAt} onOver={onStale} />
         </div>
       );
+    case 'expiring':
+      // Issue 24: past its expiry the sale is checked, not closed; no QR invites a payment now.
+      return (
+        <div className="sale-panel sale-warning" data-screen="expiring" data-sale-id={screen.sale_id}>
+          <p className="sale-amount" data-testid="sale-amount">
+            {formatMoney(lang, screen.amount_cents)}
+          </p>
+          <p className="sale-title">
+            <span className="spinner" aria-hidden="true" /> {t('screen.expiring.title')}
+          </p>
+          <p>{t('screen.expiring.detail')}</p>
+        </div>
+      );
     case 'uncertain':
     case 'qr_invalid': {
       const prefix = screen.kind === 'uncertain' ? 'screen.uncertain' : 'screen.qrInvalid';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutView, SaleSummary } from '../../electron/core/contract.ts';
-import { CROSSING_MS, acceptView, isLive, resyncEveryMs, saleToReplace, screenSale, viewSeq } from './checkoutView.ts';
+import { CROSSING_MS, acceptView, isExpiringAt, isLive, resyncEveryMs, saleToReplace, screenSale, viewSeq } from './checkoutView.ts';
 
 function sale(id: string, status: SaleSummary['status'], amount = 1000, seq = 1): SaleSummary {
   return {
@@ -93,6 +93,19 @@ describe('saleToReplace / screenSale / isLive', () => {
     expect(isLive(paid)).toBe(false);
     expect(saleToReplace(view(1, { kind: 'idle' }))).toBeNull();
     expect(screenSale(null)).toBeNull();
+  });
+  it('an expiring sale is live (its last read is awaited) but not one a charge corrects: the service cannot displace it', () => {
+    const expiring = view(1, { kind: 'expiring', sale_id: 'b', amount_cents: 1200, expires_at: 9 }, [pending]);
+    expect(isLive(expiring)).toBe(true);
+    expect(saleToReplace(expiring)).toBeNull();
+    expect(screenSale(expiring)?.sale_id).toBe('b');
+    expect(resyncEveryMs(expiring)).toBe(10_000);
+  });
+  it('a pending sale reads Expiring once the core clock is past its expiry, until its last read closes it', () => {
+    expect(isExpiringAt({ status: 'pending', expires_at: 9 }, 9)).toBe(false);
+    expect(isExpiringAt({ status: 'pending', expires_at: 9 }, 10)).toBe(true);
+    expect(isExpiringAt({ status: 'expired', expires_at: 9 }, 10)).toBe(false);
+    expect(isExpiringAt({ status: 'pending', expires_at: null }, 10)).toBe(false);
   });
 });
 

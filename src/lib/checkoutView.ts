@@ -72,10 +72,18 @@ export function withdrawableSale(view: CheckoutView | null): SaleSummary | null 
   return sale?.status === 'pending' ? sale : null;
 }
 
-/** Whether the screen is live (a countdown, a create in flight) and the view should be refreshed. */
+/**
+ * A sale still open past its expires_at, on the core's clock: its QR is gone and its last
+ * Tx Status read (a minute after expiry) has not closed it yet, so it reads "Expiring".
+ */
+export function isExpiringAt(sale: Pick<SaleSummary, 'status' | 'expires_at'>, coreNow: number): boolean {
+  return sale.status === 'pending' && sale.expires_at !== null && coreNow > sale.expires_at;
+}
+
+/** Whether the screen is live (a countdown, a create in flight, a last read awaited) and the view should be refreshed. */
 export function isLive(view: CheckoutView | null): boolean {
   const kind = view?.screen.kind;
-  return kind === 'qr' || kind === 'held' || kind === 'creating' || kind === 'uncertain';
+  return kind === 'qr' || kind === 'held' || kind === 'creating' || kind === 'uncertain' || kind === 'expiring';
 }
 
 /**
@@ -87,7 +95,7 @@ export function isLive(view: CheckoutView | null): boolean {
 export function resyncEveryMs(view: CheckoutView | null): number | null {
   const kind = view?.screen.kind;
   if (kind === 'qr' || kind === 'held') return QR_RESYNC_MS;
-  if (kind === 'creating' || kind === 'uncertain') return LIVE_RESYNC_MS;
+  if (kind === 'creating' || kind === 'uncertain' || kind === 'expiring') return LIVE_RESYNC_MS;
   return null;
 }
 

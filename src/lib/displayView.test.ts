@@ -32,5 +32,6 @@ describe('the amount a display shows with a settled sale', () => {
   it('reads again while a QR is up, not while idle', () => {
     expect(displayResyncMs(view(1, qr('s1', 1)))).toBe(2_000);
     expect(displayResyncMs(view(1, { kind: 'idle' }))).toBeNull();
+    expect(displayResyncMs(view(1, { kind: 'expiring', sale_id: 's1', amount_cents: 1250, expires_at: 9 }))).toBe(10_000);
   });
 });

@@ -28,7 +28,7 @@ export function rememberAmount(amounts: Readonly<Record<string, number>>, view: 
 /** The amount to show with the screen's sale, when the display saw it (a paid sale's, say). */
 export function screenAmount(view: DisplayView | null, amounts: Readonly<Record<string, number>>): number | null {
   if (!view || view.screen.kind === 'idle') return null;
-  if (view.screen.kind === 'qr' || view.screen.kind === 'held') return view.screen.amount_cents;
+  if (view.screen.kind === 'qr' || view.screen.kind === 'held' || view.screen.kind === 'expiring') return view.screen.amount_cents;
   return amounts[view.screen.sale_id] ?? null;
 }
 
@@ -36,6 +36,7 @@ export function screenAmount(view: DisplayView | null, amounts: Readonly<Record<
 export function displayResyncMs(view: DisplayView | null): number | null {
   const kind = view?.screen.kind;
   if (kind === 'qr' || kind === 'held') return QR_RESYNC_MS;
-  if (kind === 'creating' || kind === 'uncertain') return LIVE_RESYNC_MS;
+  // Expiring: its last read ends it with a push; read again now and then all the same.
+  if (kind === 'creating' || kind === 'uncertain' || kind === 'expiring') return LIVE_RESYNC_MS;
   return null;
 }

@@ -260,7 +260,7 @@ export function CashierScreen() {
         <ClaimNotices notices={claimNotices} />
         <SettlementNotices notices={settlementNotices} />
       </div>
-      <RecentSales sales={view?.recent ?? []} />
+      <RecentSales sales={view?.recent ?? []} coreNow={view?.now ?? null} />
     </div>
   );
 }

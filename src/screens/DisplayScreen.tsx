@@ -32,9 +32,10 @@ export function DisplayScreen() {
   let body;
   if (connection === 'unauthorized') {
     body = <p className="display-message">{t('connection.unauthorized')}</p>;
-  } else if (view?.hold || screen.kind === 'held' || (connection !== 'open' && view !== null && (screen.kind === 'qr' || screen.kind === 'creating'))) {
-    // The core's view says no QR may be shown (a payment waits for a person), or this window
-    // cannot hear the core: the customer is asked to wait, never invited to pay again.
+  } else if (view?.hold || screen.kind === 'held' || screen.kind === 'expiring' || (connection !== 'open' && view !== null && (screen.kind === 'qr' || screen.kind === 'creating'))) {
+    // The core's view says no QR may be shown (a payment waits for a person, or the sale's
+    // time is up and its payment is being checked), or this window cannot hear the core: the
+    // customer is asked to wait, never invited to pay again.
     body = (
       <>
         <p className="display-welcome" data-testid="display-please-wait">

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { paid } from '../terminal/fixtures/sale-events.ts';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
-import { checkoutScreen, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planExpiry, planTxStatus, planWithdraw } from './checkout.ts';
+import { checkoutScreen, CREATE_KEY_WINDOW_MS, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planTxStatus, planWithdraw } from './checkout.ts';
 import type { CreateOutcome, SaleIntent } from './checkout.ts';
+import { describeSale } from './describe.ts';
 import { SALE_LIFETIME_MS } from './lifecycle.ts';
 import type { PaymentReceived } from './lifecycle.ts';
 
@@ -60,18 +61,44 @@ describe('planCharge', () => {
     });
   });
 
-  it('journals a pending sale past its expires_at expired, not displaced: the service expired it, and the screen said so', () => {
+  it('neither displaces nor closes a pending sale past its expires_at: it waits for its last read, noted as left behind', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
     checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
-    const expiresAt = checkout.sales.find((s) => s.sale_id === 'a')?.created?.expires_at ?? 0;
-    // Inside the grace the clock has not expired it yet (planExpiry), but a new charge does.
-    expect(planExpiry(checkout.sales, expiresAt + 30_000)).toEqual([]);
-    const plan = planCharge(checkout.sales, intent('b', 1200, expiresAt + 30_000));
+    const expiresAt = checkout.sale('a').created?.expires_at ?? 0;
+    const plan = planCharge(checkout.sales, intent('b', 1200, expiresAt + 1_000));
     if (!plan.ok) throw new Error('refused');
-    expect(plan.events.slice(1)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'clock', at: expiresAt + 30_000 }]);
+    // The service expired it (or it was paid in its last seconds): the new sale cannot displace it.
+    expect(plan.events.slice(1)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'newer_sale', at: expiresAt + 1_000 }]);
     checkout.write(plan.events);
-    expect(checkout.sales.find((s) => s.sale_id === 'a')?.status).toBe('expired');
+    expect(checkout.sale('a').status).toBe('pending');
+    expect(openSales(checkout.sales, expiresAt + 2_000)).toContainEqual({ sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' });
+    // A later charge notes nothing more, and still does not displace it.
+    checkout.answer('b', createdOutcome('b', expiresAt + 1_000), expiresAt + 1_000);
+    const again = planCharge(checkout.sales, intent('c', 1300, expiresAt + 5_000));
+    if (!again.ok) throw new Error('refused');
+    expect(again.events.map((e) => e.sale_id)).toEqual(['c', 'b']);
+  });
+
+  it('a payment its last read finds once the next sale was charged is paid, and held for a person: the customer may be paying the new sale too', () => {
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.answer('a', createdOutcome('a', T0), T0);
+    const expiresAt = T0 + SALE_LIFETIME_MS;
+    checkout.charge('b', 1200, expiresAt + 1_000);
+    checkout.write([paid('a', '10.00', 'E1', { paidAt: expiresAt - 10_000, at: expiresAt + EXPIRY_GRACE_MS })]);
+    expect(checkout.sale('a')).toMatchObject({ status: 'paid', attention: [{ reason: 'paid_after_expiry', subject: '' }] });
+  });
+
+  it('a sale left behind past its expiry is described as expiring until its last read', () => {
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.answer('a', createdOutcome('a', T0), T0);
+    expect(describeSale(checkout.sale('a')).key).toBe('sale.pending');
+    checkout.charge('b', 1200, T0 + SALE_LIFETIME_MS + 1_000);
+    expect(describeSale(checkout.sale('a'))).toMatchObject({ key: 'sale.expiring', params: { amount_cents: 1000, expires_at: T0 + SALE_LIFETIME_MS } });
+    checkout.write(planTxStatus(checkout.sale('a'), 'expired', T0 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS));
+    expect(describeSale(checkout.sale('a')).key).toBe('sale.expired');
   });
 
   it('does not displace a paid, expired or refused sale, nor a sale of another checkout', () => {
@@ -193,22 +220,53 @@ describe('expiry', () => {
   checkout.answer('a', createdOutcome('a', T0), T0);
   const expiresAt = T0 + SALE_LIFETIME_MS;
 
-  it('the clock expires a pending sale only after the grace', () => {
-    expect(planExpiry(checkout.sales, expiresAt + EXPIRY_GRACE_MS)).toEqual([]);
-    expect(planExpiry(checkout.sales, expiresAt + EXPIRY_GRACE_MS + 1)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'clock', at: expiresAt + EXPIRY_GRACE_MS + 1 }]);
+  it('the clock alone never closes a sale: it is followed by Tx Status past its expiry, however long', () => {
+    expect(openSales(checkout.sales, expiresAt + 3_600_000)).toEqual([{ sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' }]);
+    expect(checkout.sale('a').status).toBe('pending');
   });
 
-  it('the screen stops showing the QR at expires_at, before the clock journals the expiry', () => {
+  it('Tx Status expired closes it only as the last read, made at least a minute after expires_at', () => {
+    expect(planTxStatus(checkout.sale('a'), 'expired', expiresAt + 1)).toEqual([]);
+    expect(planTxStatus(checkout.sale('a'), 'expired', expiresAt + EXPIRY_GRACE_MS - 1)).toEqual([]);
+    expect(planTxStatus(checkout.sale('a'), 'expired', expiresAt + EXPIRY_GRACE_MS)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'tx_status', at: expiresAt + EXPIRY_GRACE_MS }]);
+  });
+
+  it('past expires_at the screen shows the sale expiring, with no QR, until the last read closes it', () => {
     expect(checkoutScreen(checkout.sales, 1, 3, expiresAt)).toMatchObject({ kind: 'qr' });
-    expect(checkoutScreen(checkout.sales, 1, 3, expiresAt + 1)).toEqual({ kind: 'settled', sale_id: 'a', status: 'expired' });
+    expect(checkoutScreen(checkout.sales, 1, 3, expiresAt + 1)).toEqual({ kind: 'expiring', sale_id: 'a', amount_cents: 1000, expires_at: expiresAt });
+    const closed = new CheckoutFacts();
+    closed.charge('a');
+    closed.answer('a', createdOutcome('a', T0), T0);
+    closed.write(planTxStatus(closed.sale('a'), 'expired', expiresAt + EXPIRY_GRACE_MS));
+    expect(checkoutScreen(closed.sales, 1, 3, expiresAt + EXPIRY_GRACE_MS)).toEqual({ kind: 'settled', sale_id: 'a', status: 'expired' });
   });
 
-  it('a displaced sale never expires by the clock (reference 4.5 rule 4)', () => {
+  it('a displaced sale never expires by itself (reference 4.5 rule 4): read once after the newer sale is created, then left to webhooks', () => {
     const t = new CheckoutFacts();
     t.charge('a');
     t.answer('a', createdOutcome('a', T0), T0);
     t.charge('b', 1200, T0 + 10_000);
-    expect(planExpiry(t.sales, T0 + 3_600_000).map((e) => e.sale_id)).toEqual([]);
+    // The newer create is in flight: the earlier sale may still be paid as the newest.
+    expect(openSales(t.sales, T0 + 11_000)).toContainEqual({ sale_id: 'a', how: 'webhook_only' });
+    t.answer('b', createdOutcome('b', T0 + 10_000), T0 + 10_000);
+    expect(openSales(t.sales, T0 + 11_000)).toContainEqual({ sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' });
+    // TX not found: the service displaced it too; no person is needed, and it is read no more.
+    const events = planTxStatus(t.sale('a'), 'not_found', T0 + 12_000);
+    expect(events).toEqual([{ type: 'sale.displaced', sale_id: 'a', by: 'b', by_seq: 2, evidence: 'tx_not_found', at: T0 + 12_000 }]);
+    t.write(events);
+    expect(t.sale('a')).toMatchObject({ status: 'displaced', attention: [] });
+    expect(openSales(t.sales, T0 + 3_600_000)).toContainEqual({ sale_id: 'a', how: 'webhook_only' });
+  });
+
+  it('a displaced sale paid just before the newer create reached the service: its read finds the payment, a late payment for a person', () => {
+    const t = new CheckoutFacts();
+    t.charge('a');
+    t.answer('a', createdOutcome('a', T0), T0);
+    t.charge('b', 1200, T0 + 290_000);
+    t.answer('b', createdOutcome('b', T0 + 290_000), T0 + 290_000);
+    t.write([{ ...paid('a', '10.00', 'E1', { paidAt: T0 + 289_000, at: T0 + 291_000 }), source: 'tx_status' }]);
+    expect(t.sale('a')).toMatchObject({ status: 'paid_late', attention: [{ reason: 'paid_late', subject: '' }] });
+    expect(openSales(t.sales, T0 + 292_000).map((f) => f.sale_id)).not.toContain('a');
   });
 });
 
@@ -217,8 +275,9 @@ describe('planTxStatus', () => {
   checkout.charge('a');
   checkout.answer('a', createdOutcome('a', T0), T0);
 
-  it('expired from Tx Status is an expiry with its source', () => {
-    expect(planTxStatus(checkout.sale('a'), 'expired', T0 + 1)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'tx_status', at: T0 + 1 }]);
+  it('expired from Tx Status, as the last read, is an expiry with its source', () => {
+    const at = T0 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS;
+    expect(planTxStatus(checkout.sale('a'), 'expired', at)).toEqual([{ type: 'sale.expired', sale_id: 'a', source: 'tx_status', at }]);
   });
 
   it('TX not found for a sale we hold as pending: displaced by something we did not create, for a person', () => {
@@ -235,7 +294,7 @@ describe('planTxStatus', () => {
 });
 
 describe('openSales', () => {
-  it('follows pending by Tx Status, retries the newest unresolved create, and only listens for displaced ones', () => {
+  it('follows pending by Tx Status, retries the newest unresolved create, and reads a displaced one once its displacement is confirmed', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
     checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
@@ -246,23 +305,31 @@ describe('openSales', () => {
     ]);
     checkout.answer('b', createdOutcome('b', T0 + 31_000), T0 + 31_000);
     expect(openSales(checkout.sales, T0 + 32_000)).toEqual([
+      { sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' },
+      { sale_id: 'b', how: 'tx_status', pix_id: 'pix_b' },
+    ]);
+    checkout.write(planTxStatus(checkout.sale('a'), 'not_found', T0 + 33_000));
+    expect(openSales(checkout.sales, T0 + 34_000)).toEqual([
       { sale_id: 'a', how: 'webhook_only' },
       { sale_id: 'b', how: 'tx_status', pix_id: 'pix_b' },
     ]);
   });
 
-  it('a create left unresolved past the sale lifetime is not retried: it becomes uncertain', () => {
+  it('a create left unresolved is retried however long it waited, while its key lasts (contract 2: 24 hours); then it becomes uncertain', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
-    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'mark_uncertain' }]);
+    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS - 1)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS)).toEqual([{ sale_id: 'a', how: 'mark_uncertain' }]);
   });
 
-  it('an uncertain sale is retried only while it is the newest and young; then only a webhook can tell', () => {
+  it('an uncertain sale is retried only while it is the newest and its key lasts; then only a webhook can tell', () => {
     const checkout = new CheckoutFacts();
     checkout.charge('a');
     checkout.answer('a', uncertainOutcome, T0 + 30_000);
     expect(openSales(checkout.sales, T0 + 60_000)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
-    expect(openSales(checkout.sales, T0 + SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'webhook_only' }]);
+    expect(openSales(checkout.sales, T0 + 2 * SALE_LIFETIME_MS)).toEqual([{ sale_id: 'a', how: 'retry_create', idempotency_key: 'k-a' }]);
+    expect(openSales(checkout.sales, T0 + CREATE_KEY_WINDOW_MS)).toEqual([{ sale_id: 'a', how: 'webhook_only' }]);
   });
 
   it('final states are not followed', () => {
@@ -313,10 +380,10 @@ describe('planWithdraw: the service has no cancel, so a withdrawn sale stays pay
     expect(planWithdraw(checkout.sales, 'zz', 'ana', T0 + 20_000)).toEqual({ ok: false, reason: 'unknown_sale' });
   });
 
-  it('is still followed by Tx Status, expires by the clock and is displaced by the next charge', () => {
+  it('is still followed by Tx Status, expires by its last read and is displaced by the next charge', () => {
     const checkout = withdrawnCheckout();
     expect(openSales(checkout.sales, T0 + 20_000)).toEqual([{ sale_id: 'a', how: 'tx_status', pix_id: 'pix_a' }]);
-    expect(planExpiry(checkout.sales, T0 + 1_000 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS + 1).map((e) => e.sale_id)).toEqual(['a']);
+    expect(planTxStatus(checkout.sale('a'), 'expired', T0 + 1_000 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS)).toMatchObject([{ type: 'sale.expired', sale_id: 'a', source: 'tx_status' }]);
     expect(planTxStatus(checkout.sale('a'), 'not_found', T0 + 30_000)).toMatchObject([{ type: 'sale.displaced', sale_id: 'a', evidence: 'tx_not_found' }]);
     checkout.charge('b', 1200, T0 + 40_000);
     expect(checkout.sale('a').status).toBe('displaced');

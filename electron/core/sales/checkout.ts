@@ -23,7 +23,7 @@
  * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
  */
 import { MAX_SALE_CENTS } from './amount.ts';
-import { SALE_LIFETIME_MS, activeDisplacements } from './lifecycle.ts';
+import { activeDisplacements } from './lifecycle.ts';
 import type {
   CreatedFacts,
   CreateRefusal,
@@ -42,11 +42,24 @@ import type {
 import { compareText } from './order.ts';
 
 /**
- * Time after expires_at before the clock alone calls a sale expired: a payment made in the
- * last second reaches us by webhook some seconds later, and the terminal's clock and the
- * service's differ. A payment after that is still taken (expired + payment = paid, flagged).
+ * Issue 24: a sale past its expires_at is over only once a Tx Status read made at least this
+ * long after expires_at says it was not paid (the last read). A payment made in the last
+ * seconds reaches the service's record some seconds later, and the terminal's clock and the
+ * service's differ; until that read the sale is *expiring*: no QR, not closed. A payment
+ * found after that is still taken (expired + payment = paid, flagged).
  */
 export const EXPIRY_GRACE_MS = 60_000;
+
+/** Whether a Tx Status read made `at` is the last read of the sale (see EXPIRY_GRACE_MS). */
+export function isLastRead(sale: Sale, at: number): boolean {
+  return sale.created !== undefined && at >= sale.created.expires_at + EXPIRY_GRACE_MS;
+}
+
+/**
+ * Contract 2: the service answers a create sent again with the same Idempotency-Key and body
+ * with its first 201 for 24 hours. The follow-up resends an unresolved create within it.
+ */
+export const CREATE_KEY_WINDOW_MS = 24 * 3_600_000;
 
 function onCheckout(sales: Iterable<Sale>, storeId: number, checkoutId: number): Sale[] {
   return [...sales]
@@ -111,13 +124,15 @@ export function planCharge(sales: Iterable<Sale>, intent: SaleIntent): ChargePla
     at: intent.at,
   };
   // Reference 8: a sale lives 5 minutes. One past its expires_at when the next is charged has
-  // expired at the service already, and the new sale cannot displace it: journal it expired
-  // (the screen has shown it so since expires_at), not displaced. A payment that still comes
-  // is one after expiry, for a person.
-  const expired: SaleExpired[] = mine
-    .filter((s) => (s.status === 'pending' || s.status === 'withdrawn') && s.created !== undefined && intent.at >= s.created.expires_at)
-    .map((s) => ({ type: 'sale.expired', sale_id: s.sale_id, source: 'clock', at: intent.at }));
-  const ended = new Set(expired.map((e) => e.sale_id));
+  // expired at the service, or was paid in its last seconds: the new sale cannot displace
+  // it. It stays open (expiring, no QR) until its last Tx Status read (EXPIRY_GRACE_MS); the
+  // note `newer_sale` records that the cashier moved on, so a payment that read finds is
+  // one a person must see (the customer may be paying the new sale too).
+  const pastExpiry = mine.filter((s) => (s.status === 'pending' || s.status === 'withdrawn') && s.created !== undefined && intent.at >= s.created.expires_at);
+  const expired: SaleExpired[] = pastExpiry
+    .filter((s) => !s.expiries.some((e) => e.source === 'newer_sale'))
+    .map((s) => ({ type: 'sale.expired', sale_id: s.sale_id, source: 'newer_sale', at: intent.at }));
+  const ended = new Set(pastExpiry.map((s) => s.sale_id));
   const displaced: SaleDisplaced[] = mine.filter((s) => displaceable(s) && !ended.has(s.sale_id)).map((s) => ({
     type: 'sale.displaced',
     sale_id: s.sale_id,
@@ -193,32 +208,47 @@ export function planCreateOutcome(sales: Iterable<Sale>, saleId: string, outcome
 }
 
 /**
- * What Tx Status says about a sale we follow (contract 3), as events. `paid` is not here:
- * it is a payment report (PaymentReceived, source `tx_status`) and goes through payment intake (matching.ts).
- * `not_found` on a sale we hold as pending means the service displaced it for a sale we
- * did not create (contract 3: displaced sales answer TX not found).
+ * What a Tx Status read made `at` says about a sale we follow (contract 3), as events. `paid`
+ * is not here: it is a payment report (PaymentReceived, source `tx_status`) and goes through
+ * payment intake (matching.ts). Nothing here ends a sale silently:
+ * - `expired` ends a pending (or withdrawn) sale only as its last read (EXPIRY_GRACE_MS);
+ *   earlier, the caller reads again then.
+ * - `not_found` on a sale we hold as pending means the service displaced it for a sale we
+ *   did not create (contract 3): a person is told (`displaced_unknown`).
+ * - A sale our newer sale displaced is read once (see needsDisplacedRead): `not_found` says
+ *   the service displaced it too (a late payment can now come only by webhook), `expired`
+ *   that it expired there first; either is journaled so the sale is read no more.
  */
 export function planTxStatus(sale: Sale, answer: 'pending' | 'expired' | 'not_found', at: number): SaleEvent[] {
-  if (answer === 'expired') return [{ type: 'sale.expired', sale_id: sale.sale_id, source: 'tx_status', at }];
-  if (answer === 'not_found' && (sale.status === 'pending' || sale.status === 'withdrawn')) {
+  const open = sale.status === 'pending' || sale.status === 'withdrawn';
+  if (answer === 'expired') {
+    if (open && !isLastRead(sale, at)) return [];
+    if (!open && !needsDisplacedRead(sale)) return [];
+    return [{ type: 'sale.expired', sale_id: sale.sale_id, source: 'tx_status', at }];
+  }
+  if (answer === 'not_found' && open) {
     return [{ type: 'sale.displaced', sale_id: sale.sale_id, by: null, by_seq: null, evidence: 'tx_not_found', at }];
+  }
+  if (answer === 'not_found' && needsDisplacedRead(sale)) {
+    const ours = activeDisplacements(sale).find((d) => d.evidence === 'newer_sale_created');
+    return [{ type: 'sale.displaced', sale_id: sale.sale_id, by: ours?.by ?? null, by_seq: ours?.by_seq ?? null, evidence: 'tx_not_found', at }];
   }
   return [];
 }
 
 /**
- * Sales whose 5 minutes (reference 8) plus the grace have passed by the clock. Only pending
- * ones: reference 4.5 rule 4, a displaced sale never expires by itself.
+ * A sale our newer sale displaced (its 201 came) is read once by Tx Status: had the customer
+ * paid it just before the newer create reached the service, the service did not displace it
+ * and answers `paid` (reference 3.1: only an unpaid sale is displaced), which without a
+ * webhook (polling only) is the one way to learn of that payment. Not while the newer create
+ * is in flight (the sale may still be paid as the newest), nor once a read or a payment
+ * answered.
  */
-export function planExpiry(sales: Iterable<Sale>, nowMs: number, graceMs: number = EXPIRY_GRACE_MS): SaleExpired[] {
-  const out: SaleExpired[] = [];
-  for (const s of sales) {
-    // A withdrawn sale is still payable at the service until it expires: it expires alike.
-    if ((s.status === 'pending' || s.status === 'withdrawn') && s.created && nowMs > s.created.expires_at + graceMs) {
-      out.push({ type: 'sale.expired', sale_id: s.sale_id, source: 'clock', at: nowMs });
-    }
-  }
-  return out.sort((a, b) => compareText(a.sale_id, b.sale_id));
+export function needsDisplacedRead(sale: Sale): boolean {
+  if (sale.status !== 'displaced' || sale.pix_id === undefined) return false;
+  const active = activeDisplacements(sale);
+  if (!active.some((d) => d.evidence === 'newer_sale_created')) return false;
+  return !active.some((d) => d.evidence === 'tx_not_found') && !sale.expiries.some((e) => e.source === 'tx_status');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -258,16 +288,20 @@ export type FollowUp =
 /**
  * The sales that are not settled yet, and how each is followed.
  *
- * - pending: Tx Status by pix_id.
+ * - pending, withdrawn: Tx Status by pix_id, past expires_at too, until paid or the last
+ *   read (EXPIRY_GRACE_MS) says it expired.
  * - requested (after a crash, or while in flight), uncertain: retried with the same
- *   Idempotency-Key while the sale is still the checkout's newest and within its lifetime.
- *   A retry after a newer sale exists would, if the service ignores the key, create a sale
- *   that displaces the newer one (contract 2); a retry after 5 minutes would open a sale
- *   nobody is waiting for. Past that, a requested sale becomes uncertain.
- * - displaced: not polled — Tx Status answers TX not found for it forever (contract 3). A
- *   late payment still reaches us: the `charge.paid` webhook carries the displaced sale's own
- *   pix_id and service_id (contract 4), and we keep those ids on the displaced sale, so
- *   matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
+ *   Idempotency-Key while the sale is still the checkout's newest and its key is inside the
+ *   service's 24 hours (contract 2): however long the core was down, the retry replays the
+ *   service's record of the create (its 201), so the sale learns its ids and its payment
+ *   reaches it. A retry after a newer sale exists would, if the service ignores the key,
+ *   create a sale that displaces the newer one (contract 2). Past the key's window a retry
+ *   could only make a new sale: a requested sale becomes uncertain.
+ * - displaced: read once by Tx Status after our newer sale's 201 (needsDisplacedRead: a
+ *   payment made just before it), then not polled — Tx Status answers TX not found for it
+ *   forever (contract 3). A late payment still reaches us: the `charge.paid` webhook
+ *   carries the displaced sale's own pix_id and service_id (contract 4), and we keep those
+ *   ids on the displaced sale, so matchPayment finds it. A late payment for an uncertain sale whose ids we never learned
  *   is kept apart (payment intake) for a person.
  * Final states (paid, amount_mismatch, paid_late, expired, failed) are not listed.
  */
@@ -283,7 +317,7 @@ export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
   const out: FollowUp[] = [];
   for (const s of all) {
     const isNewest = newestOf.get(`${s.store_id}/${s.checkout_id}`) === s;
-    const retryable = isNewest && nowMs < s.requested_at + SALE_LIFETIME_MS;
+    const retryable = isNewest && nowMs < s.requested_at + CREATE_KEY_WINDOW_MS;
     switch (s.status) {
       case 'pending':
       case 'withdrawn':
@@ -297,7 +331,7 @@ export function openSales(sales: Iterable<Sale>, nowMs: number): FollowUp[] {
         out.push(retryable ? { sale_id: s.sale_id, how: 'retry_create', idempotency_key: s.idempotency_key } : { sale_id: s.sale_id, how: 'webhook_only' });
         break;
       case 'displaced':
-        out.push({ sale_id: s.sale_id, how: 'webhook_only' });
+        out.push(needsDisplacedRead(s) && s.pix_id !== undefined ? { sale_id: s.sale_id, how: 'tx_status', pix_id: s.pix_id } : { sale_id: s.sale_id, how: 'webhook_only' });
         break;
       default:
         break;
@@ -327,6 +361,8 @@ export type CheckoutScreen =
   | { readonly kind: 'creating'; readonly sale_id: string }
   /** No QR: the sale may or may not exist at the service. */
   | { readonly kind: 'uncertain'; readonly sale_id: string }
+  /** No QR: past its expires_at, waiting for its last Tx Status read (EXPIRY_GRACE_MS). */
+  | { readonly kind: 'expiring'; readonly sale_id: string; readonly amount_cents: number; readonly expires_at: number }
   /** The newest sale is over (paid, expired, displaced by something we did not create...). */
   | { readonly kind: 'settled'; readonly sale_id: string; readonly status: Sale['status'] };
 
@@ -347,6 +383,9 @@ export function checkoutScreen(sales: Iterable<Sale>, storeId: number, checkoutI
       if (newest.created && newest.display_emv !== undefined && nowMs <= newest.created.expires_at) {
         return { kind: 'qr', sale_id: newest.sale_id, emv: newest.display_emv, amount_cents: newest.amount_cents, expires_at: newest.created.expires_at };
       }
+      // Issue 24: past expires_at the sale is checked, not closed; its QR would invite a
+      // payment the service may refuse, or a second one (EXPIRY_GRACE_MS).
+      if (newest.created) return { kind: 'expiring', sale_id: newest.sale_id, amount_cents: newest.amount_cents, expires_at: newest.created.expires_at };
       return { kind: 'settled', sale_id: newest.sale_id, status: 'expired' };
     default:
       return { kind: 'settled', sale_id: newest.sale_id, status: newest.status };

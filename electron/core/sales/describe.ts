@@ -11,6 +11,7 @@ export type MessageParams = Readonly<Record<string, string | number | boolean | 
 export type SaleMessageKey =
   | 'sale.requested'
   | 'sale.pending'
+  | 'sale.expiring'
   | 'sale.paid'
   | 'sale.amount_mismatch'
   | 'sale.expired'
@@ -147,7 +148,8 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onC
       tone = 'info';
       break;
     case 'pending':
-      key = 'sale.pending';
+      // Issue 24: the next sale was charged past its expiry; it waits for its last Tx Status read.
+      key = sale.expiries.some((e) => e.source === 'newer_sale') ? 'sale.expiring' : 'sale.pending';
       params = { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null };
       tone = 'info';
       break;

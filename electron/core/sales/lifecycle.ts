@@ -10,7 +10,8 @@
  *
  *   requested ──created──▶ pending ──payment (equal)──▶ paid
  *       │                    │  └────payment (other)──▶ amount_mismatch
- *       │                    ├──expired (clock or Tx Status)──▶ expired ──payment──▶ paid (flagged)
+ *       │                    ├──expired (Tx Status, read 60 s past expires_at)──▶ expired ──payment──▶ paid (flagged)
+ *       │                    │    (past expires_at until then: still pending, "expiring", no QR)
  *       │                    ├──newer sale on the checkout──▶ displaced ──payment──▶ paid_late
  *       │                    └──withdrawn by a person──▶ withdrawn ──payment──▶ paid_late
  *       │                          (still payable: expires or is displaced like a pending sale)
@@ -80,7 +81,14 @@ export type UncertainReason = 'timeout' | 'server_error' | 'network' | 'interrup
  */
 export type DisplacementEvidence = 'newer_sale_requested' | 'newer_sale_created' | 'tx_not_found';
 
-export type ExpirySource = 'clock' | 'tx_status';
+/**
+ * `tx_status`: the last Tx Status read, made at least a minute past expires_at, says it was
+ * not paid: the sale is over. `clock`: journaled by earlier versions when the clock alone
+ * passed the expiry; it ends the sale the same way. `newer_sale`: the next sale was charged
+ * on the checkout after this one's expires_at; it ends nothing (the last read decides), it
+ * records that the cashier moved on, so a payment found afterwards is for a person.
+ */
+export type ExpirySource = 'clock' | 'tx_status' | 'newer_sale';
 export type PaymentSource = 'webhook' | 'tx_status';
 
 // ---------------------------------------------------------------------------------------
@@ -1055,6 +1063,11 @@ function mergeDone(a: ChargeDoneFact, b: ChargeDoneFact): ChargeDoneFact {
 
 // --- deriving the status from the facts ---------------------------------------------------
 
+/** Whether an expiry ends the sale (see ExpirySource): all but the next sale's note. */
+export function endsSale(e: Expiry): boolean {
+  return e.source !== 'newer_sale';
+}
+
 /** Displacements still in force: a refusal of the newer sale voids only its provisional one. */
 export function activeDisplacements(sale: Pick<Sale, 'displacements' | 'reinstated_from'>): Displacement[] {
   return sale.displacements.filter(
@@ -1095,7 +1108,9 @@ function settle(f: Sale): Sale {
     // Reference 4.5 rule 4: a displaced sale never expires by itself; it stays payable late.
     status = 'displaced';
   } else if (f.created) {
-    status = f.expiries.length > 0 ? 'expired' : withdrawn ? 'withdrawn' : 'pending';
+    // Issue 24: a payment made just before expires_at can still be found; only an expiry
+    // that ends the sale (see ExpirySource) makes it expired.
+    status = f.expiries.some(endsSale) ? 'expired' : withdrawn ? 'withdrawn' : 'pending';
   } else {
     // An expiry for a sale never created is reported as illegal and changes nothing here.
     status = f.uncertain ? 'uncertain' : 'requested';
@@ -1105,10 +1120,12 @@ function settle(f: Sale): Sale {
   const wanted: Attention[] = [];
   if (status === 'amount_mismatch') wanted.push({ reason: 'amount_mismatch', subject: '' });
   if (status === 'paid_late') wanted.push({ reason: displaced ? 'paid_late' : 'paid_withdrawn', subject: '' });
-  // Paid after we told the cashier it had expired: credited, but the cashier may have moved on.
+  // Paid, but learnt once its time was up and the cashier had moved on (the next sale charged,
+  // or the sale closed by its last read): credited, and a person checks it was not paid twice.
   if (paid && !displaced && !withdrawn && f.expiries.length > 0) wanted.push({ reason: 'paid_after_expiry', subject: '' });
   for (const p of ordered.slice(1)) wanted.push({ reason: 'extra_payment', subject: p.key });
-  if (!paid && active.some((d) => d.evidence === 'tx_not_found')) wanted.push({ reason: 'displaced_unknown', subject: '' });
+  // TX not found for a sale no newer sale of ours displaced: something we did not create did.
+  if (!paid && active.some((d) => d.evidence === 'tx_not_found' && d.by === null)) wanted.push({ reason: 'displaced_unknown', subject: '' });
   for (const issue of issues) wanted.push({ reason: 'conflict', subject: `${issue.code}:${issue.detail}` });
   for (const r of f.refunds ?? []) if (r.state === 'unconfirmed') wanted.push({ reason: 'refund_not_confirmed', subject: r.refund_id });
   const acked = new Set(f.acknowledgements.map((a) => `${a.reason}\u0000${a.subject}`));

@@ -131,7 +131,7 @@ describe('what the loop keeps per sale', () => {
     await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
     await waitFor(async () => ((await saleOf(newest)).status === 'paid' ? true : undefined), 'the webhook to pay the newest sale');
     await freshTick();
-    // Neither the displaced sale (never polled again) nor the paid one is followed.
+    // Neither the displaced sale (read once at most, then left to webhooks) nor the paid one is followed.
     expect(followed()).toBe(base);
   }, 60_000);
 });

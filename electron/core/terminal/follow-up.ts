@@ -1,5 +1,5 @@
 import { ServiceError } from '../api/errors.ts';
-import { openSales, planExpiry, planTxStatus, type FollowUp } from '../sales/checkout.ts';
+import { EXPIRY_GRACE_MS, openSales, planTxStatus, type FollowUp } from '../sales/checkout.ts';
 import type { Sale } from '../sales/lifecycle.ts';
 import type { Charging } from './charging.ts';
 import { checkoutOf, keyOf, planningSales, type CheckoutKey, type TerminalContext } from './context.ts';
@@ -7,9 +7,11 @@ import { saleFact } from './entries.ts';
 import type { PaymentIntake } from './payment-intake.ts';
 
 /**
- * Follow-up polling: every open sale the journal holds is followed to its end. Expiry by
- * the clock, creates resent after a crash or a lost answer, and Tx Status as the fallback
- * when no webhook comes, bounded per checkout and backing off while the sale stays pending.
+ * Follow-up polling: every open sale the journal holds is followed to its end. Creates resent
+ * after a crash or a lost answer, and Tx Status as the fallback when no webhook comes,
+ * bounded per checkout and backing off while the sale stays pending. A sale past its expiry
+ * is closed only by its last read, made a minute after expires_at (issue 24: a payment just
+ * before expiry is found), and a sale our newer sale displaced is read once (checkout.ts).
  */
 export interface PollPolicy {
   /** How often the follow-up loop runs. */
@@ -100,7 +102,7 @@ export class FollowUpLoop {
   }
 
   async #pass(): Promise<void> {
-    const { journal, clock, locks } = this.#ctx;
+    const { journal, clock } = this.#ctx;
     const open = new Map<string, CheckoutKey>();
     const openIds = new Set<string>();
     for (const status of FOLLOWED_STATUSES) {
@@ -110,21 +112,15 @@ export class FollowUpLoop {
         openIds.add(row.sale.sale_id);
       }
     }
-    // A sale paid by webhook, displaced or settled otherwise is no longer followed: its
-    // schedule goes, so the map is never larger than the open sales.
-    for (const saleId of this.#pollState.keys()) if (!openIds.has(saleId)) this.#pollState.delete(saleId);
     const changed: CheckoutKey[] = [];
     for (const checkout of open.values()) {
       if (this.#stopped) return;
       const now = clock.now();
       const sales = await planningSales(journal, checkout);
-      const expired = planExpiry(sales, now);
-      if (expired.length > 0) {
-        await locks.exclusive(keyOf(checkout), () => journal.append(expired.map((e) => saleFact([e]))));
-        changed.push(checkout);
-      }
-      const due = openSales(sales, now)
-        .filter((f) => f.how !== 'webhook_only')
+      const followed = openSales(sales, now).filter((f) => f.how !== 'webhook_only');
+      // A displaced sale still owed its one read keeps its schedule (see below).
+      for (const f of followed) openIds.add(f.sale_id);
+      const due = followed
         .map((f) => ({ f, at: this.#dueAt(f, sales, now) }))
         .filter((d) => d.at <= now)
         .sort((a, b) => a.at - b.at)
@@ -133,6 +129,9 @@ export class FollowUpLoop {
         if (await this.#perform(f, checkout)) changed.push(checkout);
       }
     }
+    // A sale paid by webhook, displaced or settled otherwise is no longer followed: its
+    // schedule goes, so the map is never larger than the open sales.
+    for (const saleId of this.#pollState.keys()) if (!openIds.has(saleId)) this.#pollState.delete(saleId);
     if (changed.length > 0) this.#ctx.onChange(changed);
     if (!this.#stopped) await this.#alsoFollow();
   }
@@ -185,6 +184,8 @@ export class FollowUpLoop {
   async #pollTxStatus(saleId: string, pixId: string, checkout: CheckoutKey): Promise<boolean> {
     const { journal, client, clock, log, locks, stats } = this.#ctx;
     stats.polls++;
+    // Issue 24: the last read is one made a minute past expires_at, so its time is when it was sent.
+    const sentAt = clock.now();
     let answer;
     try {
       answer = await client.txStatus(pixId, { deadlineMs: 8_000 });
@@ -203,14 +204,18 @@ export class FollowUpLoop {
       this.#schedule(saleId, 'pending');
       return false;
     }
-    // Expired, or TX not found (contract 3: a sale displaced by one we did not create).
+    // Expired, or TX not found (contract 3: a displaced sale).
     const now = clock.now();
     return locks.exclusive(keyOf(checkout), async () => {
       const row = await journal.sales.get(saleId);
       if (!row) return false;
-      const events = planTxStatus(row.sale, answer.found ? 'expired' : 'not_found', now);
+      const events = planTxStatus(row.sale, answer.found ? 'expired' : 'not_found', sentAt);
       if (events.length === 0) {
         this.#schedule(saleId, 'pending');
+        // Expired, but read too early to be the last read: read again exactly when it is due.
+        const lastReadAt = (row.sale.created?.expires_at ?? now) + EXPIRY_GRACE_MS;
+        const state = this.#pollState.get(saleId);
+        if (answer.found && state && lastReadAt > now && lastReadAt < state.nextAt) this.#pollState.set(saleId, { ...state, nextAt: lastReadAt });
         return false;
       }
       await journal.append([saleFact(events)]);

@@ -204,10 +204,14 @@ describe('terminal on a printed checkout', () => {
     expect(after[0]?.pix_id).toBe(v.newest?.pix_id);
   }, 60_000);
 
-  it('expires a pending sale when the service says so', async () => {
+  it('expires a pending sale when the service says so, a minute after its expiry', async () => {
     const v = await charge('4.00');
     await sandbox('POST', '/_sandbox/clock/advance', { seconds: 330 });
     const saleId = v.newest?.sale_id ?? '';
+    // Past expires_at: no QR, and not closed before a read made a minute after it (issue 24).
+    await until(async () => ((await view()).screen.kind === 'expiring' ? true : undefined), 'the sale to show expiring', true);
+    expect((await saleOf(saleId))?.status).toBe('pending');
+    await sandbox('POST', '/_sandbox/clock/advance', { seconds: 31 });
     const sale = await until(async () => ((await saleOf(saleId))?.status === 'expired' ? saleOf(saleId) : undefined), 'expiry', true);
     expect(sale?.status).toBe('expired');
     expect((await view()).screen.kind).toBe('settled');

@@ -74,6 +74,11 @@ export type ScreenView =
   | { kind: 'idle' }
   | { kind: 'creating'; sale_id: string }
   | { kind: 'uncertain'; sale_id: string }
+  /**
+   * The newest sale is past its expires_at and waits for its last Tx Status read (a payment
+   * made just before expiry is still found): no QR, "Expiring — checking payment".
+   */
+  | { kind: 'expiring'; sale_id: string; amount_cents: number; expires_at: number }
   /** The only QR that may be shown: the newest sale's, its CRC checked. */
   | { kind: 'qr'; sale_id: string; emv: string; amount_cents: number; expires_at: number; printed: boolean }
   /**
@@ -113,9 +118,10 @@ export interface CustomerHold {
 /**
  * What stops the checkout from inviting a payment: a customer has paid something a person
  * must settle first (a late payment on a displaced sale, an amount that differs, a payment
- * on a withdrawn sale). A second QR now could take the customer's money twice.
+ * on a withdrawn sale, a payment found once the sale's time was up and the cashier had moved
+ * on). A second QR now could take the customer's money twice.
  */
-export const HOLDING_REASONS: readonly AttentionReason[] = ['paid_late', 'amount_mismatch', 'paid_withdrawn'];
+export const HOLDING_REASONS: readonly AttentionReason[] = ['paid_late', 'amount_mismatch', 'paid_withdrawn', 'paid_after_expiry'];
 
 export function customerHold(sales: readonly Sale[], storeId: number, checkoutId: number): CustomerHold | null {
   // Built at every change of the checkout's view: most of the time nothing holds the customer.
