@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paid } from '../terminal/fixtures/sale-events.ts';
 import { SaleFacts } from '../terminal/fixtures/sale-facts.ts';
-import { checkoutScreen, CREATE_KEY_WINDOW_MS, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planTxStatus, planWithdraw } from './checkout.ts';
+import { APP_WITHDRAWER, checkoutScreen, CREATE_KEY_WINDOW_MS, EXPIRY_GRACE_MS, newestSaleFor, openSales, planCharge, planCreateOutcome, planTxStatus, planWithdraw, withdrawIfMadeTooLate } from './checkout.ts';
 import type { CreateOutcome, SaleIntent } from './checkout.ts';
 import { describeSale } from './describe.ts';
 import { SALE_LIFETIME_MS } from './lifecycle.ts';
@@ -394,5 +394,31 @@ describe('planWithdraw: the service has no cancel, so a withdrawn sale stays pay
     checkout.write([pay('a')]);
     expect(checkout.sale('a').status).toBe('paid_late');
     expect(checkout.sale('a').attention).toEqual([{ reason: 'paid_withdrawn', subject: '' }]);
+  });
+});
+
+describe('withdrawIfMadeTooLate: a resent create answered with a sale made after its life', () => {
+  const answered = (createdAt: number) => {
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.write([{ type: 'sale.create_uncertain', sale_id: 'a', reason: 'timeout', attempts: 3, at: T0 + 15_000 }]);
+    const sale = checkout.sales.find((x) => x.sale_id === 'a');
+    if (!sale) throw new Error('no sale a');
+    const planned = planCreateOutcome(checkout.sales, 'a', createdOutcome('a', createdAt), createdAt + 10);
+    return { planned, events: withdrawIfMadeTooLate(sale, planned, createdAt, createdAt + 10) };
+  };
+
+  it('a replayed 201 (made within the sale’s life) is journaled as it is', () => {
+    const { planned, events } = answered(T0 + SALE_LIFETIME_MS);
+    expect(events).toEqual(planned);
+  });
+
+  it('a sale made later is withdrawn by the app in the same events, never left pending', () => {
+    const { planned, events } = answered(T0 + SALE_LIFETIME_MS + 1);
+    expect(events).toEqual([...planned, { type: 'sale.withdrawn', sale_id: 'a', by: APP_WITHDRAWER, at: T0 + SALE_LIFETIME_MS + 11 }]);
+    const checkout = new CheckoutFacts();
+    checkout.charge('a');
+    checkout.write(events);
+    expect(checkout.sales.find((x) => x.sale_id === 'a')?.status).toBe('withdrawn');
   });
 });

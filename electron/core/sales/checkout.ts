@@ -23,7 +23,7 @@
  * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
  */
 import { MAX_SALE_CENTS } from './amount.ts';
-import { activeDisplacements } from './lifecycle.ts';
+import { activeDisplacements, reduceSale, SALE_LIFETIME_MS } from './lifecycle.ts';
 import type {
   CreatedFacts,
   CreateRefusal,
@@ -264,6 +264,25 @@ export type WithdrawPlan =
  * stays payable until it expires or is displaced, so it is not ended here, only marked; the
  * screen stops showing its QR (checkoutScreen) and a payment for it needs a person.
  */
+/** The name under which the app journals a withdrawal of its own (never a person's). */
+export const APP_WITHDRAWER = 'Pix cashier';
+
+/**
+ * The events that journal a create's 201, and the app's own withdrawal when the sale it names
+ * was made after this sale's 5-minute life had passed. A 201 that replays the first attempt
+ * carries that attempt's created_at; a later one means the first attempt never reached the
+ * service (or the service ignored the key, contract 2) and the resend made a new, payable
+ * sale for a customer who has long gone: its QR is never shown, and a payment of it needs a
+ * person (a payment of a withdrawn sale). `events` are those planCreateOutcome made.
+ */
+export function withdrawIfMadeTooLate(sale: Sale, events: readonly SaleEvent[], createdAt: number, at: number): SaleEvent[] {
+  if (createdAt <= sale.requested_at + SALE_LIFETIME_MS || !events.some((e) => e.type === 'sale.created' && e.sale_id === sale.sale_id)) return [...events];
+  let after: Sale | undefined = sale;
+  for (const e of events) if ('sale_id' in e && e.sale_id === sale.sale_id) after = reduceSale(after, e);
+  const plan = after ? planWithdraw([after], sale.sale_id, APP_WITHDRAWER, at) : null;
+  return plan?.ok ? [...events, ...plan.events] : [...events];
+}
+
 export function planWithdraw(sales: Iterable<Sale>, saleId: string, by: string, at: number): WithdrawPlan {
   const sale = [...sales].find((s) => s.sale_id === saleId);
   if (!sale) return { ok: false, reason: 'unknown_sale' };

@@ -3,7 +3,7 @@ import { formatCents } from '../../shared/money.ts';
 import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
-import { newestSaleFor, planCharge, planCreateOutcome, planWithdraw, type CreateOutcome } from '../sales/checkout.ts';
+import { newestSaleFor, planCharge, planCreateOutcome, planWithdraw, withdrawIfMadeTooLate, type CreateOutcome } from '../sales/checkout.ts';
 import type { Sale, UncertainReason } from '../sales/lifecycle.ts';
 import { keyOf, planningSales, salesOf, uniqueSales, type CheckoutKey, type TerminalContext } from './context.ts';
 import { factData, saleFact } from './entries.ts';
@@ -178,7 +178,10 @@ export class Charging {
           outcome = { kind: 'uncertain', reason: 'interrupted', attempts };
         }
         const sales = uniqueSales([...(await planningSales(journal, checkout)), ...(await this.#displacedBy(saleId, displaced))]);
-        const events = planCreateOutcome(sales, saleId, outcome, clock.now());
+        const planned = planCreateOutcome(sales, saleId, outcome, clock.now());
+        // One entry: a sale made too late is never pending without its withdrawal, even across a crash.
+        const events = outcome.kind === 'created' ? withdrawIfMadeTooLate(current, planned, outcome.created_at, clock.now()) : planned;
+        if (events.length > planned.length) log.warn('a resent create made a new sale after its customer had gone; its QR is not shown', { saleId });
         if (events.length > 0) await journal.append([saleFact(events)]);
         return outcome.kind === 'created' ? this.#onIdsLearned(outcome.pix_id, outcome.service_id) : [];
       });
