@@ -179,7 +179,7 @@ describe('the back office’s refusals (issue 10)', () => {
 describe('an unconfirmed claim and the refusals of a bank’s answer (issue 24)', () => {
   // The service's claim_not_confirmed, and every problem electron/core/claims/rules.ts and
   // desk.ts raise when a supervisor records what the bank said of it.
-  it.each(['claim_not_confirmed', 'claim_in_flight', 'claim_not_unconfirmed', 'claim_id_malformed', 'claim_id_unknown', 'claim_other_payout'])('%s has its own sentence in every language', (problem) => {
+  it.each(['claim_not_confirmed', 'claim_in_flight', 'claim_not_retryable', 'claim_not_unconfirmed', 'claim_id_malformed', 'claim_id_unknown', 'claim_other_payout'])('%s has its own sentence in every language', (problem) => {
     const key = errorTextKey({ code: 'invalid_argument', message: 'x', params: { problem, field: 'medCaseId' } });
     expect(key).toBe(`error.problem.${problem}`);
     for (const lang of LANGS) expect(errorText(lang, { code: 'invalid_argument', message: 'x', params: { problem } })).toMatch(/^\S.{20,}\.$/);

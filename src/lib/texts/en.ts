@@ -816,6 +816,7 @@ export const en = {
   'claims.answerRecorded.exists': 'Recorded: claim {id} on pay-out {payout} is followed in Claims.',
   'error.problem.claim_not_confirmed': 'The payment service could not confirm the claim was registered, and the app does not send it again: ask the bank or support whether it was, then record their answer on the pay-out.',
   'error.problem.claim_in_flight': 'A request for this pay-out is being sent right now: wait for its answer before trying again.',
+  'error.problem.claim_not_retryable': 'This claim cannot be sent again: the provider has not rejected it, or it has moved on. Keep following it in the list.',
   'error.problem.claim_not_unconfirmed': 'No claim request of this pay-out is waiting for the bank’s answer: it was confirmed, or someone already recorded an answer. Press Refresh.',
   'error.problem.claim_id_malformed': 'A claim id starts with med_ followed by letters and digits, as the bank or support gave it: check what was typed. Nothing was recorded.',
   'error.problem.claim_id_unknown': 'The payment service has no claim with this id among this merchant’s claims: check the id with the bank or support. Nothing was recorded.',

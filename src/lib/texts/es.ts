@@ -813,6 +813,7 @@ export const es: Dictionary = {
   'claims.answerRecorded.exists': 'Registrado: el reclamo {id} sobre el pago {payout} se sigue en Reclamos.',
   'error.problem.claim_not_confirmed': 'El servicio de pago no pudo confirmar que el reclamo se registró, y la app no lo reenvía: pregunte al banco o a soporte si se registró y registre su respuesta en el pago.',
   'error.problem.claim_in_flight': 'Un pedido de este pago se está enviando ahora: espere su respuesta antes de intentarlo de nuevo.',
+  'error.problem.claim_not_retryable': 'Este reclamo no se puede enviar de nuevo: el proveedor no lo rechazó, o ya avanzó. Siga su curso en la lista.',
   'error.problem.claim_not_unconfirmed': 'Ningún pedido de reclamo de este pago espera la respuesta del banco: se confirmó, o alguien ya registró una respuesta. Pulse Actualizar.',
   'error.problem.claim_id_malformed': 'Un id de reclamo empieza con med_ seguido de letras y dígitos, tal como lo dio el banco o soporte: revise lo que escribió. No se registró nada.',
   'error.problem.claim_id_unknown': 'El servicio de pago no tiene ningún reclamo con este id entre los de este comercio: verifique el id con el banco o soporte. No se registró nada.',

@@ -813,6 +813,7 @@ export const ptBR: Dictionary = {
   'claims.answerRecorded.exists': 'Registrado: a contestação {id} do pagamento {payout} é acompanhada em Contestações.',
   'error.problem.claim_not_confirmed': 'O serviço de pagamento não pôde confirmar que a contestação foi registrada, e o app não a reenvia: pergunte ao banco ou ao suporte se foi, e registre a resposta no pagamento.',
   'error.problem.claim_in_flight': 'Um pedido deste pagamento está sendo enviado agora: espere a resposta antes de tentar de novo.',
+  'error.problem.claim_not_retryable': 'Esta contestação não pode ser enviada de novo: o provedor não a rejeitou, ou ela já avançou. Continue acompanhando-a na lista.',
   'error.problem.claim_not_unconfirmed': 'Nenhum pedido de contestação deste pagamento espera a resposta do banco: ele foi confirmado, ou alguém já registrou uma resposta. Toque em Atualizar.',
   'error.problem.claim_id_malformed': 'Um id de contestação começa com med_ seguido de letras e números, como o banco ou o suporte o deu: confira o que foi digitado. Nada foi registrado.',
   'error.problem.claim_id_unknown': 'O serviço de pagamento não tem contestação com este id entre as deste comerciante: confira o id com o banco ou o suporte. Nada foi registrado.',
