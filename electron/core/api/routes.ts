@@ -44,6 +44,9 @@ export interface Access {
  */
 export type RetryPolicy = 'always' | 'idempotency_key' | 'key_sent_once' | 'never';
 
+/** Contract 2: the service keeps an Idempotency-Key 24 hours; after that the same key is a new request. */
+export const IDEMPOTENCY_KEY_WINDOW_MS = 24 * 3_600_000;
+
 /** How the service treats a refund's Idempotency-Key: what may be asked again without a person. */
 export interface RefundKeyContract {
   /** The provider is known to de-duplicate refunds by Idempotency-Key. */
@@ -59,7 +62,7 @@ export interface RefundKeyContract {
  * person decides (terminal/refunding.ts). A provider that documents refund keys changes
  * `honoured` here, and nothing else.
  */
-export const REFUND_KEYS: RefundKeyContract = { honoured: false, windowMs: 24 * 3_600_000 };
+export const REFUND_KEYS: RefundKeyContract = { honoured: false, windowMs: IDEMPOTENCY_KEY_WINDOW_MS };
 
 type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
 

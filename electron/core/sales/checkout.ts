@@ -22,6 +22,7 @@
  *   is requested next (the issue's rule), and it can still be paid late.
  * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
  */
+import { IDEMPOTENCY_KEY_WINDOW_MS } from '../api/routes.ts';
 import { MAX_SALE_CENTS } from './amount.ts';
 import { activeDisplacements, reduceSale, SALE_LIFETIME_MS } from './lifecycle.ts';
 import type {
@@ -59,7 +60,7 @@ export function isLastRead(sale: Sale, at: number): boolean {
  * Contract 2: the service answers a create sent again with the same Idempotency-Key and body
  * with its first 201 for 24 hours. The follow-up resends an unresolved create within it.
  */
-export const CREATE_KEY_WINDOW_MS = 24 * 3_600_000;
+export const CREATE_KEY_WINDOW_MS = IDEMPOTENCY_KEY_WINDOW_MS;
 
 function onCheckout(sales: Iterable<Sale>, storeId: number, checkoutId: number): Sale[] {
   return [...sales]
