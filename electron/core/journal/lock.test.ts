@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireDirLock, JournalLockedError, LOCK_FILE } from './lock.ts';
+import { acquireDirLock, bootIdFor, JournalLockedError, LOCK_FILE, type BootSources } from './lock.ts';
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -159,5 +159,58 @@ describe('the single-writer lock', () => {
       }
       expect(await readdir(dir)).toEqual([]);
     }
+  });
+});
+
+describe('which boot a lock was written in, on every platform', () => {
+  /** What each platform's source answers, and every read or command the lock made. */
+  function sources(answers: { file?: string; output?: string; fails?: boolean }) {
+    const calls: string[] = [];
+    const s: BootSources = {
+      readFile: (path) => {
+        calls.push(`read ${path}`);
+        if (answers.fails || answers.file === undefined) throw new Error('ENOENT');
+        return answers.file;
+      },
+      run: (command, args) => {
+        calls.push(`${command} ${args.join(' ')}`);
+        if (answers.fails || answers.output === undefined) throw new Error('ENOENT');
+        return answers.output;
+      },
+    };
+    return { s, calls };
+  }
+
+  it.each([
+    ['linux', { file: '5e1c3f0a-1b2c-4d5e-8f90-123456789abc\n' }, 'read /proc/sys/kernel/random/boot_id', '5e1c3f0a-1b2c-4d5e-8f90-123456789abc'],
+    ['darwin', { output: '9A7E2B3C-0D1E-4F25-A6B7-C8D9E0F1A2B3\n' }, 'sysctl -n kern.bootsessionuuid', 'darwin:9A7E2B3C-0D1E-4F25-A6B7-C8D9E0F1A2B3'],
+    [
+      'win32',
+      { output: '\r\nHKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management\\PrefetchParameters\r\n    BootId    REG_DWORD    0x1a\r\n\r\n' },
+      'reg query HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management\\PrefetchParameters /v BootId',
+      'win32:26',
+    ],
+  ] as const)('on %s, reads the kernel’s own name of this boot', (platform, answers, call, id) => {
+    const { s, calls } = sources(answers);
+    expect(bootIdFor(platform, s)).toBe(id);
+    expect(calls).toEqual([call]);
+  });
+
+  it.each(['linux', 'darwin', 'win32', 'freebsd'] as const)('on %s, a source that cannot be read (or says nothing useful) leaves only the pid check', (platform) => {
+    expect(bootIdFor(platform, sources({ fails: true }).s)).toBeNull();
+    expect(bootIdFor(platform, sources({ file: '', output: 'kern.bootsessionuuid: unknown oid' }).s)).toBeNull();
+  });
+
+  it('a lock of an earlier boot (a reused pid alive now) is taken over wherever the boot is known', async () => {
+    const here = bootIdFor(process.platform);
+    if (here === null) return;
+    const pid = await livePid();
+    // The same live pid, written in this boot: refused; in another boot: stale.
+    await writeLock(JSON.stringify({ pid, boot: here, nonce: 'now' }));
+    await expect(acquireDirLock(dir)).rejects.toBeInstanceOf(JournalLockedError);
+    await writeLock(JSON.stringify({ pid, boot: `${here}-before-the-reboot`, nonce: 'old' }));
+    const lock = await acquireDirLock(dir);
+    expect(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid, boot: here });
+    await lock.release();
   });
 });

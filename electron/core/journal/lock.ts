@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
@@ -36,17 +37,52 @@ const heldHere = new Map<string, string>();
  */
 const liveHere = new Set<string>();
 
+/** How a platform's boot identity is read: a file, or a command's output. */
+export interface BootSources {
+  readFile(path: string): string;
+  run(command: string, args: readonly string[]): string;
+}
+
+const systemSources: BootSources = {
+  readFile: (path) => readFileSync(path, 'utf8'),
+  run: (command, args) => execFileSync(command, args, { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true }),
+};
+
 /**
  * Pids are reused after a reboot, and a POS terminal reboots often: a lock written in an
- * earlier boot is stale whatever its pid now names. Linux tells boots apart exactly;
- * elsewhere only the pid is checked.
+ * earlier boot is stale whatever its pid now names. Each platform's kernel names its boot
+ * exactly, never from the wall clock (a clock set after the lock was written must not make a
+ * live lock look old): Linux's boot_id; macOS's boot session UUID (`kern.bootsessionuuid`,
+ * 10.13 and later); Windows's BootId, a counter the kernel raises at every boot. Elsewhere, or
+ * when the source cannot be read, null: only the pid is checked, as before.
  */
-function bootId(): string | null {
+export function bootIdFor(platform: NodeJS.Platform, sources: BootSources = systemSources): string | null {
   try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    switch (platform) {
+      case 'linux':
+        return sources.readFile('/proc/sys/kernel/random/boot_id').trim() || null;
+      case 'darwin': {
+        const uuid = sources.run('sysctl', ['-n', 'kern.bootsessionuuid']).trim();
+        return /^[0-9A-Fa-f-]{36}$/.test(uuid) ? `darwin:${uuid.toUpperCase()}` : null;
+      }
+      case 'win32': {
+        const out = sources.run('reg', ['query', 'HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management\\PrefetchParameters', '/v', 'BootId']);
+        const m = /BootId\s+REG_DWORD\s+0x([0-9a-f]+)/i.exec(out);
+        return m ? `win32:${parseInt(m[1] as string, 16)}` : null;
+      }
+      default:
+        return null;
+    }
   } catch {
     return null;
   }
+}
+
+/** This boot's identity, read once: it does not change while the process lives. */
+let thisBoot: string | null | undefined;
+function bootId(): string | null {
+  if (thisBoot === undefined) thisBoot = bootIdFor(process.platform);
+  return thisBoot;
 }
 
 function parseHolder(text: string): Holder | null {
