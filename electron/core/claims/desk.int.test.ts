@@ -9,25 +9,23 @@ import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
-import type { Envelope } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
-import { dispatcherAs, sessionAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
+import { dispatcherAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
 import { newSession } from '../operators/operators.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import type { CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import { DETAILS, okOn, refusedOn, startClaimsApp, type ClaimsApp, type Dispatch } from './fixtures/claims-app.ts';
 import { CLAIM_OPENED, CLAIM_OPERATOR_HANDLED, CLAIM_REQUESTED, CLAIM_STATUS_CHANGED, CLAIM_UNCONFIRMED, type ClaimRow, type OpenOutcome, type PayoutRow } from './desk.ts';
 
 const log = memoryLogger(systemClock);
+let app: ClaimsApp;
 let env: CoreOnSandbox;
 let core: Core;
-let call: (method: string, args?: unknown) => Promise<Envelope<unknown>>;
+let call: Dispatch;
 let base: string;
-const DETAILS = 'The payer says the transfer was made under a fake invoice sent by e-mail.';
 
 beforeAll(async () => {
-  env = await startCoreOnSandbox('claims', log, { secondCheckout: false });
-  core = env.core;
-  base = core.status().service.baseUrl as string;
-  call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
+  app = await startClaimsApp('claims', log, 'claims');
+  ({ env, core, call, base } = app);
 }, 60_000);
 
 /** The core started again by the restart test: the fixture stops only the one it started. */
@@ -38,17 +36,8 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function ok<T>(method: string, args?: unknown): Promise<T> {
-  const envelope = await call(method, args);
-  if (!envelope.ok) throw new Error(`${method} failed: ${JSON.stringify(envelope.error)}`);
-  return envelope.result as T;
-}
-
-async function refused(method: string, args: unknown): Promise<{ code: string; message: string; params?: Record<string, unknown> }> {
-  const envelope = await call(method, args);
-  expect(envelope.ok, method).toBe(false);
-  return (envelope as { ok: false; error: { code: string; message: string; params?: Record<string, unknown> } }).error;
-}
+const ok = <T>(method: string, args?: unknown) => okOn<T>(call, method, args);
+const refused = (method: string, args: unknown) => refusedOn(call, method, args);
 
 /** The service's own list of the merchant's claims (contract 7), newest first. */
 async function serviceClaims(): Promise<{ med_case_id: string; service_id: string; reason: string; status_id: string }[]> {
@@ -197,12 +186,4 @@ describe('claims handled by the operator', () => {
 
 });
 
-/** A new processed pay-out of merchant 1 at the service, for a claim of its own. */
-let made = 0;
-async function freshPayout(): Promise<string> {
-  made += 1;
-  const serviceId = `po_claims_${made}`;
-  const res = await env.svc('POST', '/_sandbox/payouts', { service_id: serviceId, amount_cents: 5_000 + made, e2e_id: `E0000000020261120120${String(made).padStart(12, '0')}`, payer_document: '12345678909' });
-  if (res.status !== 200 && res.status !== 201) throw new Error(`could not add a pay-out: ${res.status} ${JSON.stringify(res.body)}`);
-  return serviceId;
-}
+const freshPayout = () => app.freshPayout();

@@ -11,26 +11,24 @@ import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
-import type { Envelope } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
 import { newSession } from '../operators/operators.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import type { CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import { DETAILS, okOn, refusedOn, startClaimsApp, type ClaimsApp, type Dispatch } from './fixtures/claims-app.ts';
 import { CLAIM_BANK_ANSWERED, CLAIM_STATUS_CHANGED, CLAIM_UNCONFIRMED, DESK_PROJECTION, type ClaimRow, type DeskState, type OpenOutcome, type PayoutRow } from './desk.ts';
 
 const log = memoryLogger(systemClock);
+let app: ClaimsApp;
 let env: CoreOnSandbox;
 let core: Core;
 let base: string;
-let call: (method: string, args?: unknown) => Promise<Envelope<unknown>>;
-let cashier: (method: string, args?: unknown) => Promise<Envelope<unknown>>;
-const DETAILS = 'The payer says the transfer was made under a fake invoice sent by e-mail.';
+let call: Dispatch;
+let cashier: Dispatch;
 
 beforeAll(async () => {
-  env = await startCoreOnSandbox('claims-follow', log, { secondCheckout: false });
-  core = env.core;
-  base = core.status().service.baseUrl as string;
-  call = await dispatcherAs(core, await sessionAs(core, 'supervisor', 'Rui'));
+  app = await startClaimsApp('claims-follow', log, 'follow');
+  ({ env, core, base, call } = app);
   cashier = await dispatcherAs(core, await sessionAs(core, 'cashier', 'Ana'));
 }, 60_000);
 
@@ -42,32 +40,14 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function ok<T>(method: string, args?: unknown): Promise<T> {
-  const envelope = await call(method, args);
-  if (!envelope.ok) throw new Error(`${method} failed: ${JSON.stringify(envelope.error)}`);
-  return envelope.result as T;
-}
-
-type Refusal = { code: string; message: string; params?: Record<string, unknown> };
-async function refused(method: string, args: unknown, by = call): Promise<Refusal> {
-  const envelope = await by(method, args);
-  expect(envelope.ok, method).toBe(false);
-  return (envelope as { ok: false; error: Refusal }).error;
-}
+const ok = <T>(method: string, args?: unknown) => okOn<T>(call, method, args);
+const refused = (method: string, args: unknown, by: Dispatch = call) => refusedOn(by, method, args);
 
 const entries = (type: string) => core.journal.eventsOfType(type);
 const payoutRow = async (serviceId: string) => (await ok<PayoutRow[]>('claims.payouts', {})).find((r) => r.payout.service_id === serviceId);
 const trackedRow = (rows: ClaimRow[], id: string) => rows.find((r) => r.handling === 'tracked' && r.claim.med_case_id === id) as Extract<ClaimRow, { handling: 'tracked' }> | undefined;
 
-/** A new processed pay-out of merchant 1 at the service, for a claim of its own. */
-let made = 0;
-async function freshPayout(): Promise<string> {
-  made += 1;
-  const serviceId = `po_follow_${made}`;
-  const res = await env.svc('POST', '/_sandbox/payouts', { service_id: serviceId, amount_cents: 5_000 + made, e2e_id: `E0000000020261120120${String(made).padStart(12, '0')}`, payer_document: '12345678909' });
-  if (res.status !== 200 && res.status !== 201) throw new Error(`could not add a pay-out: ${res.status} ${JSON.stringify(res.body)}`);
-  return serviceId;
-}
+const freshPayout = () => app.freshPayout();
 
 /**
  * A claim opened at the service by another of the merchant's systems (not this app). Reference
