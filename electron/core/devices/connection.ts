@@ -33,9 +33,9 @@ export function connectionMay(connection: Connection, reach: Reach): boolean {
 /** Why a connection may not call a method of that reach, in a sentence a person can act on. */
 export function connectionRefusal(connection: Connection, reach: Reach): CoreError {
   if (connection.kind === 'unpaired') return new CoreError('not_paired', 'This device is not paired with the store: ask a manager for a pairing code.');
-  if (reach === 'pairing') return new CoreError('conflict', 'This connection is already a till of this store.', { reason: 'already_paired' });
   if (connection.kind === 'store-display' || (connection.kind === 'device' && connection.device.kind === 'display')) {
     return new CoreError('forbidden', 'A customer display can only show its checkout’s screen.', { reason: 'display_only' });
   }
+  if (reach === 'pairing') return new CoreError('conflict', 'This connection is already a till of this store.', { reason: 'already_paired' });
   return new CoreError('forbidden', 'Only the store computer’s own window can do that: a paired till cannot.', { reason: 'store_only' });
 }

@@ -199,9 +199,11 @@ describe('the bridge table', () => {
         const expected =
           place === 'unpaired device'
             ? { code: 'not_paired' }
-            : reach === 'pairing'
-              ? { code: 'conflict', params: { reason: 'already_paired' } }
-              : { code: 'forbidden', params: { reason: place.includes('display') ? 'display_only' : 'store_only' } };
+            : place.includes('display')
+              ? { code: 'forbidden', params: { reason: 'display_only' } }
+              : reach === 'pairing'
+                ? { code: 'conflict', params: { reason: 'already_paired' } }
+                : { code: 'forbidden', params: { reason: 'store_only' } };
         expect(error).toMatchObject(expected);
       } else if (ALLOWED[access].includes(who)) {
         expect(error?.code).toBe('invalid_argument');
