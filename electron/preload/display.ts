@@ -1,5 +1,5 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, type ArgsOf, type DisplayPreloadApi, type PushEvent, type PushEvents } from '../core/contract.ts';
+import type { ArgsOf, DisplayPreloadApi, PushEvent, PushEvents } from '../core/contract.ts';
 
 /**
  * The store computer's customer-display window's preload (issue 25): its checkout's screen
@@ -7,6 +7,13 @@ import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, type ArgsOf, type DisplayPreloadA
  * Main gives this window a display-only connection too, so the core refuses anything else
  * whatever a page asks; this only keeps the rest of the bridge out of the window's reach.
  */
+/**
+ * contract.ts's IPC_INVOKE_PREFIX and IPC_EVENT_CHANNEL, written here: a value imported from a
+ * module the till's preload imports too would be bundled as a shared chunk, which a sandboxed
+ * preload cannot require. display.test.ts checks them against the contract's.
+ */
+const IPC_INVOKE_PREFIX = 'pos:invoke:';
+const IPC_EVENT_CHANNEL = 'pos:event';
 const DISPLAY_EVENTS: readonly PushEvent[] = ['display.changed'];
 
 function listen<E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void): () => void {
