@@ -6,6 +6,7 @@ import { createCoreDispatcher, createHandlers } from '../handlers.ts';
 import { memoryLogger } from '../log.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { managerSession, sessionAs } from './fixtures/sign-in.ts';
+import { routedPush } from '../routing.ts';
 import { newSession, type Session } from './operators.ts';
 import type { Access, Role } from './roles.ts';
 import { STORE_CONNECTION, STORE_DISPLAY_CONNECTION, type Connection, type Reach } from '../devices/connection.ts';
@@ -187,6 +188,25 @@ describe('the bridge table', () => {
     expect(await dispatch('settings.setLang', { lang: other }, sessionOf('manager'))).toMatchObject({ ok: true, result: { lang: other } });
     expect(await dispatch('display.view', undefined, sessionOf('no one', 'paired display'))).toMatchObject({ ok: true, result: { lang: other, checkout_id: 1 } });
     await dispatch('settings.setLang', { lang: before }, sessionOf('manager'));
+  });
+
+  it('pushes a signed-out till no sales (its status and the customer’s screen only), and a display its screen only (routing.ts)', async () => {
+    const view = await core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
+    const screen = await core.displayView({ storeId: 1, checkoutId: 1 });
+    const heard = (place: Place, who: Who) =>
+      (['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const).filter((event) => {
+        const payload = event === 'checkout.changed' ? view : event === 'display.changed' ? screen : event === 'core.status' ? core.status() : { items: [], claims: [], settlements: [] };
+        return routedPush(core, sessionOf(who, place), event, payload as never) !== undefined;
+      });
+    expect(heard('store window', 'no one')).toEqual(['core.status', 'display.changed']);
+    expect(heard('paired till', 'no one')).toEqual(['core.status', 'display.changed']);
+    expect(heard('paired till', 'cashier')).toEqual(['core.status', 'checkout.changed', 'display.changed']);
+    expect(heard('store window', 'supervisor')).toEqual(['core.status', 'checkout.changed', 'display.changed', 'attention.changed']);
+    for (const display of ['paired display', 'store display window'] as const) {
+      expect(heard(display, 'no one'), display).toEqual(['display.changed']);
+      expect(heard(display, 'manager'), display).toEqual(['display.changed']);
+    }
+    expect(heard('unpaired device', 'no one')).toEqual([]);
   });
 
   describe.each(Object.entries(TABLE) as [Method, [Access, Reach]][])('%s (%j)', (method, [access, reach]) => {
