@@ -25,9 +25,15 @@ export default defineConfig(({ mode }) => ({
     build: {
       outDir: resolve(out, 'preload'),
       rollupOptions: {
-        // index: the store's windows (window.pos); device: connect mode's store page (window.posDevice);
-        // setup: connect mode's setup page (window.posSetup). They share no module, so each stays one file.
-        input: { index: resolve('electron/preload/index.ts'), device: resolve('electron/preload/device.ts'), setup: resolve('electron/preload/setup.ts') },
+        // index: the store's till windows (window.pos); display: its customer display (window.pos, its
+        // screen only); device: connect mode's store page (window.posDevice); setup: connect mode's
+        // setup page (window.posSetup). They share no module, so each stays one file.
+        input: {
+          index: resolve('electron/preload/index.ts'),
+          display: resolve('electron/preload/display.ts'),
+          device: resolve('electron/preload/device.ts'),
+          setup: resolve('electron/preload/setup.ts'),
+        },
         // A sandboxed preload can only be one CommonJS file that requires nothing but electron.
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },

@@ -28,6 +28,33 @@ test('a reload keeps the session and the language can be changed', async ({ page
   await expect(page.getByTestId('core-state')).toHaveText('Ready');
 });
 
+test('the header’s language is this device’s own, even signed out; a manager sets the store’s default on Settings', async ({ browser, freshApp }) => {
+  // Two devices of the store: browsers of their own (each its own storage).
+  const [tillContext, officeContext] = await Promise.all([browser.newContext(), browser.newContext()]);
+  const till = await tillContext.newPage();
+  const office = await officeContext.newPage();
+  for (const page of [till, office]) {
+    await page.goto(freshApp.url);
+    await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  }
+  // Nobody is signed in at the till: its language changes for it alone, and it keeps it.
+  await till.getByLabel('Language').selectOption('es');
+  await expect(till.getByRole('heading', { name: 'Caja Pix' })).toBeVisible();
+  await till.reload();
+  await expect(till.getByTestId('core-state')).toHaveText('Listo');
+  await office.reload();
+  await expect(office.getByTestId('core-state')).toHaveText('Ready');
+
+  // The store's default is a manager's: the office, with no choice of its own, follows it; the till keeps Spanish.
+  await signIn(office);
+  await office.getByRole('link', { name: 'Settings', exact: true }).click();
+  await office.getByLabel('Store’s default language').selectOption('pt-BR');
+  await expect(office.getByTestId('core-state')).toHaveText('Pronto');
+  await till.reload();
+  await expect(till.getByTestId('core-state')).toHaveText('Listo');
+  await Promise.all([tillContext.close(), officeContext.close()]);
+});
+
 test('with a stale token the page says how to connect and reaches nothing', async ({ browser, app }) => {
   const context = await browser.newContext();
   const page = await context.newPage();

@@ -60,9 +60,9 @@ describe('the production build', () => {
     expect(main).not.toMatch(new RegExp(`^import[^(]*["']\\./chunks/${chunk.replace('.', '\\.')}["']`, 'm'));
   });
 
-  it('builds the three preloads (the store’s, connect mode’s store page and setup page) each as one file requiring nothing but electron', async () => {
-    expect((await readdir(join(out, 'preload'))).sort()).toEqual(['device.cjs', 'index.cjs', 'setup.cjs']);
-    for (const name of ['device.cjs', 'index.cjs', 'setup.cjs']) {
+  it('builds the four preloads (the store’s till windows, its customer display, connect mode’s store page and setup page) each as one file requiring nothing but electron', async () => {
+    expect((await readdir(join(out, 'preload'))).sort()).toEqual(['device.cjs', 'display.cjs', 'index.cjs', 'setup.cjs']);
+    for (const name of ['device.cjs', 'display.cjs', 'index.cjs', 'setup.cjs']) {
       const text = await readFile(join(out, 'preload', name), 'utf8');
       expect([...text.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]), name).toEqual(['electron']);
     }

@@ -121,5 +121,8 @@ export type PreloadApi = {
   readonly listen: <E extends PushEvent>(event: E, listener: (payload: PushEvents[E]) => void) => () => void;
 };
 
+/** The store computer's customer-display window's global (preload/display.ts): its screen, nothing else. */
+export type DisplayPreloadApi = Pick<PreloadApi, 'display.view' | 'listen'>;
+
 export const IPC_INVOKE_PREFIX = 'pos:invoke:';
 export const IPC_EVENT_CHANNEL = 'pos:event';

@@ -68,15 +68,20 @@ export function createHandlers(core: Core) {
       await core.probeService();
       return core.statusFor(session);
     }),
-    // Whoever stands at the sign-in screen must be able to read it.
-    'settings.setLang': handler('anyone', 'change the language', v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
+    /**
+     * The merchant's default language: what a device with no preference of its own speaks (a
+     * paired display's, a new till's). Each device keeps its own choice (the header's language
+     * menu), never sent here: a person at a signed-out till changes that till only (issue 25).
+     */
+    'settings.setLang': handler('manager', 'change the store’s default language', v.object({ lang: v.literal(...LANGS) }), ({ lang }) => core.setLang(lang)),
 
     /**
-     * The checkout's screen: the only QR to show, recent sales, what needs a person. The
-     * customer display shows it with no one signed in on it, and it keeps showing a pending
-     * sale while the till is locked; `checkout.changed` pushes the same view to every window.
+     * The checkout's screen: the only QR to show, recent sales (with references and who rang
+     * them up), what needs a person: a signed-in till's (issue 25); `checkout.changed` pushes
+     * the same view to its tills. A customer display reads `display.view`, and keeps showing a
+     * pending sale while the till is locked.
      */
-    'checkout.view': handler('anyone', 'see the checkout', v.object(checkoutArgs), (a, session) => core.terminal.checkoutView(checkoutOf(a, session))),
+    'checkout.view': handler('cashier', 'see the checkout', v.object(checkoutArgs), (a, _by, session) => core.terminal.checkoutView(checkoutOf(a, session))),
     /** All a customer display may read: its checkout's screen, in the store's language. */
     'display.view': reaching('display', handler('anyone', 'show the customer display', v.none(), (_a, session) => core.displayView(core.checkoutFor(session)))),
     /** Every checkout's sales that need a person: the attention list of supervisors and managers. */
@@ -89,6 +94,7 @@ export function createHandlers(core: Core) {
       'pairing',
       handler('anyone', 'pair this device', v.object({ code: v.string({ min: 1, max: 32, describe: 'a pairing code of 8 digits' }) }), ({ code }, session) => {
         const connection = core.connectionOf(session);
+        // The dispatcher lets only an unpaired connection in (reach `pairing`); called some other way, check again.
         if (connection.kind !== 'unpaired') throw new CoreError('conflict', 'This connection is already a till of this store.', { reason: 'already_paired' });
         return core.pairDevice(code, connection.from);
       }),
@@ -170,11 +176,14 @@ export function createHandlers(core: Core) {
 
     /** Who is signed in on this connection, and whether the till still needs its first manager. */
     'auth.status': handler('anyone', 'see who is signed in', v.none(), (_a, session) => core.operators.status(session)),
-    /** Only while the till has no operator at all (refused with reason operators_exist after). */
-    'auth.createFirstManager': handler('anyone', 'create the first manager', v.object({ name: person, pin }), async (a, session) => {
+    /**
+     * Only while the till has no operator at all (refused with reason operators_exist after),
+     * and only from the store computer's own window: no till can be paired before a manager exists.
+     */
+    'auth.createFirstManager': reaching('store', handler('anyone', 'create the first manager', v.object({ name: person, pin }), async (a, session) => {
       await core.operators.createFirstManager(session, a);
       return core.operators.status(session);
-    }),
+    })),
     'auth.signIn': handler('anyone', 'sign in', v.object({ name: person, pin }), async (a, session) => {
       await core.operators.signIn(session, a);
       return core.operators.status(session);

@@ -6,7 +6,7 @@ import { mayUse } from './operators/roles.ts';
 /**
  * Which push a connection receives, and in what form: the one routing rule both shells
  * apply (issue 9, point 4). A till hears its own checkout only, whichever webhook or poll
- * brought the news; a customer display its checkout's display state only; the merchant-wide
+ * brought the news, and its sales only while someone is signed in on it; a customer display its checkout's display state only; the merchant-wide
  * attention list goes to whoever is signed in as a supervisor or a manager, on any till.
  * Returns undefined when the connection is not to receive it.
  */
@@ -20,7 +20,8 @@ export function routedPush<E extends keyof PushEvents>(core: Core, session: Sess
     case 'core.status':
       return till ? (core.statusFor(session, payload as PushEvents['core.status']) as PushEvents[E]) : undefined;
     case 'checkout.changed':
-      return till && ours(payload as PushEvents['checkout.changed']) ? payload : undefined;
+      // The checkout's sales are a signed-in till's (issue 25): a signed-out one hears them after sign-in.
+      return till && ours(payload as PushEvents['checkout.changed']) && core.operators.caller(session) !== null ? payload : undefined;
     case 'display.changed':
       return ours(payload as PushEvents['display.changed']) ? payload : undefined;
     case 'attention.changed':

@@ -86,7 +86,8 @@ describe('Electron shell', () => {
       allowRunningInsecureContent: false,
       webviewTag: false,
     });
-    expect(String(prefs.preload)).toMatch(/preload[\\/]index\.cjs$/);
+    // The customer display's preload exposes its screen only (preload/display.ts).
+    expect(String(prefs.preload)).toMatch(index === 0 ? /preload[\\/]index\.cjs$/ : /preload[\\/]display\.cjs$/);
     expect(stub.windows[0]?.loaded[0]).toMatch(/renderer[\\/]index\.html$/);
   });
 
@@ -111,8 +112,8 @@ describe('Electron shell', () => {
   });
 
   it('validates arguments before a handler runs', async () => {
-    const setLang = stub.handlers.get(IPC_INVOKE_PREFIX + 'settings.setLang');
-    expect(await setLang?.(trustedEvent(), { lang: 'fr' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    const signIn = stub.handlers.get(IPC_INVOKE_PREFIX + 'auth.signIn');
+    expect(await signIn?.(trustedEvent(), { name: 'Marta', pin: 'abcd' })).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
   });
 
   it('keeps one sign-in per window: the customer display is not signed in by the till’s', async () => {
@@ -120,17 +121,36 @@ describe('Electron shell', () => {
     const create = stub.handlers.get(IPC_INVOKE_PREFIX + 'auth.createFirstManager');
     const till = trustedEvent(rendererDirUrl + 'index.html', null, 1);
     const display = trustedEvent(rendererDirUrl + 'display.html', null, 2);
+    expect(await create?.(display, { name: 'Mallory', pin: '1357' })).toMatchObject({ ok: false, error: { code: 'forbidden', params: { reason: 'display_only' } } });
     expect(await create?.(till, { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
     expect(await status?.(till, undefined)).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
-    expect(await status?.(display, undefined)).toMatchObject({ ok: true, result: { setup: false, operator: null } });
-    expect(await stub.handlers.get(IPC_INVOKE_PREFIX + 'operators.list')?.(display, undefined)).toMatchObject({ ok: false, error: { code: 'signed_out' } });
+    expect(await stub.handlers.get(IPC_INVOKE_PREFIX + 'operators.list')?.(display, undefined)).toMatchObject({ ok: false, error: { code: 'forbidden', params: { reason: 'display_only' } } });
   });
 
-  it('forwards push events to the windows', async () => {
+  it('gives the customer display window the display-only connection a paired display has, never the store’s full bridge', async () => {
+    // Window 2's web contents is the customer display's, whatever page it shows (even the till's).
+    for (const page of ['display.html', 'index.html']) {
+      const display = trustedEvent(rendererDirUrl + page, null, 2);
+      const served: string[] = [];
+      for (const method of METHODS) {
+        // An argument no method accepts: a call let through stops at validation, having done nothing.
+        const envelope = (await stub.handlers.get(IPC_INVOKE_PREFIX + method)?.(display, { probe: 1 })) as { ok: boolean; error?: { code: string; params?: { reason?: string } } };
+        if (envelope.error?.code === 'invalid_argument') served.push(method);
+        else expect(envelope.error, method).toMatchObject({ code: 'forbidden', params: { reason: 'display_only' } });
+      }
+      expect(served, page).toEqual(['display.view']);
+      expect(await stub.handlers.get(IPC_INVOKE_PREFIX + 'display.view')?.(display, undefined)).toMatchObject({ ok: true, result: { store_id: 1, checkout_id: 1, hold: false } });
+    }
+  });
+
+  it('forwards push events to the windows: the customer display hears its screen only', async () => {
     const setLang = stub.handlers.get(IPC_INVOKE_PREFIX + 'settings.setLang');
-    await setLang?.(trustedEvent(), { lang: 'es' });
-    const sent = stub.windows[0]?.sent ?? [];
-    expect(sent).toContainEqual([IPC_EVENT_CHANNEL, 'core.status', expect.objectContaining({ lang: 'es' })]);
+    // The store's default language, a manager's setting (Marta is signed in on the till window).
+    expect(await setLang?.(trustedEvent(), { lang: 'es' })).toMatchObject({ ok: true });
+    expect(stub.windows[0]?.sent ?? []).toContainEqual([IPC_EVENT_CHANNEL, 'core.status', expect.objectContaining({ lang: 'es' })]);
+    const shown = await until(() => stub.windows[1]?.sent.find(([, event]) => event === 'display.changed'), 'the display’s new language');
+    expect(shown).toEqual([IPC_EVENT_CHANNEL, 'display.changed', expect.objectContaining({ lang: 'es', checkout_id: 1 })]);
+    expect(new Set(stub.windows[1]?.sent.map(([, event]) => event))).toEqual(new Set(['display.changed']));
   });
 
   it('guards navigation, new windows and webviews of every web contents', () => {

@@ -6,6 +6,7 @@ import { translate, type TextKey } from '../../src/lib/i18n.ts';
 import { composeCore } from '../compose.ts';
 import { ConfigError, knownFlags, loadConfig, type CoreConfig, type Lang } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
+import { STORE_CONNECTION, STORE_DISPLAY_CONNECTION } from '../core/devices/connection.ts';
 import { FileSecretStore, type SecretStore } from '../core/secrets.ts';
 import { sandboxHelp } from '../launch.ts';
 import type { WebShell } from '../web/server.ts';
@@ -30,7 +31,7 @@ import { registerSetupBridge } from './setup.ts';
  */
 const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
 const rendererDirUrl = pathToFileURL(rendererDir + '/').href;
-const preloadPath = (name: 'index' | 'device' | 'setup') => fileURLToPath(new URL(`../preload/${name}.cjs`, import.meta.url));
+const preloadPath = (name: 'index' | 'display' | 'device' | 'setup') => fileURLToPath(new URL(`../preload/${name}.cjs`, import.meta.url));
 /** Defined true by electron.vite.config.ts in `electron-vite dev` only; absent (false) otherwise. */
 declare const __POS_DEV_BUILD__: boolean | undefined;
 const devServerUrl = trustedDevServerUrl({ devBuild: typeof __POS_DEV_BUILD__ !== 'undefined' && __POS_DEV_BUILD__ === true, isPackaged: app.isPackaged, env: process.env });
@@ -75,8 +76,15 @@ function createMainWindow(): BrowserWindow {
 }
 
 /**
+ * The customer display windows' web contents: their bridge connection is display-only, as a
+ * paired display's is (issue 25), never the store's full bridge, whatever page they show.
+ */
+const displayContents = new Set<number>();
+
+/**
  * The customer display: the amount, the QR and the paid state in large type, on the second
- * screen when there is one. Same renderer, same preload, same security settings.
+ * screen when there is one. Same renderer and security settings; its own preload (its screen
+ * only) and a display-only connection.
  */
 function createDisplayWindow(): BrowserWindow {
   const displays = screen.getAllDisplays();
@@ -89,8 +97,10 @@ function createDisplayWindow(): BrowserWindow {
     show: false,
     title: 'Pix — customer display',
     backgroundColor: '#ffffff',
-    webPreferences: secureWebPreferences(preloadPath('index')),
+    webPreferences: secureWebPreferences(preloadPath('display')),
   });
+  // Known before its page loads, so its first call is already a display's.
+  displayContents.add(win.webContents.id);
   win.once('ready-to-show', () => win.showInactive());
   loadPage(win, 'display.html');
   return win;
@@ -165,6 +175,7 @@ async function runStore(config: CoreConfig, args: readonly string[]): Promise<vo
       running,
       (event) => isTrustedSender(event.senderFrame, rendererDirUrl, devServerUrl),
       () => BrowserWindow.getAllWindows(),
+      (id) => (displayContents.has(id) ? STORE_DISPLAY_CONNECTION : STORE_CONNECTION),
     ),
   );
   installMenu('store', config, running.status().lang);

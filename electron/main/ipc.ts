@@ -3,18 +3,23 @@ import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS, PUSH_EVENTS } from '../c
 import type { Core } from '../core/core.ts';
 import type { Envelope } from '../core/errors.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
+import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
 import { routedPush } from '../core/routing.ts';
 
 /**
  * Registers exactly the contract's methods on ipcMain, each behind the sender-frame check,
- * and forwards the core's push events to the app's windows. Returns the unregister function.
+ * and forwards the core's push events to the app's windows. `connectionOf` says what a
+ * window's connection is, by its web contents: the store's own till window, or its customer
+ * display, which gets the display-only connection a paired display has (issue 25), whatever
+ * page it loads. Returns the unregister function.
  */
 export function registerBridge(
   ipcMain: IpcMain,
   core: Core,
   isTrusted: (event: IpcMainInvokeEvent) => boolean,
   windows: () => BrowserWindow[],
+  connectionOf: (webContentsId: number) => Connection,
 ): () => void {
   const dispatch = createCoreDispatcher(core);
   // Each window signs in on its own (the customer display never does); a reload keeps its sign-in.
@@ -23,7 +28,7 @@ export function registerBridge(
     const id = event.sender.id;
     let session = sessions.get(id);
     if (!session) {
-      sessions.set(id, (session = newSession()));
+      sessions.set(id, (session = newSession(connectionOf(id))));
       event.sender.once('destroyed', () => sessions.delete(id));
     }
     return session;
@@ -38,12 +43,12 @@ export function registerBridge(
     });
   }
   // Each window hears what its session may (routing.ts): a window not signed in as a
-  // supervisor never receives the merchant's attention list.
+  // supervisor never receives the merchant's attention list, the customer display only its screen.
   const unsubscribe = PUSH_EVENTS.map((name) =>
     core.events.on(name, (payload) => {
       for (const win of windows()) {
         if (win.isDestroyed()) continue;
-        const routed = routedPush(core, sessions.get(win.webContents.id) ?? newSession(), name, payload as never);
+        const routed = routedPush(core, sessions.get(win.webContents.id) ?? newSession(connectionOf(win.webContents.id)), name, payload as never);
         if (routed !== undefined) win.webContents.send(IPC_EVENT_CHANNEL, name, routed);
       }
     }),

@@ -78,6 +78,9 @@ const TYPES: Record<string, string> = {
 const PAGES = new Set(['/', '/index.html', '/display', '/display.html']);
 const MAX_MESSAGE_BYTES = 256 * 1024;
 
+/** What a browser-shell connection can be: the store's own display window is the Electron shell's only. */
+type ShellConnection = Exclude<Connection, { kind: 'store-display' }>;
+
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -196,7 +199,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const launched = launchExpires !== undefined && launchExpires > Date.now();
     if (launched) launchCodes.delete(launch); // once only
     const from = req.socket.remoteAddress ?? 'unknown';
-    let connection: Connection;
+    let connection: ShellConnection;
     let unknownCredential = false;
     const storeWindow = offered.some((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX) || p.startsWith(LAUNCH_PROTOCOL_PREFIX));
     if (launched || (storeWindow && sameToken(presented, token))) {
@@ -220,7 +223,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   const sameConnection = (a: Connection, b: Connection) =>
     a.kind === b.kind && (a.kind !== 'device' || (b.kind === 'device' && a.device.id === b.device.id));
 
-  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: Connection; unknownCredential: boolean }) => {
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: ShellConnection; unknownCredential: boolean }) => {
     const { connection } = opened;
     const send = (msg: ServerMessage) => {
       // A checkout view's unchanged sales are texts written before (shared/json-text.ts).

@@ -5,7 +5,11 @@ import { useStatus } from '../stores/status.ts';
 /** Each language named in itself, so anyone can find theirs. */
 export const LANGUAGE_NAMES: Record<Lang, string> = { 'pt-BR': 'Português (Brasil)', en: 'English', es: 'Español' };
 
-/** The terminal's language; the core keeps the choice in its settings. */
+/**
+ * This device's language, for anyone at its screen (the sign-in screen too): kept on the
+ * device (lib/langPreference.ts), never the merchant's. The store's default is a manager's
+ * setting (SettingsScreen).
+ */
 export function LanguageSelect() {
   const t = useText();
   const lang = useStatus((s) => s.lang);
@@ -13,7 +17,7 @@ export function LanguageSelect() {
   return (
     <label className="inline-field language-select">
       <span className="language-label">{t('settings.language')}</span>
-      <select value={lang} onChange={(e) => void setLang(e.target.value as Lang)}>
+      <select value={lang} onChange={(e) => setLang(e.target.value as Lang)}>
         {LANGS.map((l) => (
           <option key={l} value={l} lang={l}>
             {LANGUAGE_NAMES[l]}

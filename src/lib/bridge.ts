@@ -3,6 +3,7 @@ import type {
   BridgeTransport,
   Envelope,
   ErrorCode,
+  DisplayPreloadApi,
   Method,
   PreloadApi,
   PushEvent,
@@ -78,7 +79,8 @@ export type DeviceCredentialStore = PosDevice;
 
 declare global {
   interface Window {
-    pos?: PreloadApi;
+    /** The store computer's windows: the till's whole bridge, or the customer display's screen only. */
+    pos?: PreloadApi | DisplayPreloadApi;
     /** The Electron till in "Connect to the store" mode: its credential, kept with safeStorage. */
     posDevice?: DeviceCredentialStore;
   }
@@ -100,9 +102,13 @@ export function browserCredentialStore(storage: Storage): DeviceCredentialStore 
 
 type Transport = BridgeTransport & Pick<Bridge, 'onConnection' | 'onDevice' | 'adoptCredential'>;
 
-function ipcTransport(api: PreloadApi): Transport {
+function ipcTransport(api: PreloadApi | DisplayPreloadApi): Transport {
   return {
-    invoke: (method, args) => (api[method] as (a: unknown) => Promise<Envelope<unknown>>)(args),
+    invoke: (method, args) => {
+      // The customer display's window has its screen only (preload/display.ts).
+      const call = (api as Partial<PreloadApi>)[method] as ((a: unknown) => Promise<Envelope<unknown>>) | undefined;
+      return call ? call(args) : Promise.resolve({ ok: false, error: { code: 'unknown_method', message: `This window cannot call ${method}.` } });
+    },
     listen: (event, listener) => api.listen(event, listener as never),
     onConnection: (listener) => {
       listener('open');

@@ -1,5 +1,7 @@
 import { Icon } from '../components/Icon.tsx';
+import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
+import { LANGS, type Lang } from '../../electron/core/contract.ts';
 import { toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
@@ -69,6 +71,52 @@ function TerminalSettings() {
   );
 }
 
+/**
+ * The store's default language (a manager's): what customer displays speak, and tills whose
+ * device has not chosen one. The header's language menu is the device's own (issue 25).
+ */
+function DefaultLanguage() {
+  const t = useText();
+  const lang = useLang();
+  const storeDefault = useStatus((s) => s.status?.lang ?? null);
+  const setDefaultLang = useStatus((s) => s.setDefaultLang);
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  if (storeDefault === null) return null;
+  const change = async (next: Lang) => {
+    try {
+      await setDefaultLang(next);
+      setResult({ ok: true, text: t('settings.saved') });
+    } catch (err) {
+      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
+    }
+  };
+  return (
+    <div className="settings-form">
+      <h3>{t('settings.defaultLanguage')}</h3>
+      <div className="field">
+        <label htmlFor="settings-default-lang">{t('settings.defaultLanguage')}</label>
+        <select id="settings-default-lang" value={storeDefault} onChange={(e) => void change(e.target.value as Lang)} aria-describedby="settings-default-lang-hint">
+          {LANGS.map((l) => (
+            <option key={l} value={l} lang={l}>
+              {LANGUAGE_NAMES[l]}
+            </option>
+          ))}
+        </select>
+        <p id="settings-default-lang-hint" className="hint">
+          {t('settings.defaultLanguageHint')}
+        </p>
+      </div>
+      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
+        {result && (
+          <>
+            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
 export function SettingsScreen() {
   const t = useText();
   const lang = useLang();
@@ -81,6 +129,7 @@ export function SettingsScreen() {
       <section className="card" aria-labelledby="settings-heading">
         <h2 id="settings-heading">{t('settings.heading')}</h2>
         <TerminalSettings />
+        <DefaultLanguage />
       </section>
       <section className="card" aria-labelledby="status-heading">
         <h2 id="status-heading">{t('status.heading')}</h2>

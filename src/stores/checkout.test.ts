@@ -1,8 +1,12 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CheckoutView, Envelope, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
 import type { Outcome } from '../lib/messages.ts';
+import { useAuth } from './auth.ts';
 import { connectCheckout, connectOutcomeSounds, useCheckout } from './checkout.ts';
 import { useStatus } from './status.ts';
+
+const SIGNED_IN = { setup: false, operator: { id: 'op-1', name: 'Caio', role: 'cashier' as const }, lockMinutes: 10 };
+const SIGNED_OUT = { setup: false, operator: null, lockMinutes: 10 };
 
 function sale(id: string, status: SaleSummary['status'], seq = 1): SaleSummary {
   return { sale_id: id, seq, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleSummary;
@@ -157,6 +161,7 @@ describe('resync', () => {
     vi.useFakeTimers();
     useStatus.setState({ connection: 'closed', status: null });
     useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0 });
+    useAuth.setState({ auth: SIGNED_IN });
     calls.length = 0;
   });
   afterEach(() => {
@@ -180,6 +185,26 @@ describe('resync', () => {
     const off = connectCheckout();
     vi.advanceTimersByTime(30_000);
     expect(loads()).toBe(0);
+    off();
+  });
+});
+
+describe('a signed-out till', () => {
+  beforeEach(() => {
+    useStatus.setState({ connection: 'open', status: null });
+    useCheckout.setState({ key: { storeId: 1, checkoutId: 1 }, view: null, receivedAt: 0 });
+    useAuth.setState({ auth: SIGNED_OUT });
+    calls.length = 0;
+  });
+
+  it('reads nothing of its checkout (issue 25: the core refuses it), then reads it once someone signs in', async () => {
+    const off = connectCheckout();
+    await useCheckout.getState().load();
+    expect(calls).toEqual([]);
+    useAuth.setState({ auth: SIGNED_IN });
+    expect(calls).toEqual(['checkout.view']);
+    useAuth.setState({ auth: { ...SIGNED_IN } });
+    expect(calls).toEqual(['checkout.view']);
     off();
   });
 });

@@ -5,6 +5,7 @@ import { LIVE_RESYNC_MS, QR_RESYNC_MS, acceptView, resyncEveryMs, type CheckoutK
 import type { UiError } from '../lib/errorText.ts';
 import { outcomeChanges, screenOutcome, type Outcome } from '../lib/messages.ts';
 import { playOutcome } from '../lib/sound.ts';
+import { useAuth } from './auth.ts';
 import { useStatus } from './status.ts';
 
 /**
@@ -85,7 +86,8 @@ export const useCheckout = create<CheckoutState>()((set, get) => ({
   },
   async load() {
     const key = get().key;
-    if (!key) return;
+    // The checkout's sales are a signed-in till's (the core refuses the rest): after sign-in, see connectCheckout.
+    if (!key || !useAuth.getState().auth?.operator) return;
     try {
       get().receive(await getBridge().call('checkout.view', key));
     } catch {
@@ -189,6 +191,13 @@ export function connectCheckout(): () => void {
     if (s.connection === 'open' && lastConnection !== 'open') void useCheckout.getState().load();
     lastConnection = s.connection;
   });
+  // Someone signs in: the till shows its checkout as it is now (nothing was read while signed out).
+  let signedIn = useAuth.getState().auth?.operator != null;
+  const offAuth = useAuth.subscribe((a) => {
+    const now = a.auth?.operator != null;
+    if (now && !signedIn) void useCheckout.getState().load();
+    signedIn = now;
+  });
   // While the view is live, ask again now and then: its `now` is the core's clock, which can jump.
   const resync = (every: number) => () => {
     if (resyncEveryMs(useCheckout.getState().view) === every) void useCheckout.getState().load();
@@ -197,6 +206,7 @@ export function connectCheckout(): () => void {
   return () => {
     offChanged();
     offStatus();
+    offAuth();
     timers.forEach(clearInterval);
   };
 }

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { isLang, type CoreStatus, type Lang, type ResultOf, type ShiftView } from '../../electron/core/contract.ts';
 import { getBridge, toUiError, type ConnectionState } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
+import { onLangSaved, saveLang, savedLang, spokenLang } from '../lib/langPreference.ts';
 import { isTill, useDevice } from './device.ts';
 
 export type SettingsView = ResultOf<'settings.get'>;
@@ -16,14 +17,20 @@ interface StatusState {
   status: CoreStatus | null;
   connection: ConnectionState;
   error: UiError | null;
+  /** The language this page speaks: the device's own choice, else the store's default (status.lang). */
   lang: Lang;
+  /** This device's own choice (lib/langPreference.ts), or null to follow the store's default. */
+  own: Lang | null;
   refresh(): Promise<void>;
   checkService(): Promise<void>;
-  setLang(lang: Lang): Promise<void>;
+  /** This device's language, kept on the device: no call to the core (issue 25). */
+  setLang(lang: Lang): void;
+  /** The store's default language, a manager's setting. */
+  setDefaultLang(lang: Lang): Promise<void>;
   updateSettings(patch: SettingsPatch): Promise<SettingsView>;
 }
 
-/** Until the core says which language the terminal uses, follow the browser's, else pt-BR. */
+/** Until the core says the store's default language, follow the browser's, else pt-BR. */
 export function initialLang(preferred: readonly string[]): Lang {
   for (const tag of preferred) {
     if (isLang(tag)) return tag;
@@ -34,15 +41,18 @@ export function initialLang(preferred: readonly string[]): Lang {
   return 'pt-BR';
 }
 
-export const useStatus = create<StatusState>()((set) => ({
+const ownAtStart = savedLang();
+
+export const useStatus = create<StatusState>()((set, get) => ({
   status: null,
   connection: 'connecting',
   error: null,
-  lang: initialLang(typeof navigator === 'undefined' ? [] : navigator.languages),
+  own: ownAtStart,
+  lang: ownAtStart ?? initialLang(typeof navigator === 'undefined' ? [] : navigator.languages),
   async refresh() {
     try {
       const status = await getBridge().call('core.status');
-      set({ status, lang: status.lang, error: null });
+      set({ status, lang: spokenLang(get().own, status.lang), error: null });
     } catch (err) {
       set({ error: toUiError(err) });
     }
@@ -55,15 +65,19 @@ export const useStatus = create<StatusState>()((set) => ({
       set({ error: toUiError(err) });
     }
   },
-  async setLang(lang) {
+  setLang(lang) {
+    saveLang(lang);
+    set({ own: lang, lang });
+  },
+  async setDefaultLang(lang) {
     const status = await getBridge().call('settings.setLang', { lang });
-    set({ status, lang: status.lang });
+    set({ status, lang: spokenLang(get().own, status.lang) });
   },
   async updateSettings(patch) {
     const settings = await getBridge().call('settings.update', patch);
     // The core pushes the new status too; this makes the change visible without waiting.
     set((s) => ({
-      lang: settings.lang,
+      lang: spokenLang(s.own, settings.lang),
       status: s.status
         ? { ...s.status, lang: settings.lang, terminal: { storeId: settings.storeId, checkoutId: settings.checkoutId } }
         : s.status,
@@ -80,7 +94,9 @@ export const selectReady = (s: StatusState): boolean => s.connection === 'open' 
 /** Wires the store to the core's push events; returns the unsubscribe function. */
 export function connectStatus(): () => void {
   const bridge = getBridge();
-  const offStatus = bridge.listen('core.status', (status) => useStatus.setState({ status, lang: status.lang }));
+  const offStatus = bridge.listen('core.status', (status) => useStatus.setState((s) => ({ status, lang: spokenLang(s.own, status.lang) })));
+  // Another page of this device chose a language (the store computer's windows share one choice).
+  const offSaved = onLangSaved((lang) => useStatus.setState({ own: lang, lang }));
   const offConnection = bridge.onConnection((connection) => {
     useStatus.setState({ connection });
     // An unpaired device or a customer display may not read a till's status (the core refuses).
@@ -88,6 +104,7 @@ export function connectStatus(): () => void {
   });
   return () => {
     offStatus();
+    offSaved();
     offConnection();
   };
 }

@@ -47,7 +47,7 @@ export function handler<A, R>(access: Access, action: string, args: Schema<A>, r
   };
 }
 
-/** The same method for more connections than a till's: a customer display's, or any (pairing). */
+/** The same method for other connections than a till's: every display too, a device not paired yet, or the store's own window only. */
 export function reaching<A, R>(reach: Exclude<Reach, 'till'>, def: HandlerDef<A, R>): HandlerDef<A, R> {
   return { ...def, reach };
 }
@@ -76,7 +76,7 @@ export function createDispatcher(handlers: AnyHandlers, deps: DispatcherDeps) {
       }
       const def = handlers[method] as unknown as HandlerDef<unknown, unknown>;
       const connection = deps.connectionOf(session);
-      if (!connectionMay(connection, def.reach)) throw connectionRefusal(connection);
+      if (!connectionMay(connection, def.reach)) throw connectionRefusal(connection, def.reach);
       const caller = deps.callerOf(session);
       if (def.access !== 'anyone' && !mayUse(caller?.role ?? null, def.access)) throw refusal(def.access, def.action, caller !== null);
       const args = def.args.parse(rawArgs);

@@ -6,78 +6,107 @@ import { createCoreDispatcher, createHandlers } from '../handlers.ts';
 import { memoryLogger } from '../log.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { managerSession, sessionAs } from './fixtures/sign-in.ts';
+import { routedPush } from '../routing.ts';
 import { newSession, type Session } from './operators.ts';
 import type { Access, Role } from './roles.ts';
+import { STORE_CONNECTION, STORE_DISPLAY_CONNECTION, type Connection, type Reach } from '../devices/connection.ts';
 
 /**
- * The role table of issue 8, written out by hand and checked against the one handler map:
- * every method is called over the shells' dispatcher with no session and as each role. A
- * method added without a row here fails the first test.
+ * The bridge table of issues 8 and 25, written out by hand and checked against the one
+ * handler map: every method's least role and the connections it serves (devices/connection.ts).
+ * Every method is called over the shells' dispatcher from every kind of connection, with no
+ * one signed in and as each role. A method added without a row here fails the first test.
  */
-const TABLE: Record<Method, Access> = {
-  'core.status': 'anyone',
-  'settings.setLang': 'anyone',
-  'checkout.view': 'anyone',
-  'auth.status': 'anyone',
-  'auth.createFirstManager': 'anyone',
-  'auth.signIn': 'anyone',
-  'auth.signOut': 'anyone',
-  'core.checkService': 'cashier',
-  'sale.charge': 'cashier',
-  'sale.acknowledge': 'cashier',
-  'sale.withdraw': 'cashier',
-  'sale.detail': 'cashier',
-  'settings.get': 'cashier',
-  'shift.current': 'cashier',
-  'shift.open': 'supervisor',
-  'shift.close': 'supervisor',
-  'journal.verify': 'supervisor',
-  'journal.shiftReport': 'supervisor',
-  'journal.exportCsv': 'supervisor',
-  'journal.shifts': 'supervisor',
-  'journal.days': 'supervisor',
-  'journal.dayReport': 'supervisor',
-  'journal.exportDayCsv': 'supervisor',
-  'payments.unmatched': 'supervisor',
-  'payment.attribute': 'supervisor',
-  'journal.startNewChain': 'manager',
-  'settings.update': 'manager',
-  'operators.list': 'manager',
-  'operators.add': 'manager',
-  'operators.change': 'manager',
-  'operators.disable': 'manager',
-  'display.view': 'anyone',
-  'pairing.info': 'anyone',
-  'pairing.pair': 'anyone',
-  'attention.list': 'supervisor',
-  'devices.list': 'manager',
-  'devices.startPairing': 'manager',
-  'devices.revoke': 'manager',
-  'sale.refund': 'supervisor',
-  'sale.refundWasMade': 'supervisor',
-  'sale.refundSendAgain': 'supervisor',
-  'office.stores': 'manager',
-  'office.createStore': 'manager',
-  'office.changeStore': 'manager',
-  'office.wallets': 'manager',
-  'office.checkouts': 'manager',
-  'office.addCheckout': 'manager',
-  'office.changeWallet': 'manager',
-  'office.printQr': 'manager',
-  'office.poster': 'manager',
-  'office.setMode': 'manager',
-  'office.printedQrs': 'manager',
-  'claims.payouts': 'supervisor',
-  'claims.list': 'supervisor',
-  'claims.refresh': 'supervisor',
-  'claims.open': 'supervisor',
-  'claims.resubmit': 'supervisor',
-  'claims.recordBankAnswer': 'supervisor',
-  'settlements.list': 'supervisor',
-  'settlements.detail': 'supervisor',
-  'settlements.pending': 'supervisor',
-  'settlements.acknowledge': 'supervisor',
-  'settlements.unsettled': 'supervisor',
+const TABLE: Record<Method, [Access, Reach]> = {
+  'core.status': ['anyone', 'till'],
+  'settings.setLang': ['manager', 'till'],
+  'checkout.view': ['cashier', 'till'],
+  'auth.status': ['anyone', 'till'],
+  'auth.createFirstManager': ['anyone', 'store'],
+  'auth.signIn': ['anyone', 'till'],
+  'auth.signOut': ['anyone', 'till'],
+  'core.checkService': ['cashier', 'till'],
+  'sale.charge': ['cashier', 'till'],
+  'sale.acknowledge': ['cashier', 'till'],
+  'sale.withdraw': ['cashier', 'till'],
+  'sale.detail': ['cashier', 'till'],
+  'settings.get': ['cashier', 'till'],
+  'shift.current': ['cashier', 'till'],
+  'shift.open': ['supervisor', 'till'],
+  'shift.close': ['supervisor', 'till'],
+  'journal.verify': ['supervisor', 'till'],
+  'journal.shiftReport': ['supervisor', 'till'],
+  'journal.exportCsv': ['supervisor', 'till'],
+  'journal.shifts': ['supervisor', 'till'],
+  'journal.days': ['supervisor', 'till'],
+  'journal.dayReport': ['supervisor', 'till'],
+  'journal.exportDayCsv': ['supervisor', 'till'],
+  'payments.unmatched': ['supervisor', 'till'],
+  'payment.attribute': ['supervisor', 'till'],
+  'journal.startNewChain': ['manager', 'till'],
+  'settings.update': ['manager', 'till'],
+  'operators.list': ['manager', 'till'],
+  'operators.add': ['manager', 'till'],
+  'operators.change': ['manager', 'till'],
+  'operators.disable': ['manager', 'till'],
+  'display.view': ['anyone', 'display'],
+  'pairing.info': ['anyone', 'pairing'],
+  'pairing.pair': ['anyone', 'pairing'],
+  'attention.list': ['supervisor', 'till'],
+  'devices.list': ['manager', 'till'],
+  'devices.startPairing': ['manager', 'till'],
+  'devices.revoke': ['manager', 'till'],
+  'sale.refund': ['supervisor', 'till'],
+  'sale.refundWasMade': ['supervisor', 'till'],
+  'sale.refundSendAgain': ['supervisor', 'till'],
+  'office.stores': ['manager', 'till'],
+  'office.createStore': ['manager', 'till'],
+  'office.changeStore': ['manager', 'till'],
+  'office.wallets': ['manager', 'till'],
+  'office.checkouts': ['manager', 'till'],
+  'office.addCheckout': ['manager', 'till'],
+  'office.changeWallet': ['manager', 'till'],
+  'office.printQr': ['manager', 'till'],
+  'office.poster': ['manager', 'till'],
+  'office.setMode': ['manager', 'till'],
+  'office.printedQrs': ['manager', 'till'],
+  'claims.payouts': ['supervisor', 'till'],
+  'claims.list': ['supervisor', 'till'],
+  'claims.refresh': ['supervisor', 'till'],
+  'claims.open': ['supervisor', 'till'],
+  'claims.resubmit': ['supervisor', 'till'],
+  'claims.recordBankAnswer': ['supervisor', 'till'],
+  'settlements.list': ['supervisor', 'till'],
+  'settlements.detail': ['supervisor', 'till'],
+  'settlements.pending': ['supervisor', 'till'],
+  'settlements.acknowledge': ['supervisor', 'till'],
+  'settlements.unsettled': ['supervisor', 'till'],
+};
+
+/**
+ * Issue 25, point 3: all a connection with no one signed in may call, by kind, written out.
+ * A till's sign-in screen needs its status, who is signed in and signing in (the store
+ * computer's first window also makes the first manager); a customer display its checkout's
+ * screen; a device not paired yet only pairing. The language is each device's own and needs
+ * no call at all.
+ */
+const SIGNED_OUT_MAY: Record<Place, readonly Method[]> = {
+  'store window': ['auth.createFirstManager', 'auth.signIn', 'auth.signOut', 'auth.status', 'core.status', 'display.view'],
+  'paired till': ['auth.signIn', 'auth.signOut', 'auth.status', 'core.status', 'display.view'],
+  'paired display': ['display.view'],
+  'store display window': ['display.view'],
+  'unpaired device': ['pairing.info', 'pairing.pair'],
+};
+
+const PLACES = ['store window', 'paired till', 'paired display', 'store display window', 'unpaired device'] as const;
+type Place = (typeof PLACES)[number];
+/** Which reaches each place is served by, by hand (devices/connection.ts is the rule). */
+const SERVED: Record<Place, readonly Reach[]> = {
+  'store window': ['till', 'display', 'store'],
+  'paired till': ['till', 'display'],
+  'paired display': ['display'],
+  'store display window': ['display'],
+  'unpaired device': ['pairing'],
 };
 
 const WHO = ['no one', 'cashier', 'supervisor', 'manager'] as const;
@@ -92,6 +121,7 @@ const ALLOWED: Record<Access, readonly Who[]> = {
 let env: CoreOnSandbox;
 let core: Core;
 const signedIn = {} as Record<Role, Session>;
+const connections = {} as Record<Place, Connection>;
 
 beforeAll(async () => {
   env = await startCoreOnSandbox('roles', memoryLogger(systemClock), { secondCheckout: false });
@@ -99,31 +129,103 @@ beforeAll(async () => {
   signedIn.manager = await managerSession(core, 'Marta');
   signedIn.supervisor = await sessionAs(core, 'supervisor', 'Rui');
   signedIn.cashier = await sessionAs(core, 'cashier', 'Caio');
+  const by = core.operators.caller(signedIn.manager);
+  if (!by) throw new Error('the test manager is not signed in');
+  // Real pairings, as a manager makes them on the Devices screen.
+  const paired = async (kind: 'till' | 'display', name: string): Promise<Connection> => {
+    const { code } = await core.devices.startPairing(by, { kind, storeId: 1, checkoutId: 1, name });
+    return { kind: 'device', device: (await core.pairDevice(code, 'roles test')).device };
+  };
+  connections['store window'] = STORE_CONNECTION;
+  connections['paired till'] = await paired('till', 'Till 2');
+  connections['paired display'] = await paired('display', 'Display 2');
+  connections['store display window'] = STORE_DISPLAY_CONNECTION;
+  connections['unpaired device'] = { kind: 'unpaired', from: 'roles test' };
 }, 60_000);
 
 afterAll(async () => {
   await env?.stop();
 });
 
-/** A fresh session per call, signed in as that role (or no one): a call cannot change the next one's. */
-const sessionOf = (who: Who): Session => (who === 'no one' ? newSession() : { ...signedIn[who] });
+/**
+ * A fresh session per call, on that connection, signed in as that role (or no one): a call
+ * cannot change the next one's. On a display or an unpaired device no one can sign in; the
+ * session is made all the same, to prove the connection alone refuses.
+ */
+const sessionOf = (who: Who, place: Place = 'store window'): Session =>
+  who === 'no one' ? newSession(connections[place]) : { operatorId: signedIn[who].operatorId, connection: connections[place] };
 
-describe('the role table', () => {
-  it('has one row for every method of the handler map, and the map declares that role', () => {
+// An argument no method accepts: a call let through reaches validation and stops there
+// (invalid_argument) without doing anything; a refused one stops before it.
+const PROBE = { probe: 'not a field of any method' };
+
+describe('the bridge table', () => {
+  it('has one row for every method of the handler map, and the map declares that role and reach', () => {
     const handlers = createHandlers(core);
     expect(Object.keys(handlers).sort()).toEqual(Object.keys(TABLE).sort());
-    for (const [method, def] of Object.entries(handlers)) expect(def.access, method).toBe(TABLE[method as Method]);
+    for (const [method, def] of Object.entries(handlers)) expect([def.access, def.reach], method).toEqual(TABLE[method as Method]);
   });
 
-  // An argument no method accepts: a call let through reaches validation and stops there
-  // (invalid_argument) without doing anything; a refused one stops before it.
-  const PROBE = { probe: 'not a field of any method' };
-  describe.each(Object.entries(TABLE) as [Method, Access][])('%s (%s)', (method, access) => {
-    it.each(WHO)('as %s', async (who) => {
-      const envelope = await createCoreDispatcher(core)(method, PROBE, sessionOf(who));
+  it.each(PLACES)('signed out, a %s may call only what its sign-in screen (or display, or pairing) needs', async (place) => {
+    const dispatch = createCoreDispatcher(core);
+    const letThrough: Method[] = [];
+    for (const method of Object.keys(TABLE) as Method[]) {
+      const envelope = await dispatch(method, PROBE, sessionOf('no one', place));
+      if (!envelope.ok && envelope.error.code === 'invalid_argument') letThrough.push(method);
+    }
+    expect(letThrough.sort()).toEqual([...SIGNED_OUT_MAY[place]].sort());
+  });
+
+  it('a signed-out till cannot change the merchant’s language; a manager changes the default', async () => {
+    const dispatch = createCoreDispatcher(core);
+    const before = core.settings().lang;
+    const other = before === 'es' ? 'en' : 'es';
+    for (const place of PLACES) {
+      expect(await dispatch('settings.setLang', { lang: other }, sessionOf('no one', place)), place).toMatchObject({ ok: false });
+    }
+    expect(await dispatch('settings.setLang', { lang: other }, sessionOf('cashier', 'paired till'))).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(core.settings().lang).toBe(before);
+    expect(await dispatch('settings.setLang', { lang: other }, sessionOf('manager'))).toMatchObject({ ok: true, result: { lang: other } });
+    expect(await dispatch('display.view', undefined, sessionOf('no one', 'paired display'))).toMatchObject({ ok: true, result: { lang: other, checkout_id: 1 } });
+    await dispatch('settings.setLang', { lang: before }, sessionOf('manager'));
+  });
+
+  it('pushes a signed-out till no sales (its status and the customer’s screen only), and a display its screen only (routing.ts)', async () => {
+    const view = await core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
+    const screen = await core.displayView({ storeId: 1, checkoutId: 1 });
+    const heard = (place: Place, who: Who) =>
+      (['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const).filter((event) => {
+        const payload = event === 'checkout.changed' ? view : event === 'display.changed' ? screen : event === 'core.status' ? core.status() : { items: [], claims: [], settlements: [] };
+        return routedPush(core, sessionOf(who, place), event, payload as never) !== undefined;
+      });
+    expect(heard('store window', 'no one')).toEqual(['core.status', 'display.changed']);
+    expect(heard('paired till', 'no one')).toEqual(['core.status', 'display.changed']);
+    expect(heard('paired till', 'cashier')).toEqual(['core.status', 'checkout.changed', 'display.changed']);
+    expect(heard('store window', 'supervisor')).toEqual(['core.status', 'checkout.changed', 'display.changed', 'attention.changed']);
+    for (const display of ['paired display', 'store display window'] as const) {
+      expect(heard(display, 'no one'), display).toEqual(['display.changed']);
+      expect(heard(display, 'manager'), display).toEqual(['display.changed']);
+    }
+    expect(heard('unpaired device', 'no one')).toEqual([]);
+  });
+
+  describe.each(Object.entries(TABLE) as [Method, [Access, Reach]][])('%s (%j)', (method, [access, reach]) => {
+    it.each(PLACES.flatMap((place) => WHO.map((who) => [place, who] as const)))('from a %s, as %s', async (place, who) => {
+      const envelope = await createCoreDispatcher(core)(method, PROBE, sessionOf(who, place));
       expect(envelope.ok).toBe(false);
       const error = envelope.ok ? null : envelope.error;
-      if (ALLOWED[access].includes(who)) {
+      if (!SERVED[place].includes(reach)) {
+        // The connection refuses first, whoever is signed in: a display stays a display.
+        const expected =
+          place === 'unpaired device'
+            ? { code: 'not_paired' }
+            : place.includes('display')
+              ? { code: 'forbidden', params: { reason: 'display_only' } }
+              : reach === 'pairing'
+                ? { code: 'conflict', params: { reason: 'already_paired' } }
+                : { code: 'forbidden', params: { reason: 'store_only' } };
+        expect(error).toMatchObject(expected);
+      } else if (ALLOWED[access].includes(who)) {
         expect(error?.code).toBe('invalid_argument');
       } else if (who === 'no one') {
         expect(error).toMatchObject({ code: 'signed_out', params: { role: access } });

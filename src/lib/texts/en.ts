@@ -62,6 +62,8 @@ export const en = {
   'settings.operator': 'Cashier name',
   'settings.save': 'Save settings',
   'settings.saved': 'Settings saved.',
+  'settings.defaultLanguage': 'Store’s default language',
+  'settings.defaultLanguageHint': 'Spoken by customer displays, and by tills where no one has chosen a language in the header. The header’s language is this device’s own.',
 
   'cashier.heading': 'New sale',
   'cashier.amount': 'Amount',

@@ -59,6 +59,8 @@ export const es: Dictionary = {
   'settings.operator': 'Nombre del cajero',
   'settings.save': 'Guardar configuración',
   'settings.saved': 'Configuración guardada.',
+  'settings.defaultLanguage': 'Idioma predeterminado de la tienda',
+  'settings.defaultLanguageHint': 'Lo usan las pantallas del cliente y las cajas en las que nadie eligió un idioma en el encabezado. El idioma del encabezado es el de este dispositivo.',
 
   'cashier.heading': 'Nueva venta',
   'cashier.amount': 'Importe',

@@ -59,6 +59,8 @@ export const ptBR: Dictionary = {
   'settings.operator': 'Nome do operador',
   'settings.save': 'Salvar configurações',
   'settings.saved': 'Configurações salvas.',
+  'settings.defaultLanguage': 'Idioma padrão da loja',
+  'settings.defaultLanguageHint': 'Usado pelas telas do cliente e pelos caixas em que ninguém escolheu um idioma no cabeçalho. O idioma do cabeçalho é o deste dispositivo.',
 
   'cashier.heading': 'Nova venda',
   'cashier.amount': 'Valor',

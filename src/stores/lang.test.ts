@@ -1,0 +1,107 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CoreStatus, DisplayView, Envelope } from '../../electron/core/contract.ts';
+import { LANG_KEY, onLangSaved, saveLang, savedLang } from '../lib/langPreference.ts';
+import { useDisplay } from './display.ts';
+import { useStatus } from './status.ts';
+
+/**
+ * Issue 25: the header's language is this device's own, kept on the device, never the
+ * merchant's; the store's default (a manager's setting) is what a device with no choice speaks.
+ * The core as the Electron preload exposes it (bridge.ts takes `window.pos` when there is one).
+ */
+const calls: Array<[string, unknown]> = [];
+const answers: Record<string, (args: unknown) => Envelope<unknown>> = {};
+
+beforeAll(() => {
+  const pos = new Proxy(
+    {},
+    {
+      get: (_target, method: string) =>
+        method === 'listen'
+          ? () => () => undefined
+          : (args: unknown) => {
+              calls.push([method, args]);
+              const answer = answers[method];
+              return Promise.resolve(answer ? answer(args) : { ok: false, error: { code: 'not_ready', message: 'not in this test' } });
+            },
+    },
+  );
+  (globalThis as unknown as { window: unknown }).window = { pos };
+});
+
+/** The Web Storage of a browser, as the page has it (a platform API, not our code). */
+function webStorage(): Storage {
+  const items = new Map<string, string>();
+  return {
+    get length() {
+      return items.size;
+    },
+    clear: () => items.clear(),
+    getItem: (k) => items.get(k) ?? null,
+    key: (i) => [...items.keys()][i] ?? null,
+    removeItem: (k) => void items.delete(k),
+    setItem: (k, v) => void items.set(k, String(v)),
+  };
+}
+
+const status = (lang: CoreStatus['lang']) => ({ state: 'ready', lang, terminal: { storeId: 1, checkoutId: 1 } }) as unknown as CoreStatus;
+const display = (lang: DisplayView['lang'], now: number): DisplayView => ({ store_id: 1, checkout_id: 1, now, lang, screen: { kind: 'idle' }, hold: false });
+
+describe('this device’s language', () => {
+  beforeEach(() => {
+    calls.length = 0;
+    for (const k of Object.keys(answers)) delete answers[k];
+    useStatus.setState({ own: null, lang: 'pt-BR', status: null });
+    useDisplay.setState({ view: null, receivedAt: 0 });
+  });
+
+  it('is chosen with no call to the core, and a push of the store’s default does not undo it', async () => {
+    useStatus.getState().setLang('es');
+    expect(calls).toEqual([]);
+    expect(useStatus.getState()).toMatchObject({ own: 'es', lang: 'es' });
+    answers['core.status'] = () => ({ ok: true, result: status('en') });
+    await useStatus.getState().refresh();
+    expect(useStatus.getState()).toMatchObject({ lang: 'es', status: { lang: 'en' } });
+    useDisplay.getState().receive(display('en', 1));
+    expect(useStatus.getState().lang).toBe('es');
+  });
+
+  it('with none chosen, follows the store’s default, which a manager changes', async () => {
+    answers['core.status'] = () => ({ ok: true, result: status('en') });
+    await useStatus.getState().refresh();
+    expect(useStatus.getState().lang).toBe('en');
+    answers['settings.setLang'] = (args) => ({ ok: true, result: status((args as { lang: CoreStatus['lang'] }).lang) });
+    await useStatus.getState().setDefaultLang('es');
+    expect(calls.at(-1)).toEqual(['settings.setLang', { lang: 'es' }]);
+    expect(useStatus.getState().lang).toBe('es');
+    useDisplay.getState().receive(display('pt-BR', 2));
+    expect(useStatus.getState().lang).toBe('pt-BR');
+  });
+
+  it('is kept in the device’s storage; anything else there is no choice', () => {
+    const storage = webStorage();
+    expect(savedLang(storage)).toBeNull();
+    saveLang('en', storage);
+    expect(storage.getItem(LANG_KEY)).toBe('en');
+    expect(savedLang(storage)).toBe('en');
+    for (const junk of ['fr', '', 'EN', '{"lang":"en"}']) {
+      storage.setItem(LANG_KEY, junk);
+      expect(savedLang(storage), junk).toBeNull();
+    }
+    expect(savedLang(null)).toBeNull();
+    expect(() => saveLang('es', null)).not.toThrow();
+  });
+
+  it('followed by the device’s other pages (the store computer’s customer display follows its till window)', () => {
+    const listeners = new Map<string, (e: unknown) => void>();
+    const target = { addEventListener: (type: string, fn: (e: unknown) => void) => listeners.set(type, fn), removeEventListener: (type: string) => listeners.delete(type) };
+    const heard: string[] = [];
+    const off = onLangSaved((lang) => heard.push(lang), target as never);
+    listeners.get('storage')?.({ key: LANG_KEY, newValue: 'es' });
+    listeners.get('storage')?.({ key: 'other', newValue: 'en' });
+    listeners.get('storage')?.({ key: LANG_KEY, newValue: 'klingon' });
+    expect(heard).toEqual(['es']);
+    off();
+    expect(listeners.has('storage')).toBe(false);
+  });
+});
