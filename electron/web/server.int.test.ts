@@ -165,7 +165,7 @@ describe('browser shell: each connection signs in on its own', () => {
     const till = await connect();
     const office = await connect();
     // The first start: no operator yet, and nothing but signing in is open.
-    expect(await call(till, 1, 'auth.status')).toEqual({ ok: true, result: { setup: true, operator: null, lockMinutes: 10 } });
+    expect(await call(till, 1, 'auth.status')).toEqual({ ok: true, result: { setup: true, operator: null, lockMinutes: 10, ended: null } });
     expect(await call(till, 2, 'sale.charge', { amount: '1,00' })).toMatchObject({ ok: false, error: { code: 'signed_out' } });
     expect(await call(till, 3, 'auth.createFirstManager', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta', role: 'manager' } } });
     expect(await call(till, 4, 'operators.add', { name: 'Caio', role: 'cashier', pin: '1357' })).toMatchObject({ ok: true, result: { name: 'Caio', role: 'cashier' } });

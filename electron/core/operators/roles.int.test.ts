@@ -22,6 +22,7 @@ const TABLE: Record<Method, Access> = {
   'auth.createFirstManager': 'anyone',
   'auth.signIn': 'anyone',
   'auth.signOut': 'anyone',
+  'auth.active': 'cashier',
   'core.checkService': 'cashier',
   'sale.charge': 'cashier',
   'sale.acknowledge': 'cashier',
@@ -46,6 +47,7 @@ const TABLE: Record<Method, Access> = {
   'operators.add': 'manager',
   'operators.change': 'manager',
   'operators.disable': 'manager',
+  'operators.unlock': 'manager',
   'display.view': 'anyone',
   'pairing.info': 'anyone',
   'pairing.pair': 'anyone',
@@ -165,7 +167,7 @@ describe('the session is the identity', () => {
   it('signing in and out over the bridge changes who that session acts as, and only that one', async () => {
     const dispatch = createCoreDispatcher(core);
     const session = newSession();
-    expect(await dispatch('auth.status', undefined, session)).toEqual({ ok: true, result: { setup: false, operator: null, lockMinutes: 10 } });
+    expect(await dispatch('auth.status', undefined, session)).toEqual({ ok: true, result: { setup: false, operator: null, lockMinutes: 10, ended: null } });
     expect(await dispatch('auth.signIn', { name: 'Caio', pin: '0000' }, session)).toMatchObject({ ok: false, error: { code: 'sign_in_refused', params: { reason: 'wrong_pin' } } });
     expect(await dispatch('auth.signIn', { name: 'rui', pin: '2468' }, session)).toMatchObject({ ok: true, result: { operator: { name: 'Rui', role: 'supervisor' } } });
     expect(await dispatch('payments.unmatched', undefined, session)).toMatchObject({ ok: true });
