@@ -8,7 +8,7 @@ import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { composeCore } from '../compose.ts';
 import { memoryLogger } from '../core/log.ts';
-import { systemClock } from '../shared/clock.ts';
+import { ManualClock, systemClock } from '../shared/clock.ts';
 import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, RESUME_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from './server.ts';
 
@@ -18,6 +18,8 @@ let core: Core;
 let shell: WebShell;
 const TOKEN = 'test-token-0123456789abcdef';
 const log = memoryLogger(systemClock);
+/** The tills' idle time and a dropped page's grace: moved by the tests, never by itself. */
+const sessionClock = new ManualClock(0);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-web-'));
@@ -27,7 +29,7 @@ beforeAll(async () => {
   await writeFile(join(rendererDir, 'display.html'), '<!doctype html><title>display</title>');
   await writeFile(join(rendererDir, 'assets', 'app-1234.js'), 'console.log(1)');
   await writeFile(join(dir, 'secret.txt'), 'outside the renderer');
-  core = await composeCore(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log, sessionClock });
   await core.start();
   shell = await startWebShell({ core, rendererDir, host: '127.0.0.1', port: 0, token: TOKEN });
 });
@@ -229,5 +231,27 @@ describe('browser shell: a dropped connection keeps its sign-in', () => {
     expect(await call(again.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
     again.ws.close();
     stranger.ws.close();
+  });
+
+  it('issue 25: a dropped page finds its sign-in for 2 minutes of the session clock, not after', async () => {
+    // A closing handshake: the server has let the socket go when the page hears its close.
+    const drop = async (ws: WebSocket) => {
+      const closed = new Promise((resolve) => ws.once('close', resolve));
+      ws.close();
+      await closed;
+    };
+    const first = await connectPage();
+    const answer = await call(first.ws, 1, 'auth.signIn', { name: 'Marta', pin: '2468' });
+    expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+    await drop(first.ws);
+    sessionClock.advance(2 * 60_000);
+    const back = await connectPage(first.key);
+    expect(await call(back.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    await drop(back.ws);
+    sessionClock.advance(2 * 60_000 + 1);
+    const late = await connectPage(first.key);
+    expect(late.key).not.toBe(first.key);
+    expect(await call(late.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
+    late.ws.close();
   });
 });
