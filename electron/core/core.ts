@@ -689,6 +689,8 @@ export class Core {
   }
 
   async #closeResources(): Promise<void> {
+    // Sign-outs the core made just before (idle, a changed operator) reach the journal before it closes.
+    await this.#operators?.journaled().catch(() => undefined);
     if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
     this.#attentionTimer = null;
     if (this.#statusTimer !== null) clearTimeout(this.#statusTimer);

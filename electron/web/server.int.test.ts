@@ -208,6 +208,37 @@ function connectPage(resume?: string): Promise<{ ws: WebSocket; key: string }> {
   });
 }
 
+describe('issue 25: the core ends sign-ins and tells each till', () => {
+  it('a new role for an operator ends their sign-in on every till at once: each hears auth.changed with why, the manager’s own goes on', async () => {
+    const manager = await connect();
+    expect(await call(manager, 1, 'auth.signIn', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true });
+    const added = (await call(manager, 2, 'operators.add', { name: 'Bia', role: 'cashier', pin: '8642' })) as { result: { id: string } };
+    const tills = [await connect(), await connect()];
+    for (const till of tills) expect(await call(till, 1, 'auth.signIn', { name: 'Bia', pin: '8642' })).toMatchObject({ ok: true });
+    const heard = tills.map(
+      (till) =>
+        new Promise<unknown>((resolve) => {
+          till.on('message', (data: WebSocket.RawData) => {
+            const msg = JSON.parse(data.toString()) as { type: string; event?: string; payload?: unknown };
+            if (msg.type === 'event' && msg.event === 'auth.changed') resolve(msg.payload);
+          });
+        }),
+    );
+    expect(await call(manager, 3, 'operators.change', { operatorId: added.result.id, role: 'supervisor' })).toMatchObject({ ok: true });
+    for (const payload of await Promise.all(heard)) expect(payload).toMatchObject({ operator: null, ended: 'operator_changed' });
+    for (const till of tills) expect(await call(till, 2, 'sale.charge', { amount: '1,00' })).toMatchObject({ ok: false, error: { code: 'signed_out' } });
+    expect(await call(manager, 4, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    // Reads a page makes by itself do not keep a sign-in alive; a person's act (auth.active) does.
+    sessionClock.advance(9 * 60_000);
+    expect(await call(manager, 5, 'auth.active')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    sessionClock.advance(9 * 60_000);
+    expect(await call(manager, 6, 'core.status')).toMatchObject({ ok: true });
+    sessionClock.advance(60_000);
+    expect(await call(manager, 7, 'auth.status')).toMatchObject({ ok: true, result: { operator: null, ended: 'idle' } });
+    for (const ws of [manager, ...tills]) ws.close();
+  });
+});
+
 describe('browser shell: a dropped connection keeps its sign-in', () => {
   it('a page that comes back with its resume key is still signed in; any other key starts signed out', async () => {
     const first = await connectPage();
