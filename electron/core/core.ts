@@ -387,6 +387,7 @@ export class Core {
         telling = true;
         queueMicrotask(() => {
           telling = false;
+          if (this.#operators === null) return; // stopped meanwhile: no till to tell
           this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null });
         });
       });
