@@ -39,6 +39,11 @@ test('the first manager is created, adds a cashier and a supervisor; the cashier
   await page.getByLabel('Repeat PIN', { exact: true }).fill('12');
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await expect(page.getByRole('alert')).toHaveText(/A PIN is 4 to 8 digits\./);
+  // Issue 25: a PIN people guess first is refused by the core, in words.
+  await page.getByLabel('PIN', { exact: true }).fill('1234');
+  await page.getByLabel('Repeat PIN', { exact: true }).fill('1234');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText(/That PIN is too easy to guess/);
   await page.getByLabel('PIN', { exact: true }).fill(MANAGER.pin);
   await page.getByLabel('Repeat PIN', { exact: true }).fill('2469');
   await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -123,6 +128,10 @@ test('five wrong PINs lock that operator for five minutes; the others still sign
   await page.getByRole('link', { name: 'Operators', exact: true }).click();
   const caio = page.locator('tr[data-operator="Caio"]');
   await expect(caio).toContainText('Locked until');
+  // Issue 25: a manager's Unlock lets Caio in again at once (journaled in the manager's name).
+  await caio.getByRole('button', { name: 'Unlock Caio' }).click();
+  await expect(caio).toContainText('Caio can sign in again.');
+  await expect(caio).toContainText('Active');
 
   // A new PIN from the manager lifts the lock; the old PIN no longer works.
   await caio.getByRole('button', { name: 'Change Caio' }).click();

@@ -4,6 +4,7 @@ import { StatusBar } from './components/StatusBar.tsx';
 import { TerminalFooter } from './components/TerminalFooter.tsx';
 import { ROUTE_ROLE, routeHref, routesFor, type Route } from './lib/route.ts';
 import type { TextKey } from './lib/i18n.ts';
+import { getBridge } from './lib/bridge.ts';
 import { watchIdle } from './lib/idleLock.ts';
 import { unlockAudio } from './lib/sound.ts';
 import { useRoute } from './lib/useRoute.ts';
@@ -102,7 +103,13 @@ export function App() {
   // The till locks itself after the idle minutes; a pending sale goes on in the core meanwhile.
   useEffect(() => {
     if (role === null) return;
-    return watchIdle({ minutes: lockMinutes, target: window, onIdle: () => void useAuth.getState().signOut('idle') });
+    return watchIdle({
+      minutes: lockMinutes,
+      target: window,
+      onIdle: () => void useAuth.getState().signOut('idle'),
+      // The core signs out on its own idle limit unless told of a person here (issue 25).
+      onActivity: () => void getBridge().call('auth.active').catch(() => undefined),
+    });
   }, [role, lockMinutes]);
   useEffect(() => {
     if (deviceConnection === 'unpaired' || deviceKind === 'display') return;

@@ -64,10 +64,12 @@ export const METHODS = [
   'auth.createFirstManager',
   'auth.signIn',
   'auth.signOut',
+  'auth.active',
   'operators.list',
   'operators.add',
   'operators.change',
   'operators.disable',
+  'operators.unlock',
   'display.view',
   'attention.list',
   'pairing.info',
@@ -101,7 +103,7 @@ export const METHODS = [
   'settlements.acknowledge',
   'settlements.unsettled',
 ] as const satisfies readonly Method[];
-export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed'] as const satisfies readonly PushEvent[];
+export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed'] as const satisfies readonly PushEvent[];
 
 // Compile-time exhaustiveness: a handler or event missing from the lists is a type error.
 type Missing<All, Listed> = Exclude<All, Listed>;

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import type { Clock } from '../shared/clock.ts';
+import { monotonicClock, type Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
 import type { RefundKeyContract } from './api/routes.ts';
 import { ServiceError } from './api/errors.ts';
@@ -16,7 +16,7 @@ import { CoreError, type WireError } from './errors.ts';
 import { EventHub } from './events.ts';
 import { openJournal, type AcknowledgedBreak, type BrokenEntry, type Journal, type JournalEntry, type JournalFs, type ProbeTimers, type VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
-import { Operators, type Session } from './operators/operators.ts';
+import { Operators, type AuthStatus, type Session } from './operators/operators.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './operators/registry.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import { SECRET_SERVICE_TOKEN, SECRET_WEBHOOK, type ServiceEndpoint } from './service-endpoint.ts';
@@ -122,6 +122,11 @@ export interface PushEvents {
   'display.changed': DisplayView;
   /** The merchant-wide list of sales needing a person changed: sent to supervisors and managers. */
   'attention.changed': AttentionView;
+  /**
+   * The core ended sign-ins (idle, an operator's PIN or role changed, disabled): every till
+   * receives its own sign-in as it stands now, so a page signed out shows Sign in at once.
+   */
+  'auth.changed': AuthStatus;
 }
 
 export interface CoreDeps {
@@ -147,6 +152,11 @@ export interface CoreDeps {
    * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
    */
   refundKeys?: RefundKeyContract;
+  /**
+   * The clock of the tills' idle time and of a dropped page's grace (operators/sessions.ts):
+   * monotonic by default, never the service's domain clock, which jumps. Tests move their own.
+   */
+  sessionClock?: Clock;
 }
 
 /**
@@ -173,6 +183,8 @@ const ATTENTION_COALESCE_MS = 250;
  */
 export const STATUS_COALESCE_MS = 250;
 const STATUS_INTERVAL_MS = 5_000;
+/** How often sign-ins idle past the lock minutes are ended without waiting for their next call. */
+const IDLE_SWEEP_MS = 15_000;
 
 /**
  * The terminal core: plain Node, no Electron. Owns the service client, the webhook
@@ -185,6 +197,8 @@ export class Core {
   readonly log: Logger;
   readonly events = new EventHub<PushEvents>();
   readonly secrets: SecretStore;
+  /** The tills' idle time and a dropped page's grace are measured on it (operators/sessions.ts). */
+  readonly sessionClock: Clock;
 
   #state: CoreState = 'stopped';
   #startedAt: number | null = null;
@@ -226,6 +240,7 @@ export class Core {
     this.#refundKeys = deps.refundKeys;
     this.#endpoint = deps.service;
     this.clock = deps.service.clock;
+    this.sessionClock = deps.sessionClock ?? monotonicClock;
     if (deps.log) {
       this.log = deps.log;
     } else {
@@ -363,8 +378,19 @@ export class Core {
         onHealthChange: () => this.#emitStatusIfChanged(),
       });
 
-      const operators = new Operators({ journal: this.#journal, clock: this.clock, log: this.log, lockMinutes: this.config.lockMinutes });
+      const operators = new Operators({ journal: this.#journal, clock: this.clock, log: this.log, lockMinutes: this.config.lockMinutes, sessionClock: this.sessionClock });
       await operators.load();
+      let telling = false;
+      operators.onSessionsEnded(() => {
+        // Once per burst, after the call that ended them: each till's push is its own status.
+        if (telling) return;
+        telling = true;
+        queueMicrotask(() => {
+          telling = false;
+          if (this.#operators === null) return; // stopped meanwhile: no till to tell
+          this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null });
+        });
+      });
       this.#operators = operators;
       const devices = new Devices({ journal: this.#journal, clock: this.clock, log: this.log });
       devices.load();
@@ -420,6 +446,8 @@ export class Core {
       this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
       // Webhook and journal health change without an event of their own: re-check now and then.
       this.#timers.push(setInterval(() => this.#emitStatusIfChanged(), STATUS_INTERVAL_MS));
+      // Issue 25: a till left signed in is signed out on time even if its page never calls again.
+      this.#timers.push(setInterval(() => this.#operators?.sweepIdle(), IDLE_SWEEP_MS));
       for (const t of this.#timers) t.unref();
       this.log.info('core ready', { service: baseUrl, webhooks: this.#receiver?.url ?? null });
     } catch (err) {
@@ -662,6 +690,8 @@ export class Core {
   }
 
   async #closeResources(): Promise<void> {
+    // Sign-outs the core made just before (idle, a changed operator) reach the journal before it closes.
+    await this.#operators?.journaled().catch(() => undefined);
     if (this.#attentionTimer !== null) clearTimeout(this.#attentionTimer);
     this.#attentionTimer = null;
     if (this.#statusTimer !== null) clearTimeout(this.#statusTimer);

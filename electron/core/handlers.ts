@@ -192,6 +192,11 @@ export function createHandlers(core: Core) {
       await core.operators.signOut(session, reason ?? 'by_hand');
       return core.operators.status(session);
     }),
+    /**
+     * A person is at the page (a key or a touch; the page reports it at most twice a minute):
+     * the sign-in lives on (issue 25). Nothing else a page calls keeps it alive.
+     */
+    'auth.active': handler('cashier', 'stay signed in', v.none(), (_a, _by, session) => core.operators.touch(session)),
 
     'operators.list': handler('manager', 'see the operators', v.none(), () => core.operators.list()),
     'operators.add': handler('manager', 'add an operator', v.object({ name: person, role: v.literal(...ROLES), pin }), (a, by) => core.operators.add(by, a)),
@@ -202,6 +207,8 @@ export function createHandlers(core: Core) {
       (a, by) => core.operators.change(by, a),
     ),
     'operators.disable': handler('manager', 'disable an operator', v.object({ operatorId }), (a, by) => core.operators.disable(by, a)),
+    /** After wrong PINs (the only way in after 20 in a day), journaled in the manager's name. */
+    'operators.unlock': handler('manager', 'unlock an operator', v.object({ operatorId }), (a, by) => core.operators.unlock(by, a)),
 
     /**
      * Charges an amount as typed by the cashier ("12,50" or "12.50"). On a printed checkout

@@ -26,6 +26,9 @@ export function routedPush<E extends keyof PushEvents>(core: Core, session: Sess
       return ours(payload as PushEvents['display.changed']) ? payload : undefined;
     case 'attention.changed':
       return till && mayUse(core.operators.caller(session)?.role ?? null, 'supervisor') ? payload : undefined;
+    // Each till hears its own sign-in, never another's.
+    case 'auth.changed':
+      return till ? (core.operators.status(session) as PushEvents[E]) : undefined;
     default:
       return undefined;
   }

@@ -29,7 +29,11 @@ export function registerBridge(
     let session = sessions.get(id);
     if (!session) {
       sessions.set(id, (session = newSession(connectionOf(id))));
-      event.sender.once('destroyed', () => sessions.delete(id));
+      event.sender.once('destroyed', () => {
+        sessions.delete(id);
+        // The window is gone: its sign-in is no one's any more (issue 25).
+        core.operators.forget(session as Session);
+      });
     }
     return session;
   };

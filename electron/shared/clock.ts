@@ -52,3 +52,9 @@ export class ManualClock implements Clock {
     this.#now = ms;
   }
 }
+
+/**
+ * Epoch-like milliseconds that only move forward with the machine's own time, whatever the
+ * OS clock is set to: for durations measured at a till (its idle time), never for domain time.
+ */
+export const monotonicClock: Clock = { now: () => performance.timeOrigin + performance.now() };

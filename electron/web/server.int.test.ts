@@ -8,7 +8,7 @@ import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { composeCore } from '../compose.ts';
 import { memoryLogger } from '../core/log.ts';
-import { systemClock } from '../shared/clock.ts';
+import { ManualClock, systemClock } from '../shared/clock.ts';
 import { BRIDGE_PROTOCOL, LAUNCH_PROTOCOL_PREFIX, RESUME_PROTOCOL_PREFIX, TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from './server.ts';
 
@@ -18,6 +18,8 @@ let core: Core;
 let shell: WebShell;
 const TOKEN = 'test-token-0123456789abcdef';
 const log = memoryLogger(systemClock);
+/** The tills' idle time and a dropped page's grace: moved by the tests, never by itself. */
+const sessionClock = new ManualClock(0);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-web-'));
@@ -27,7 +29,7 @@ beforeAll(async () => {
   await writeFile(join(rendererDir, 'display.html'), '<!doctype html><title>display</title>');
   await writeFile(join(rendererDir, 'assets', 'app-1234.js'), 'console.log(1)');
   await writeFile(join(dir, 'secret.txt'), 'outside the renderer');
-  core = await composeCore(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log });
+  core = await composeCore(loadConfig({ POS_DATA_DIR: join(dir, 'data'), POS_LANG: 'en' }, []), { log, sessionClock });
   await core.start();
   shell = await startWebShell({ core, rendererDir, host: '127.0.0.1', port: 0, token: TOKEN });
 });
@@ -167,7 +169,7 @@ describe('browser shell: each connection signs in on its own', () => {
     const till = await connect();
     const office = await connect();
     // The first start: no operator yet, and nothing but signing in is open.
-    expect(await call(till, 1, 'auth.status')).toEqual({ ok: true, result: { setup: true, operator: null, lockMinutes: 10 } });
+    expect(await call(till, 1, 'auth.status')).toEqual({ ok: true, result: { setup: true, operator: null, lockMinutes: 10, ended: null } });
     expect(await call(till, 2, 'sale.charge', { amount: '1,00' })).toMatchObject({ ok: false, error: { code: 'signed_out' } });
     expect(await call(till, 3, 'auth.createFirstManager', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true, result: { operator: { name: 'Marta', role: 'manager' } } });
     expect(await call(till, 4, 'operators.add', { name: 'Caio', role: 'cashier', pin: '1357' })).toMatchObject({ ok: true, result: { name: 'Caio', role: 'cashier' } });
@@ -208,6 +210,37 @@ function connectPage(resume?: string): Promise<{ ws: WebSocket; key: string }> {
   });
 }
 
+describe('issue 25: the core ends sign-ins and tells each till', () => {
+  it('a new role for an operator ends their sign-in on every till at once: each hears auth.changed with why, the manager’s own goes on', async () => {
+    const manager = await connect();
+    expect(await call(manager, 1, 'auth.signIn', { name: 'Marta', pin: '2468' })).toMatchObject({ ok: true });
+    const added = (await call(manager, 2, 'operators.add', { name: 'Bia', role: 'cashier', pin: '8642' })) as { result: { id: string } };
+    const tills = [await connect(), await connect()];
+    for (const till of tills) expect(await call(till, 1, 'auth.signIn', { name: 'Bia', pin: '8642' })).toMatchObject({ ok: true });
+    const heard = tills.map(
+      (till) =>
+        new Promise<unknown>((resolve) => {
+          till.on('message', (data: WebSocket.RawData) => {
+            const msg = JSON.parse(data.toString()) as { type: string; event?: string; payload?: unknown };
+            if (msg.type === 'event' && msg.event === 'auth.changed') resolve(msg.payload);
+          });
+        }),
+    );
+    expect(await call(manager, 3, 'operators.change', { operatorId: added.result.id, role: 'supervisor' })).toMatchObject({ ok: true });
+    for (const payload of await Promise.all(heard)) expect(payload).toMatchObject({ operator: null, ended: 'operator_changed' });
+    for (const till of tills) expect(await call(till, 2, 'sale.charge', { amount: '1,00' })).toMatchObject({ ok: false, error: { code: 'signed_out' } });
+    expect(await call(manager, 4, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    // Reads a page makes by itself do not keep a sign-in alive; a person's act (auth.active) does.
+    sessionClock.advance(9 * 60_000);
+    expect(await call(manager, 5, 'auth.active')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    sessionClock.advance(9 * 60_000);
+    expect(await call(manager, 6, 'core.status')).toMatchObject({ ok: true });
+    sessionClock.advance(60_000);
+    expect(await call(manager, 7, 'auth.status')).toMatchObject({ ok: true, result: { operator: null, ended: 'idle' } });
+    for (const ws of [manager, ...tills]) ws.close();
+  });
+});
+
 describe('browser shell: a dropped connection keeps its sign-in', () => {
   it('a page that comes back with its resume key is still signed in; any other key starts signed out', async () => {
     const first = await connectPage();
@@ -231,5 +264,27 @@ describe('browser shell: a dropped connection keeps its sign-in', () => {
     expect(await call(again.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
     again.ws.close();
     stranger.ws.close();
+  });
+
+  it('issue 25: a dropped page finds its sign-in for 2 minutes of the session clock, not after', async () => {
+    // A closing handshake: the server has let the socket go when the page hears its close.
+    const drop = async (ws: WebSocket) => {
+      const closed = new Promise((resolve) => ws.once('close', resolve));
+      ws.close();
+      await closed;
+    };
+    const first = await connectPage();
+    const answer = await call(first.ws, 1, 'auth.signIn', { name: 'Marta', pin: '2468' });
+    expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+    await drop(first.ws);
+    sessionClock.advance(2 * 60_000);
+    const back = await connectPage(first.key);
+    expect(await call(back.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: { name: 'Marta' } } });
+    await drop(back.ws);
+    sessionClock.advance(2 * 60_000 + 1);
+    const late = await connectPage(first.key);
+    expect(late.key).not.toBe(first.key);
+    expect(await call(late.ws, 1, 'auth.status')).toMatchObject({ ok: true, result: { operator: null } });
+    late.ws.close();
   });
 });

@@ -11,6 +11,7 @@ import type { Core } from '../core/core.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
 import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
+import { mayResume, RESUME_GRACE_MS } from '../core/operators/sessions.ts';
 import { routedPush } from '../core/routing.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
 import { jsonText } from '../shared/json-text.ts';
@@ -60,8 +61,6 @@ export interface WebShell {
 }
 
 const LAUNCH_CODE_TTL_MS = 60_000;
-/** How long a dropped connection's sign-in waits for its page to come back. */
-const RESUME_GRACE_MS = 15 * 60_000;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -111,7 +110,15 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   let allowedOrigins = new Set<string>();
   const launchCodes = new Map<string, number>();
   // Sign-ins by resume key: a page that reconnects after a drop finds its own again.
-  const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null }>();
+  // Issue 25: at most RESUME_GRACE_MS (2 minutes) on the core's session clock, then it is ended.
+  const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null; droppedAt: number | null }>();
+  const endHeld = (key: string) => {
+    const held = sessions.get(key);
+    if (!held) return;
+    if (held.expiry) clearTimeout(held.expiry);
+    sessions.delete(key);
+    core.operators.forget(held.session);
+  };
   // Each paired device's open sockets: a revocation closes them at once.
   const deviceSockets = new Map<string, Set<WebSocket>>();
   const offRevoked = core.devices.onRevoked((deviceId) => {
@@ -236,14 +243,19 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     let key = opened.resume;
     let held = key === '' ? undefined : sessions.get(key);
     if (held && !sameConnection(held.session.connection, connection)) held = undefined;
+    if (held && held.sockets === 0 && held.droppedAt !== null && !mayResume(held.droppedAt, core.sessionClock.now())) {
+      endHeld(key);
+      held = undefined;
+    }
     if (!held) {
       key = randomBytes(24).toString('base64url');
-      held = { session: newSession(connection), sockets: 0, expiry: null };
+      held = { session: newSession(connection), sockets: 0, expiry: null, droppedAt: null };
       sessions.set(key, held);
     }
     const entry = held;
     if (entry.expiry) clearTimeout(entry.expiry);
     entry.expiry = null;
+    entry.droppedAt = null;
     entry.sockets++;
     const session = entry.session;
     send({ type: 'resume', key });
@@ -292,7 +304,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       unsubscribe.forEach((off) => off());
       released?.();
       if (--entry.sockets > 0) return;
-      entry.expiry = setTimeout(() => sessions.delete(key), RESUME_GRACE_MS);
+      entry.droppedAt = core.sessionClock.now();
+      entry.expiry = setTimeout(() => endHeld(key), RESUME_GRACE_MS);
       entry.expiry.unref();
     });
     ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));

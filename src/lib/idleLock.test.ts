@@ -69,4 +69,24 @@ describe('the idle lock', () => {
     hand.pass(5 * 60_000);
     expect(locked).toBe(0);
   });
+
+  it('tells the core of a person at the page at the first act, then at most every 20 seconds, and never by itself', () => {
+    const hand = handTimers();
+    const target = new EventTarget();
+    let reported = 0;
+    watchIdle({ minutes: 10, target, timers: hand.timers, onIdle: () => undefined, onActivity: () => reported++ });
+    hand.pass(5 * 60_000);
+    expect(reported).toBe(0);
+    target.dispatchEvent(new Event('keydown'));
+    target.dispatchEvent(new Event('pointerdown'));
+    expect(reported).toBe(1);
+    hand.pass(19_000);
+    target.dispatchEvent(new Event('keydown'));
+    expect(reported).toBe(1);
+    hand.pass(1_000);
+    target.dispatchEvent(new Event('touchstart'));
+    expect(reported).toBe(2);
+    hand.pass(9 * 60_000);
+    expect(reported).toBe(2);
+  });
 });

@@ -5,6 +5,13 @@
  */
 export const ACTIVITY_EVENTS = ['keydown', 'pointerdown', 'touchstart', 'wheel'] as const;
 
+/**
+ * The core keeps its own idle limit (issue 25, electron/core/operators/sessions.ts), which
+ * only a person's act resets: the page reports a key or a touch as `auth.active`, at once
+ * and then at most this often. Never on a timer: a page left alone reports nothing.
+ */
+export const ACTIVITY_REPORT_MS = 20_000;
+
 export interface IdleTimers {
   set(fn: () => void, ms: number): unknown;
   clear(handle: unknown): void;
@@ -16,11 +23,30 @@ const realTimers: IdleTimers = {
 };
 
 /** Calls onIdle once after `minutes` without activity on `target`; 0 = never. Returns the stop function. */
-export function watchIdle(options: { minutes: number; target: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>; onIdle: () => void; timers?: IdleTimers }): () => void {
-  const { minutes, target, onIdle } = options;
+export function watchIdle(options: {
+  minutes: number;
+  target: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+  onIdle: () => void;
+  /** A person acted: told at the first act, then at most every ACTIVITY_REPORT_MS. */
+  onActivity?: () => void;
+  timers?: IdleTimers;
+}): () => void {
+  const { minutes, target, onIdle, onActivity } = options;
   const timers = options.timers ?? realTimers;
   if (!(minutes > 0)) return () => undefined;
   let handle: unknown = null;
+  let quiet: unknown = null;
+  const report = () => {
+    if (!onActivity || quiet !== null) return;
+    onActivity();
+    quiet = timers.set(() => {
+      quiet = null;
+    }, ACTIVITY_REPORT_MS);
+  };
+  const acted = () => {
+    report();
+    arm();
+  };
   const arm = () => {
     if (handle !== null) timers.clear(handle);
     handle = timers.set(() => {
@@ -31,10 +57,12 @@ export function watchIdle(options: { minutes: number; target: Pick<EventTarget, 
   };
   const stop = () => {
     if (handle !== null) timers.clear(handle);
+    if (quiet !== null) timers.clear(quiet);
     handle = null;
-    for (const name of ACTIVITY_EVENTS) target.removeEventListener(name, arm, { capture: true } as EventListenerOptions);
+    quiet = null;
+    for (const name of ACTIVITY_EVENTS) target.removeEventListener(name, acted, { capture: true } as EventListenerOptions);
   };
-  for (const name of ACTIVITY_EVENTS) target.addEventListener(name, arm, { capture: true, passive: true });
+  for (const name of ACTIVITY_EVENTS) target.addEventListener(name, acted, { capture: true, passive: true });
   arm();
   return stop;
 }

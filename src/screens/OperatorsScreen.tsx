@@ -184,13 +184,32 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
         <span className="muted"> · {t('operators.addedBy', { by: operator.created_by, at: formatDateTime(lang, operator.created_at) })}</span>
       </th>
       <td>{t(`role.${operator.role}`)}</td>
-      <td>{operator.disabled ? t('operators.disabled') : operator.locked_until !== null ? t('operators.lockedUntil', { at: formatTime(lang, operator.locked_until as number) }) : t('operators.active')}</td>
+      <td>
+        {operator.disabled
+          ? t('operators.disabled')
+          : operator.needs_unlock
+            ? t('operators.needsUnlock')
+            : operator.locked_until !== null
+              ? t('operators.lockedUntil', { at: formatTime(lang, operator.locked_until as number) })
+              : t('operators.active')}
+      </td>
       <td>
         {!operator.disabled && !editing && !asking && (
           <div className="actions">
             <button type="button" className="secondary" aria-label={t('operators.changeLabel', { name: operator.name })} onClick={() => setEditing(true)}>
               {t('operators.change')}
             </button>
+            {(operator.needs_unlock || operator.locked_until !== null) && (
+              <button
+                type="button"
+                className="secondary"
+                aria-label={t('operators.unlockLabel', { name: operator.name })}
+                disabled={busy}
+                onClick={() => void run(() => getBridge().call('operators.unlock', { operatorId: operator.id }), t('operators.unlocked', { name: operator.name }))}
+              >
+                {t('operators.unlock')}
+              </button>
+            )}
             <button type="button" className="danger" aria-label={t('operators.disableLabel', { name: operator.name })} onClick={() => setAsking(true)}>
               {t('operators.disable')}
             </button>

@@ -75,6 +75,9 @@ function SignIn() {
   const busy = useAuth((s) => s.busy);
   const error = useAuth((s) => s.error);
   const idleLockedAfter = useAuth((s) => s.idleLockedAfter);
+  // Why the core ended the last sign-in here, when it did (issue 25).
+  const ended = useAuth((s) => (s.auth?.operator === null ? s.auth.ended : null));
+  const lockMinutes = useAuth((s) => s.auth?.lockMinutes ?? 0);
   const signIn = useAuth((s) => s.signIn);
   const pinProblem = usePinProblem();
   const [name, setName] = useState('');
@@ -94,11 +97,14 @@ function SignIn() {
     if (ok) setName('');
   };
   const until = error?.code === 'sign_in_refused' && error.params?.reason === 'locked' && typeof error.params.until === 'string' ? error.params.until : null;
-  const shown = problem ?? (until ? t('auth.locked', { at: formatTime(lang, until) }) : error ? errorText(lang, error) : null);
+  const forManager = error?.code === 'sign_in_refused' && error.params?.reason === 'locked_for_manager';
+  const shown = problem ?? (until ? t('auth.locked', { at: formatTime(lang, until) }) : forManager ? t('auth.lockedForManager') : error ? errorText(lang, error) : null);
+  const idleAfter = idleLockedAfter ?? (ended === 'idle' ? lockMinutes : null);
   return (
     <section className="card sign-in" aria-labelledby="sign-in-heading">
       <h2 id="sign-in-heading">{t('auth.signInHeading')}</h2>
-      {idleLockedAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleLockedAfter })}</p>}
+      {idleAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleAfter })}</p>}
+      {(ended === 'operator_changed' || ended === 'operator_disabled') && <p className="help">{t('auth.endedByManager')}</p>}
       <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="field">
           <label htmlFor="sign-in-name">{t('auth.name')}</label>

@@ -69,6 +69,8 @@ export function connectAuth(): () => void {
     if (connection === 'open' && isTill(useDevice.getState())) void useAuth.getState().refresh();
   });
   const offSignedOut = onSignedOut(() => void useAuth.getState().refresh());
+  // The core ended this page's sign-in (idle, a manager's change): Sign in at once, saying why.
+  const offChanged = bridge.listen('auth.changed', (auth) => useAuth.setState({ auth }));
   // Another device on this page (paired, revoked): whoever was signed in is not any more.
   let who: string | null = null;
   const offDevice = bridge.onDevice(({ connection, device }) => {
@@ -79,6 +81,7 @@ export function connectAuth(): () => void {
   return () => {
     offConnection();
     offSignedOut();
+    offChanged();
     offDevice();
   };
 }

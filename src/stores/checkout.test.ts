@@ -5,8 +5,8 @@ import { useAuth } from './auth.ts';
 import { connectCheckout, connectOutcomeSounds, useCheckout } from './checkout.ts';
 import { useStatus } from './status.ts';
 
-const SIGNED_IN = { setup: false, operator: { id: 'op-1', name: 'Caio', role: 'cashier' as const }, lockMinutes: 10 };
-const SIGNED_OUT = { setup: false, operator: null, lockMinutes: 10 };
+const SIGNED_IN = { setup: false, operator: { id: 'op-1', name: 'Caio', role: 'cashier' as const }, lockMinutes: 10, ended: null };
+const SIGNED_OUT = { setup: false, operator: null, lockMinutes: 10, ended: null };
 
 function sale(id: string, status: SaleSummary['status'], seq = 1): SaleSummary {
   return { sale_id: id, seq, status, amount_cents: 1000, description: { attention: [] } } as unknown as SaleSummary;

@@ -7,7 +7,8 @@ import { openJournal, type Journal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import { newSession, Operators } from './operators.ts';
 import { hashPin, pinMatches } from './pin.ts';
-import { LOCK_MS, OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './registry.ts';
+import { FIRST_LOCK_MS as LOCK_MS } from './lockout.ts';
+import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './registry.ts';
 import { mayUse, refusal, whoMay } from './roles.ts';
 
 /** Operators over a real journal in a temp dir, on a clock the test moves. */
@@ -16,7 +17,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function till(clock = new ManualClock()) {
+async function till(clock = new ManualClock(), sessionClock = new ManualClock(0)) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-operators-'));
   const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS, projections: { [OPERATORS_PROJECTION]: operatorsProjection } });
   let journal: Journal<object> = await open();
@@ -26,12 +27,13 @@ async function till(clock = new ManualClock()) {
   });
   const log = memoryLogger(clock);
   const make = async () => {
-    const ops = new Operators({ journal, clock, log, lockMinutes: 10 });
+    const ops = new Operators({ journal, clock, log, lockMinutes: 10, sessionClock });
     await ops.load();
     return ops;
   };
   return {
     clock,
+    sessionClock,
     log,
     journal: () => journal,
     make,
@@ -96,7 +98,7 @@ describe('operators', () => {
     const marta = await ops.createFirstManager(session, { name: ' Marta ', pin: '2468' });
     expect(marta).toMatchObject({ name: 'Marta', role: 'manager' });
     expect(ops.caller(session)).toEqual(marta);
-    await expect(ops.createFirstManager(newSession(), { name: 'Mallory', pin: '1111' })).rejects.toMatchObject({ code: 'conflict', params: { reason: 'operators_exist' } });
+    await expect(ops.createFirstManager(newSession(), { name: 'Mallory', pin: '1470' })).rejects.toMatchObject({ code: 'conflict', params: { reason: 'operators_exist' } });
 
     const caio = await ops.add(marta, { name: 'Caio', role: 'cashier', pin: '1357' });
     await expect(ops.add(marta, { name: 'caio', role: 'supervisor', pin: '1357' })).rejects.toMatchObject({ params: { reason: 'operator_name_taken' } });
@@ -129,12 +131,12 @@ describe('operators', () => {
     const t = await till();
     const ops = await t.make();
     const marta = await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
-    const lia = await ops.add(marta, { name: 'Lia', role: 'cashier', pin: '1111' });
+    const lia = await ops.add(marta, { name: 'Lia', role: 'cashier', pin: '1357' });
     const session = newSession();
-    await ops.signIn(session, { name: 'lia', pin: '1111' });
+    await ops.signIn(session, { name: 'lia', pin: '1357' });
     expect(ops.caller(session)?.name).toBe('Lia');
     await ops.change(marta, { operatorId: lia.id, pin: '22223333' });
-    await expect(ops.signIn(newSession(), { name: 'Lia', pin: '1111' })).rejects.toMatchObject({ code: 'sign_in_refused' });
+    await expect(ops.signIn(newSession(), { name: 'Lia', pin: '1357' })).rejects.toMatchObject({ code: 'sign_in_refused' });
     expect(await ops.signIn(newSession(), { name: 'Lia', pin: '22223333' })).toMatchObject({ name: 'Lia' });
     await ops.disable(marta, { operatorId: lia.id });
     expect(ops.caller(session)).toBeNull();
@@ -203,5 +205,186 @@ describe('operators', () => {
     expect(t.log.lines.length).toBeGreaterThan(0);
     expect(logged).not.toContain('2468');
     expect(logged).not.toContain('scrypt');
+  });
+});
+
+describe('issue 25: PINs resist guessing', () => {
+  /** Every PIN of 4 digits but the right one, in the order a guesser would try them. */
+  const guesses = (right: string) => Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0')).filter((p) => p !== right);
+
+  it('one attacker guessing from 4 tills at once, every 10 seconds for a simulated day, gets under 50 guesses (20)', async () => {
+    const t = await till();
+    const ops = await t.make();
+    const marta = await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    await ops.add(marta, { name: 'Caio', role: 'cashier', pin: '3581' });
+    const pins = guesses('3581');
+    const tills = [newSession(), newSession(), newSession(), newSession()];
+    const start = t.clock.now();
+    // A guess is a PIN the core tried: each is journaled (operator.sign_in_failed), from whichever till.
+    const tried = async () => (await t.journal().eventsOfType('operator.sign_in_failed')).length;
+    let last: unknown = null;
+    for (let round = 0; t.clock.now() < start + 24 * 60 * 60_000; round++) {
+      const answers = await Promise.allSettled(tills.map((session, i) => ops.signIn(session, { name: 'Caio', pin: pins[(round * tills.length + i) % pins.length] as string })));
+      for (const answer of answers) {
+        expect(answer.status).toBe('rejected');
+        last = ((answer as PromiseRejectedResult).reason as { params?: { reason?: string } }).params?.reason;
+      }
+      t.clock.advance(10_000);
+      // Each simulated hour: enough already (today's 5 minutes of lock give hundreds) ends the day early.
+      if (round % 360 === 0 && (await tried()) >= 50) break;
+    }
+    expect(await tried()).toBeLessThan(50);
+    expect(await tried()).toBe(20);
+    expect(last).toBe('locked_for_manager');
+    // The locks escalated: 5, 10 and 20 minutes, then a manager's.
+    const locks = await t.journal().eventsOfType('operator.locked');
+    expect(locks.map((e) => (e.data.until === null ? 'manager' : ((e.data.until as number) - e.at) / 60_000))).toEqual([5, 10, 20, 'manager']);
+  });
+
+  it('after 20 wrong PINs in a day only a manager’s unlock, journaled in their name, lets the operator in; their right PIN in between does not reset the day', async () => {
+    const t = await till();
+    const ops = await t.make();
+    const marta = await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    const caio = await ops.add(marta, { name: 'Caio', role: 'cashier', pin: '3581' });
+    const wrong = async (n: number) => {
+      for (let i = 0; i < n; i++) await ops.signIn(newSession(), { name: 'Caio', pin: '0000' }).catch(() => undefined);
+    };
+    await wrong(4);
+    await ops.signIn(newSession(), { name: 'Caio', pin: '3581' });
+    await wrong(4);
+    await ops.signIn(newSession(), { name: 'Caio', pin: '3581' });
+    await wrong(4);
+    await ops.signIn(newSession(), { name: 'Caio', pin: '3581' });
+    await wrong(4);
+    await ops.signIn(newSession(), { name: 'Caio', pin: '3581' });
+    await wrong(3);
+    // The twentieth wrong PIN of the day, never five in a row.
+    await expect(ops.signIn(newSession(), { name: 'Caio', pin: '1470' })).rejects.toMatchObject({ params: { reason: 'locked_for_manager' } });
+    expect(await t.journal().eventsOfType('operator.locked')).toMatchObject([{ data: { until: null, manager_only: true, failures: 20 } }]);
+    await expect(ops.signIn(newSession(), { name: 'Caio', pin: '3581' })).rejects.toMatchObject({ code: 'sign_in_refused', params: { reason: 'locked_for_manager' } });
+    // A day later it is still a manager's to lift.
+    t.clock.advance(25 * 60 * 60_000);
+    await expect(ops.signIn(newSession(), { name: 'Caio', pin: '3581' })).rejects.toMatchObject({ params: { reason: 'locked_for_manager' } });
+    expect(ops.list().find((o) => o.id === caio.id)).toMatchObject({ needs_unlock: true, locked_until: null });
+    // The book reads the same from the journal alone.
+    const again = await t.reopen();
+    expect(again.list().find((o) => o.id === caio.id)).toMatchObject({ needs_unlock: true });
+    await again.unlock(marta, { operatorId: caio.id });
+    expect(await t.journal().eventsOfType('operator.unlocked')).toMatchObject([{ data: { by: 'Marta', by_id: marta.id, operator_id: caio.id, name: 'Caio' } }]);
+    expect(await again.signIn(newSession(), { name: 'Caio', pin: '3581' })).toMatchObject({ name: 'Caio' });
+    await expect(again.unlock(marta, { operatorId: caio.id })).rejects.toMatchObject({ code: 'conflict', params: { reason: 'operator_not_locked' } });
+  });
+
+  it.each(['0000', '7777', '99999999', '1234', '9876', '3456789', '7890', '3210', '0987'])('refuses %s as a new or changed PIN with a sentence, and writes nothing', async (pin) => {
+    const t = await till();
+    const ops = await t.make();
+    await expect(ops.createFirstManager(newSession(), { name: 'Marta', pin })).rejects.toMatchObject({ code: 'invalid_argument', params: { field: 'pin', problem: 'trivial_pin' } });
+    expect(ops.setup).toBe(true);
+    const marta = await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    const refused = ops.add(marta, { name: 'Caio', role: 'cashier', pin });
+    await expect(refused).rejects.toThrow(/too easy to guess: choose another\./);
+    const caio = await ops.add(marta, { name: 'Caio', role: 'cashier', pin: '3581' });
+    await expect(ops.change(marta, { operatorId: caio.id, pin })).rejects.toMatchObject({ params: { problem: 'trivial_pin' } });
+    expect(await t.journal().eventsOfType('operator.changed')).toEqual([]);
+    expect(await ops.signIn(newSession(), { name: 'Caio', pin: '3581' })).toMatchObject({ name: 'Caio' });
+  });
+
+  it.each(['1357', '2468', '1122', '12345670', '8642', '1212'])('takes %s as a PIN', async (pin) => {
+    const t = await till();
+    const ops = await t.make();
+    expect(await ops.createFirstManager(newSession(), { name: 'Marta', pin })).toMatchObject({ name: 'Marta' });
+  });
+
+  it('an operator whose PIN was set before the rule (1111) keeps signing in with it', async () => {
+    const t = await till();
+    const ops = await t.make();
+    const marta = await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    // As an older version of the app journaled it.
+    await t.journal().append([{ type: 'operator.created', data: { by: marta.name, by_id: marta.id, operator_id: 'old-lia', name: 'Lia', role: 'cashier', pin: await hashPin('1111') } }]);
+    const again = await t.reopen();
+    expect(await again.signIn(newSession(), { name: 'Lia', pin: '1111' })).toMatchObject({ name: 'Lia' });
+  });
+});
+
+describe('issue 25: sessions live in the core', () => {
+  it('a sign-in idle past the lock minutes of the session clock is ended by the core, journaled; only a person’s act keeps it alive', async () => {
+    const t = await till();
+    const ops = await t.make();
+    await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    const session = newSession();
+    await ops.signIn(session, { name: 'Marta', pin: '2468' });
+    // The core's domain clock (the service's) jumping an hour is not idle time.
+    t.clock.advance(60 * 60_000);
+    t.sessionClock.advance(9 * 60_000);
+    expect(ops.caller(session)?.name).toBe('Marta');
+    ops.touch(session);
+    t.sessionClock.advance(9 * 60_000);
+    // Reads (its own status, the calls every screen makes) are not a person at the till.
+    expect(ops.status(session).operator?.name).toBe('Marta');
+    t.sessionClock.advance(60_000);
+    expect(ops.caller(session)).toBeNull();
+    expect(session.operatorId).toBeNull();
+    expect(ops.status(session)).toMatchObject({ operator: null, ended: 'idle' });
+    await ops.journaled();
+    expect((await t.journal().eventsOfType('operator.signed_out')).map((e) => e.data)).toMatchObject([{ by: 'Marta', reason: 'idle' }]);
+  });
+
+  it('the core ends an idle sign-in on its own sweep, without a call, and says so', async () => {
+    const t = await till();
+    const ops = await t.make();
+    await ops.createFirstManager(newSession(), { name: 'Marta', pin: '2468' });
+    const session = newSession();
+    await ops.signIn(session, { name: 'Marta', pin: '2468' });
+    const told: number[] = [];
+    ops.onSessionsEnded((ended) => told.push(ended.length));
+    t.sessionClock.advance(10 * 60_000);
+    ops.sweepIdle();
+    // Both sign-ins of the day (the first manager's, then this one), told in one go.
+    expect(session.operatorId).toBeNull();
+    expect(told).toEqual([2]);
+  });
+
+  it('a new PIN, a new role or disabling ends every session of that operator at once, on every till; a new name does not', async () => {
+    const t = await till();
+    const ops = await t.make();
+    const manager = newSession();
+    const marta = await ops.createFirstManager(manager, { name: 'Marta', pin: '2468' });
+    const lia = await ops.add(marta, { name: 'Lia', role: 'cashier', pin: '3581' });
+    const device = { kind: 'device', device: { id: 'till-2' } } as unknown as Parameters<typeof newSession>[0];
+    const signedIn = async (name: string, pin: string) => {
+      const tills = [newSession(), newSession(device)];
+      for (const s of tills) await ops.signIn(s, { name, pin });
+      return tills;
+    };
+
+    let tills = await signedIn('Lia', '3581');
+    await ops.change(marta, { operatorId: lia.id, name: 'Lia S.' });
+    expect(tills.map((s) => ops.caller(s)?.name)).toEqual(['Lia S.', 'Lia S.']);
+
+    await ops.change(marta, { operatorId: lia.id, role: 'supervisor' });
+    // At once: the sessions are ended, not only refused at their next call.
+    expect(tills.map((s) => s.operatorId)).toEqual([null, null]);
+    expect(tills.map((s) => ops.caller(s))).toEqual([null, null]);
+    expect(ops.status(tills[0]!)).toMatchObject({ operator: null, ended: 'operator_changed' });
+    expect(ops.caller(manager)?.name).toBe('Marta');
+
+    tills = await signedIn('Lia S.', '3581');
+    await ops.change(marta, { operatorId: lia.id, pin: '8642' });
+    expect(tills.map((s) => s.operatorId)).toEqual([null, null]);
+
+    tills = await signedIn('Lia S.', '8642');
+    await ops.disable(marta, { operatorId: lia.id });
+    expect(tills.map((s) => s.operatorId)).toEqual([null, null]);
+
+    await ops.journaled();
+    const ended = (await t.journal().eventsOfType('operator.signed_out')).map((e) => [e.data.reason, e.data.changed_by]);
+    expect(ended).toEqual([
+      ['operator_changed', 'Marta'],
+      ['operator_changed', 'Marta'],
+      ['operator_changed', 'Marta'],
+      ['operator_changed', 'Marta'],
+      ['operator_disabled', 'Marta'],
+      ['operator_disabled', 'Marta'],
+    ]);
   });
 });

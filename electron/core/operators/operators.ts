@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../shared/clock.ts';
+import { monotonicClock, type Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
 import { JournalUnavailableError, type EntryInput, type Journal, type JournalEntry } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
-import { hashPin, pinMatches, type PinHash } from './pin.ts';
+import { lockAfterWrongPin } from './lockout.ts';
+import { hashPin, pinMatches, trivialPinProblem, type PinHash } from './pin.ts';
 import {
   activeByName,
   EMPTY_BOOK,
   foldOperatorEntry,
   hasActiveManager,
   isLocked,
-  LOCK_AFTER_FAILURES,
-  LOCK_MS,
   OPERATOR_CHANGED,
   OPERATOR_CREATED,
   OPERATOR_DISABLED,
@@ -20,9 +19,12 @@ import {
   OPERATOR_SIGN_IN_FAILED,
   OPERATOR_SIGNED_IN,
   OPERATOR_SIGNED_OUT,
+  OPERATOR_UNLOCKED,
+  withLockoutFacts,
   type OperatorBook,
   type OperatorRecord,
 } from './registry.ts';
+import { idlePast } from './sessions.ts';
 import type { Role } from './roles.ts';
 import { Mutex } from '../../shared/mutex.ts';
 import { STORE_CONNECTION, type Connection } from '../devices/connection.ts';
@@ -36,18 +38,27 @@ export interface Caller {
 
 /**
  * One bridge connection's sign-in (a WebSocket of the browser shell, a window of the
- * Electron shell). It holds only the operator's id: each call looks the operator up again,
- * so a role changed or an operator disabled takes effect at their next call.
+ * Electron shell). It holds only the operator's id: each call looks the operator up again.
+ * The core keeps every signed-in session (issue 25): it ends them when they are idle past
+ * the lock minutes, and all of an operator's at once when their PIN or role changes or they
+ * are disabled, on every till.
  */
 export interface Session {
   operatorId: string | null;
   /** Where the connection comes from (devices/connection.ts): it decides the checkout and what it may call. */
   readonly connection: Connection;
+  /** The operator's last act on it (sign-in, a key or a touch), on the session clock (sessions.ts). */
+  activeAt: number | null;
+  /** Why the core last ended its sign-in, until the next sign-in: the page says so. */
+  ended: SessionEnd | null;
 }
 
 export function newSession(connection: Connection = STORE_CONNECTION): Session {
-  return { operatorId: null, connection };
+  return { operatorId: null, connection, activeAt: null, ended: null };
 }
+
+/** Why the core ended a sign-in: journaled as the `reason` of operator.signed_out. */
+export type SessionEnd = 'idle' | 'operator_changed' | 'operator_disabled' | 'connection_closed';
 
 export interface OperatorView {
   id: string;
@@ -58,6 +69,8 @@ export interface OperatorView {
   created_by: string;
   /** While locked by wrong PINs, until when (core clock, epoch ms); null when not locked now. */
   locked_until: number | null;
+  /** Locked by too many wrong PINs in a day: only a manager's unlock lets them in. */
+  needs_unlock: boolean;
 }
 
 export interface AuthStatus {
@@ -66,6 +79,8 @@ export interface AuthStatus {
   operator: Caller | null;
   /** Idle minutes before the till signs its operator out (0 = never). */
   lockMinutes: number;
+  /** Why the core ended this connection's last sign-in (idle, a manager's change), while no one is signed in. */
+  ended: SessionEnd | null;
 }
 
 const view = (r: OperatorRecord, now: number): OperatorView => ({
@@ -75,12 +90,27 @@ const view = (r: OperatorRecord, now: number): OperatorView => ({
   disabled: r.disabled,
   created_at: r.created_at,
   created_by: r.created_by,
-  locked_until: isLocked(r, now) ? r.locked_until : null,
+  locked_until: isLocked(r, now) && !r.manager_lock ? r.locked_until : null,
+  needs_unlock: r.manager_lock,
 });
 
 const caller = (r: OperatorRecord): Caller => ({ id: r.id, name: r.name, role: r.role });
 
 const WRONG = 'That name and PIN do not match an operator of this till.';
+
+function lockedRefusal(record: OperatorRecord): CoreError {
+  if (record.manager_lock) {
+    return new CoreError('sign_in_refused', `Too many wrong PINs today: only a manager can let ${record.name} sign in again.`, { reason: 'locked_for_manager' });
+  }
+  const until = new Date(record.locked_until as number).toISOString();
+  return new CoreError('sign_in_refused', `Too many wrong PINs: ${record.name} can try again at ${until}.`, { reason: 'locked', until });
+}
+
+/** Issue 25: a PIN being set is refused when it is one a person guesses first (pin.ts). */
+function refuseTrivialPin(pin: string | undefined): void {
+  const problem = pin === undefined ? null : trivialPinProblem(pin);
+  if (problem !== null) throw new CoreError('invalid_argument', problem, { field: 'pin', problem: 'trivial_pin' });
+}
 
 /**
  * The till's operators and their sign-ins. Every change is a journal entry with who and
@@ -93,38 +123,116 @@ export class Operators {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #lock = new Mutex();
+  readonly #sessionClock: Clock;
   readonly lockMinutes: number;
   #book: OperatorBook = EMPTY_BOOK;
   #decoy: Promise<PinHash> | null = null;
+  /** Every session signed in now, on any till of either shell. */
+  readonly #signedIn = new Set<Session>();
+  readonly #endedListeners = new Set<(sessions: readonly Session[]) => void>();
+  /** Sign-outs the core made from a call that cannot wait for the journal (caller() is synchronous). */
+  readonly #endings = new Set<Promise<void>>();
 
-  constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger; lockMinutes: number }) {
+  /** `sessionClock`: the idle time's (sessions.ts); a monotonic one unless a test moves its own. */
+  constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger; lockMinutes: number; sessionClock?: Clock }) {
     this.#journal = deps.journal;
     this.#clock = deps.clock;
     this.#log = deps.log;
     this.lockMinutes = deps.lockMinutes;
+    this.#sessionClock = deps.sessionClock ?? monotonicClock;
   }
 
   async load(): Promise<void> {
-    this.#book = new Map(this.#journal.projection<readonly OperatorRecord[]>(OPERATORS_PROJECTION).map((r) => [r.id, r]));
+    this.#book = new Map(this.#journal.projection<readonly OperatorRecord[]>(OPERATORS_PROJECTION).map((r) => [r.id, withLockoutFacts(r)]));
+  }
+
+  /** Told of sign-ins the core ended (idle, a change of the operator): the shells tell their pages at once. */
+  onSessionsEnded(listener: (sessions: readonly Session[]) => void): () => void {
+    this.#endedListeners.add(listener);
+    return () => this.#endedListeners.delete(listener);
+  }
+
+  #enter(session: Session, id: string): void {
+    session.operatorId = id;
+    session.activeAt = this.#sessionClock.now();
+    session.ended = null;
+    this.#signedIn.add(session);
+  }
+
+  /** Ends sign-ins in the core's name, journaled with the operator and why; then tells the shells. */
+  #end(sessions: readonly Session[], reason: SessionEnd, changedBy?: Caller): void {
+    const ended: Session[] = [];
+    for (const session of sessions) {
+      const id = session.operatorId;
+      session.operatorId = null;
+      session.activeAt = null;
+      session.ended = reason;
+      this.#signedIn.delete(session);
+      const record = id === null ? undefined : this.#book.get(id);
+      if (!record) continue;
+      ended.push(session);
+      const data = { by: record.name, operator_id: record.id, reason, ...(changedBy ? { changed_by: changedBy.name, changed_by_id: changedBy.id } : {}) };
+      const write = this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data })
+        .catch((err: unknown) => this.#log.error('could not journal a sign-out the core made', { reason, error: err }))
+        .finally(() => this.#endings.delete(write));
+      this.#endings.add(write);
+    }
+    if (ended.length === 0) return;
+    this.#log.info('the core ended sign-ins', { reason, count: ended.length });
+    for (const listener of this.#endedListeners) listener(ended);
   }
 
   get setup(): boolean {
     return this.#book.size === 0;
   }
 
-  /** The session's operator, if still one who may act; a disabled one is signed out. */
+  /**
+   * The session's operator, if still one who may act. A sign-in idle past the lock minutes is
+   * ended here, whatever its page does (issue 25): every call and every push asks this first.
+   */
   caller(session: Session): Caller | null {
     if (session.operatorId === null) return null;
     const record = this.#book.get(session.operatorId);
     if (!record || record.disabled) {
-      session.operatorId = null;
+      this.#end([session], 'operator_disabled');
+      return null;
+    }
+    if (idlePast(session.activeAt, this.#sessionClock.now(), this.lockMinutes)) {
+      this.#end([session], 'idle');
       return null;
     }
     return caller(record);
   }
 
+  /**
+   * A person at the page (a key, a touch, reported by it): the sign-in lives on. Only what
+   * the page says of a person counts, never its own reads or the core's pushes (sessions.ts).
+   */
+  touch(session: Session): AuthStatus {
+    if (this.caller(session)) session.activeAt = this.#sessionClock.now();
+    return this.status(session);
+  }
+
+  /** Ends the sign-ins idle past the limit now, not at their next call: run now and then by the core. */
+  sweepIdle(): void {
+    const now = this.#sessionClock.now();
+    this.#end([...this.#signedIn].filter((s) => idlePast(s.activeAt, now, this.lockMinutes)), 'idle');
+  }
+
+  /** A connection gone for good (its window closed, its resume grace over): its sign-in ends. */
+  forget(session: Session): void {
+    if (session.operatorId !== null) this.#end([session], 'connection_closed');
+  }
+
+  /** Resolves once every sign-out the core made so far is journaled. */
+  async journaled(): Promise<void> {
+    while (this.#endings.size > 0) await Promise.all([...this.#endings]);
+  }
+
+
   status(session: Session): AuthStatus {
-    return { setup: this.setup, operator: this.caller(session), lockMinutes: this.lockMinutes };
+    const operator = this.caller(session);
+    return { setup: this.setup, operator, lockMinutes: this.lockMinutes, ended: operator === null ? session.ended : null };
   }
 
   list(): OperatorView[] {
@@ -162,11 +270,12 @@ export class Operators {
   createFirstManager(session: Session, input: { name: string; pin: string }): Promise<Caller> {
     return this.#lock.run(async () => {
       if (!this.setup) throw new CoreError('conflict', 'This till already has operators: a manager adds new ones.', { reason: 'operators_exist' });
+      refuseTrivialPin(input.pin);
       const id = randomUUID();
       const name = input.name.trim();
       await this.#write({ type: OPERATOR_CREATED, data: { by: name, by_id: id, operator_id: id, name, role: 'manager', pin: await hashPin(input.pin) } });
       await this.#writeSignInFact({ type: OPERATOR_SIGNED_IN, data: { by: name, operator_id: id } });
-      session.operatorId = id;
+      this.#enter(session, id);
       this.#log.info('first manager created', { operator_id: id });
       return { id, name, role: 'manager' };
     });
@@ -176,30 +285,27 @@ export class Operators {
     return this.#lock.run(async () => {
       const record = activeByName(this.#book, input.name);
       const now = this.#clock.now();
-      if (record && isLocked(record, now)) {
-        throw new CoreError('sign_in_refused', `Too many wrong PINs: ${record.name} can try again at ${new Date(record.locked_until as number).toISOString()}.`, {
-          reason: 'locked',
-          until: new Date(record.locked_until as number).toISOString(),
-        });
-      }
+      // Checked before the PIN is: a locked operator's PIN is not tried at all, from any till.
+      if (record && isLocked(record, now)) throw lockedRefusal(record);
       // An unknown name costs the same scrypt as a known one: the time taken tells no names.
       this.#decoy ??= hashPin('0000');
       const matched = await pinMatches(input.pin, record?.pin ?? (await this.#decoy));
       if (record && matched) {
         await this.#writeSignInFact({ type: OPERATOR_SIGNED_IN, data: { by: record.name, operator_id: record.id } });
-        session.operatorId = record.id;
+        this.#enter(session, record.id);
         return caller(record);
       }
       await this.#writeSignInFact({ type: OPERATOR_SIGN_IN_FAILED, data: { operator_id: record?.id ?? null, name: input.name.trim() } });
       const after = record ? this.#book.get(record.id) : undefined;
-      if (after && after.failures >= LOCK_AFTER_FAILURES) {
-        const until = now + LOCK_MS;
-        await this.#writeSignInFact({ type: OPERATOR_LOCKED, data: { operator_id: after.id, name: after.name, until, failures: after.failures } });
-        this.#log.warn('operator locked after wrong PINs', { operator_id: after.id, until: new Date(until).toISOString() });
-        throw new CoreError('sign_in_refused', `Too many wrong PINs: ${after.name} can try again at ${new Date(until).toISOString()}.`, {
-          reason: 'locked',
-          until: new Date(until).toISOString(),
+      const lock = after ? lockAfterWrongPin(after, now) : ({ kind: 'none' } as const);
+      if (after && lock.kind !== 'none') {
+        const day = after.failed_at.length;
+        await this.#writeSignInFact({
+          type: OPERATOR_LOCKED,
+          data: lock.kind === 'manager' ? { operator_id: after.id, name: after.name, until: null, manager_only: true, failures: day } : { operator_id: after.id, name: after.name, until: lock.until, failures: after.failures },
         });
+        this.#log.warn('operator locked after wrong PINs', { operator_id: after.id, until: lock.kind === 'manager' ? 'a manager unlocks' : new Date(lock.until).toISOString(), wrong_today: day });
+        throw lockedRefusal(this.#book.get(after.id) as OperatorRecord);
       }
       throw new CoreError('sign_in_refused', WRONG, { reason: 'wrong_pin' });
     });
@@ -209,6 +315,8 @@ export class Operators {
   async signOut(session: Session, reason: 'by_hand' | 'idle'): Promise<void> {
     const who = this.caller(session);
     session.operatorId = null;
+    session.activeAt = null;
+    this.#signedIn.delete(session);
     if (who) await this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data: { by: who.name, operator_id: who.id, reason } });
   }
 
@@ -216,6 +324,7 @@ export class Operators {
     return this.#lock.run(async () => {
       const name = input.name.trim();
       this.#nameFree(name);
+      refuseTrivialPin(input.pin);
       const id = randomUUID();
       await this.#write({ type: OPERATOR_CREATED, data: { by: by.name, by_id: by.id, operator_id: id, name, role: input.role, pin: await hashPin(input.pin) } });
       return view(this.#book.get(id) as OperatorRecord, this.#clock.now());
@@ -227,6 +336,7 @@ export class Operators {
       const record = this.#active(input.operatorId);
       if (input.name !== undefined) this.#nameFree(input.name.trim(), record.id);
       if (input.role !== undefined && input.role !== 'manager') this.#keepAManager(record);
+      refuseTrivialPin(input.pin);
       await this.#write({
         type: OPERATOR_CHANGED,
         data: {
@@ -238,6 +348,27 @@ export class Operators {
           ...(input.pin === undefined ? {} : { pin: await hashPin(input.pin) }),
         },
       });
+      // Issue 25: whoever was signed in as them, on any till, signs in again with what is theirs now.
+      const roleChanged = input.role !== undefined && input.role !== record.role;
+      if (input.pin !== undefined || roleChanged) this.#end(this.#sessionsOf(record.id), 'operator_changed', by);
+      return view(this.#book.get(record.id) as OperatorRecord, this.#clock.now());
+    });
+  }
+
+  #sessionsOf(operatorId: string): Session[] {
+    return [...this.#signedIn].filter((s) => s.operatorId === operatorId);
+  }
+
+  /**
+   * Issue 25: a manager lets an operator locked by wrong PINs sign in again (the only way
+   * after 20 wrong in a day), in their name; the day's count starts again.
+   */
+  unlock(by: Caller, input: { operatorId: string }): Promise<OperatorView> {
+    return this.#lock.run(async () => {
+      const record = this.#active(input.operatorId);
+      if (!isLocked(record, this.#clock.now())) throw new CoreError('conflict', `${record.name} is not locked.`, { reason: 'operator_not_locked' });
+      await this.#write({ type: OPERATOR_UNLOCKED, data: { by: by.name, by_id: by.id, operator_id: record.id, name: record.name, wrong_today: record.failed_at.length } });
+      this.#log.info('operator unlocked by a manager', { operator_id: record.id });
       return view(this.#book.get(record.id) as OperatorRecord, this.#clock.now());
     });
   }
@@ -247,6 +378,7 @@ export class Operators {
       const record = this.#active(input.operatorId);
       this.#keepAManager(record);
       await this.#write({ type: OPERATOR_DISABLED, data: { by: by.name, by_id: by.id, operator_id: record.id, name: record.name } });
+      this.#end(this.#sessionsOf(record.id), 'operator_disabled', by);
       return view(this.#book.get(record.id) as OperatorRecord, this.#clock.now());
     });
   }

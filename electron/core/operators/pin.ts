@@ -48,3 +48,21 @@ export async function pinMatches(pin: string, stored: PinHash): Promise<boolean>
   const key = await derive(pin, Buffer.from(stored.salt, 'base64'), { N: stored.n, r: stored.r, p: stored.p }, expected.length);
   return PIN_PATTERN.test(pin) && key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/**
+ * Issue 25: a PIN that people guess first is refused when a PIN is set (a new operator, a new
+ * PIN): one digit repeated (0000, 777777) or a straight run up or down (1234, 9876, 7890,
+ * 3210, 0987). The sentence says why, for the form. Operators who already have such a PIN
+ * keep signing in with it: the lock-out (lockout.ts) still bounds the guesses, and a manager
+ * gives them a new one on the Operators screen.
+ */
+export function trivialPinProblem(pin: string): string | null {
+  if (!PIN_PATTERN.test(pin)) return null;
+  const digits = [...pin].map(Number);
+  const steps = new Set(digits.slice(1).map((d, i) => (d - (digits[i] as number) + 10) % 10));
+  if (steps.size !== 1) return null;
+  const [step] = steps;
+  if (step === 0) return 'A PIN of one repeated digit is too easy to guess: choose another.';
+  if (step === 1 || step === 9) return 'A PIN of digits in a row, like 1234 or 9876, is too easy to guess: choose another.';
+  return null;
+}

@@ -25,6 +25,7 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'auth.createFirstManager': ['anyone', 'store'],
   'auth.signIn': ['anyone', 'till'],
   'auth.signOut': ['anyone', 'till'],
+  'auth.active': ['cashier', 'till'],
   'core.checkService': ['cashier', 'till'],
   'sale.charge': ['cashier', 'till'],
   'sale.acknowledge': ['cashier', 'till'],
@@ -49,6 +50,7 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'operators.add': ['manager', 'till'],
   'operators.change': ['manager', 'till'],
   'operators.disable': ['manager', 'till'],
+  'operators.unlock': ['manager', 'till'],
   'display.view': ['anyone', 'display'],
   'pairing.info': ['anyone', 'pairing'],
   'pairing.pair': ['anyone', 'pairing'],
@@ -153,7 +155,7 @@ afterAll(async () => {
  * session is made all the same, to prove the connection alone refuses.
  */
 const sessionOf = (who: Who, place: Place = 'store window'): Session =>
-  who === 'no one' ? newSession(connections[place]) : { operatorId: signedIn[who].operatorId, connection: connections[place] };
+  who === 'no one' ? newSession(connections[place]) : { ...signedIn[who], connection: connections[place] };
 
 // An argument no method accepts: a call let through reaches validation and stops there
 // (invalid_argument) without doing anything; a refused one stops before it.
@@ -267,7 +269,7 @@ describe('the session is the identity', () => {
   it('signing in and out over the bridge changes who that session acts as, and only that one', async () => {
     const dispatch = createCoreDispatcher(core);
     const session = newSession();
-    expect(await dispatch('auth.status', undefined, session)).toEqual({ ok: true, result: { setup: false, operator: null, lockMinutes: 10 } });
+    expect(await dispatch('auth.status', undefined, session)).toEqual({ ok: true, result: { setup: false, operator: null, lockMinutes: 10, ended: null } });
     expect(await dispatch('auth.signIn', { name: 'Caio', pin: '0000' }, session)).toMatchObject({ ok: false, error: { code: 'sign_in_refused', params: { reason: 'wrong_pin' } } });
     expect(await dispatch('auth.signIn', { name: 'rui', pin: '2468' }, session)).toMatchObject({ ok: true, result: { operator: { name: 'Rui', role: 'supervisor' } } });
     expect(await dispatch('payments.unmatched', undefined, session)).toMatchObject({ ok: true });
