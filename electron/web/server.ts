@@ -27,7 +27,7 @@ import {
   type ServerMessage,
 } from '../shared/ws-protocol.ts';
 import { isLoopbackHost, shellAddresses } from './addresses.ts';
-import { certificateFingerprint } from './tls.ts';
+import { certificateFingerprint, STORE_CA_PATH } from './tls.ts';
 
 /**
  * The browser shell: serves the built renderer and the core's bridge over a WebSocket,
@@ -44,8 +44,8 @@ export interface WebShellOptions {
   port: number;
   /** Fixed token (POS_WEB_TOKEN) or null for a random one per run. */
   token: string | null;
-  /** PEM certificate and key (see tls.ts): HTTPS/WSS only. Required off loopback. */
-  tls?: { cert: string; key: string };
+  /** PEM certificate and key (see tls.ts): HTTPS/WSS only. Required off loopback. `ca`: the store CA that issued it, offered for download. */
+  tls?: { cert: string; key: string; ca?: string | null };
 }
 
 export interface WebShell {
@@ -146,6 +146,25 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     } catch {
       res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end('Bad address.');
+      return;
+    }
+    if (pathname === STORE_CA_PATH) {
+      // Issue 25, point 5: the store CA's certificate (public; its key never leaves the data dir)
+      // for a tablet to install. Served on this HTTPS listener like everything else, not on a
+      // plain-HTTP one: a tablet passes the warning once to fetch it, and the person compares its
+      // fingerprint with the Devices screen's while installing, which a substituted file fails.
+      const ca = opts.tls?.ca ?? null;
+      if (ca === null) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('This store has no certificate authority: it serves its own certificate (POS_TLS_CERT) or one made before the store CA.');
+        return;
+      }
+      res.writeHead(200, {
+        'content-type': 'application/x-x509-ca-cert',
+        'content-disposition': 'attachment; filename="pix-cashier-store-ca.crt"',
+        'content-length': Buffer.byteLength(ca),
+        'cache-control': 'no-cache',
+      });
+      res.end(req.method === 'HEAD' ? undefined : ca);
       return;
     }
     if (pathname === '/healthz') {
@@ -323,7 +342,12 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   allowedOrigins = new Set(addresses.origins);
   const url = `${origin}/#token=${token}`;
   // Where another till opens the store to pair: the address without the store's token.
-  core.devices.setEntrance({ urls: addresses.entrances.map((o) => `${o}/`), fingerprint });
+  const ca = opts.tls?.ca ?? null;
+  core.devices.setEntrance({
+    urls: addresses.entrances.map((o) => `${o}/`),
+    fingerprint,
+    storeCa: ca === null ? null : { url: `${addresses.entrances[0]}${STORE_CA_PATH}`, fingerprint: certificateFingerprint(ca) },
+  });
 
   return {
     url,

@@ -2,7 +2,7 @@ import type { CoreConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { isLoopbackHost, shellNames } from './addresses.ts';
 import { startWebShell, type WebShell } from './server.ts';
-import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
+import { certificateFingerprint, loadTlsIdentity, STORE_CA_PATH, type TlsIdentity } from './tls.ts';
 
 /**
  * The store computer's door for its other tills and displays, as both entry points open it
@@ -22,8 +22,12 @@ export async function startStoreShell(core: Core, config: CoreConfig, rendererDi
 /** What the person starting the store reads about its certificate, or nothing on plain loopback HTTP. */
 export function certificateLines(shell: WebShell, tls: TlsIdentity | null, dataDir: string): string[] {
   if (shell.fingerprint === null) return [];
+  const ca = tls?.ca ?? null;
   return [
-    ...(tls?.generated ? [`Made a certificate for this store in ${dataDir}/tls; browsers will ask to trust it once.`] : []),
-    `Certificate SHA-256 fingerprint: ${shell.fingerprint} (compare it with the one a till shows before pairing it)`,
+    ...(tls?.generated ? [`Made a certificate for this store in ${dataDir}/tls.`] : []),
+    `Certificate SHA-256 fingerprint: ${shell.fingerprint} (an Electron till shows it when connecting; a browser in its certificate viewer)`,
+    ...(ca === null
+      ? []
+      : [`Store certificate authority SHA-256 fingerprint: ${certificateFingerprint(ca)}: a tablet that installs it from ${shell.origin}${STORE_CA_PATH} (its QR is on Devices) opens the store with no warning.`]),
   ];
 }

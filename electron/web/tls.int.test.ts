@@ -3,7 +3,8 @@
  * HTTPS and WSS only. Bound here to 127.0.0.2 (this machine's tests bind loopback only), with
  * the real core on the embedded sandbox, and probed with real clients over real sockets.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { connect as netConnect } from 'node:net';
@@ -141,35 +142,36 @@ describe('browser shell off loopback: HTTPS and WSS only', () => {
     expect(shell.origin).toBe(`https://${HOST}:${port}`);
     expect(shell.url.startsWith(`https://${HOST}:${port}/#token=`)).toBe(true);
 
-    const page = await get(port, { secure: true, ca: identity.cert });
+    const page = await get(port, { secure: true, ca: identity.ca as string });
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>cashier</title>');
     expect(String(page.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['x-frame-options']).toBe('DENY');
     // The DNS-rebinding guard holds over TLS too.
-    const rebound = await get(port, { secure: true, ca: identity.cert, headers: { host: `evil.example:${port}` }, checkServerIdentity: (_name, cert) => checkServerIdentity(HOST, cert) });
+    const rebound = await get(port, { secure: true, ca: identity.ca as string, headers: { host: `evil.example:${port}` }, checkServerIdentity: (_name, cert) => checkServerIdentity(HOST, cert) });
     expect(rebound.status).toBe(421);
 
-    const ws = await bridge(`wss://${HOST}:${port}/bridge`, { origin: shell.origin, ca: identity.cert });
+    const ws = await bridge(`wss://${HOST}:${port}/bridge`, { origin: shell.origin, ca: identity.ca as string });
     expect(await call(ws, 1, 'core.status')).toMatchObject({ ok: true, result: { state: 'ready' } });
     ws.close();
     // The page's origin is https: the same address over http is another origin.
-    await expect(bridge(`wss://${HOST}:${port}/bridge`, { origin: `http://${HOST}:${port}`, ca: identity.cert })).rejects.toThrow('HTTP 403');
+    await expect(bridge(`wss://${HOST}:${port}/bridge`, { origin: `http://${HOST}:${port}`, ca: identity.ca as string })).rejects.toThrow('HTTP 403');
   });
 
   it('is refused by a client that does not trust the certificate: no silent fallback', async () => {
     const { shell, port } = await startSecureShell();
-    await expect(get(port, { secure: true })).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
-    await expect(bridge(`wss://${HOST}:${port}/bridge`, { origin: shell.origin })).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
-    // Trusting some other certificate is no better.
+    await expect(get(port, { secure: true })).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    await expect(bridge(`wss://${HOST}:${port}/bridge`, { origin: shell.origin })).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    // Trusting some other store's certificate, or its CA, is no better.
     const other = await loadTlsIdentity({ dataDir: await tempDir(), hosts: [HOST] });
-    await expect(get(port, { secure: true, ca: other.cert })).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    await expect(get(port, { secure: true, ca: other.cert })).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    await expect(get(port, { secure: true, ca: other.ca as string })).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
   });
 
   it('announces the fingerprint of the certificate it serves', async () => {
     const { shell, identity, port } = await startSecureShell();
-    const served = await servedFingerprint(port, identity.cert);
+    const served = await servedFingerprint(port, identity.ca as string);
     expect(served).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     expect(shell.fingerprint).toBe(served);
     expect(identity.fingerprint).toBe(served);
@@ -177,12 +179,12 @@ describe('browser shell off loopback: HTTPS and WSS only', () => {
 
   it('shows the fingerprint and the https address to a till that is not paired yet, and to the manager who pairs it', async () => {
     const { shell, identity, port } = await startSecureShell();
-    const served = await servedFingerprint(port, identity.cert);
-    const stranger = await BridgeClient.open(shell.origin, 'unpaired', { ca: identity.cert });
+    const served = await servedFingerprint(port, identity.ca as string);
+    const stranger = await BridgeClient.open(shell.origin, 'unpaired', { ca: identity.ca as string });
     expect(await stranger.ok('pairing.info')).toEqual({ fingerprint: served });
     stranger.close();
 
-    const office = await BridgeClient.open(shell.origin, { token: TOKEN }, { ca: identity.cert });
+    const office = await BridgeClient.open(shell.origin, { token: TOKEN }, { ca: identity.ca as string });
     await office.ok('auth.createFirstManager', { name: 'Marta', pin: '2468' });
     const offer = await office.ok<{ urls: string[]; fingerprint: string | null }>('devices.startPairing', { kind: 'till', storeId: 1, checkoutId: 1, name: 'Till 2' });
     expect(offer).toMatchObject({ urls: [`https://${HOST}:${port}/`], fingerprint: served });
@@ -190,16 +192,89 @@ describe('browser shell off loopback: HTTPS and WSS only', () => {
   });
 });
 
+/** A TLS connection with the client's own trust: resolves with whether it verified, rejects with the client's error. */
+function verifiedConnection(port: number, options: { ca?: string[] }): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    // Default rejectUnauthorized (true): no pin, no exception, only the trust given here.
+    const socket = tlsConnect({ host: HOST, port, ...options }, () => {
+      const authorized = socket.authorized;
+      socket.end();
+      resolve(authorized);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The store window with a manager signed in: the first one, made by whichever test comes first. */
+async function managerAt(origin: string, ca: string): Promise<BridgeClient> {
+  const office = await BridgeClient.open(origin, { token: TOKEN }, { ca });
+  // setup: no operator yet.
+  if ((await office.ok<{ setup: boolean }>('auth.status')).setup) await office.ok('auth.createFirstManager', { name: 'Marta', pin: '2468' });
+  else await office.ok('auth.signIn', { name: 'Marta', pin: '2468' });
+  return office;
+}
+
+describe('browser shell off loopback: the store certificate authority (issue 25, point 5)', () => {
+  it('the CA-issued certificate is verified by Node’s TLS with only the store CA trusted, and refused without it', async () => {
+    const identity = await loadTlsIdentity({ dataDir: await tempDir(), hosts: shellNames(HOST) });
+    const storeCaPem = identity.ca as string;
+    expect(storeCaPem).toContain('-----BEGIN CERTIFICATE-----');
+    const { shell, port } = await startSecureShell(identity);
+
+    expect(await verifiedConnection(port, { ca: [storeCaPem] })).toBe(true);
+    const page = await get(port, { secure: true, ca: [storeCaPem] });
+    expect(page.status).toBe(200);
+    const ws = await bridge(`wss://${HOST}:${port}/bridge`, { origin: shell.origin, ca: [storeCaPem] });
+    expect(await call(ws, 1, 'core.status')).toMatchObject({ ok: true, result: { state: 'ready' } });
+    ws.close();
+
+    // Without it (the system's roots only), or with another store's CA, there is no connection.
+    await expect(verifiedConnection(port, {})).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    const otherStore = await loadTlsIdentity({ dataDir: await tempDir(), hosts: [HOST] });
+    await expect(verifiedConnection(port, { ca: [otherStore.ca as string] })).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+  });
+
+  it('serves the store CA’s certificate, never its key, on a download page the Devices screen’s QR points to', async () => {
+    const identity = await loadTlsIdentity({ dataDir: await tempDir(), hosts: shellNames(HOST) });
+    const { shell, port } = await startSecureShell(identity);
+    const download = await get(port, { secure: true, ca: [identity.ca as string], path: '/store-ca.crt' });
+    expect(download.status).toBe(200);
+    expect(download.headers['content-type']).toBe('application/x-x509-ca-cert');
+    expect(String(download.headers['content-disposition'])).toContain('filename="pix-cashier-store-ca.crt"');
+    expect(download.body).toBe(identity.ca);
+    expect(download.body).not.toContain('PRIVATE KEY');
+
+    const office = await managerAt(shell.origin, identity.ca as string);
+    const offer = await office.ok<{ storeCa: { url: string; fingerprint: string } | null }>('devices.startPairing', { kind: 'till', storeId: 1, checkoutId: 1, name: 'Tablet 1' });
+    expect(offer.storeCa).toEqual({ url: `https://${HOST}:${port}/store-ca.crt`, fingerprint: new X509Certificate(identity.ca as string).fingerprint256 });
+    office.close();
+  });
+
+  it('has no store CA with the merchant’s own certificate: no download, no QR', async () => {
+    const merchant = await tempDir();
+    await loadTlsIdentity({ dataDir: merchant, hosts: [HOST] });
+    const given = await loadTlsIdentity({ dataDir: env.dir, certFile: join(merchant, 'tls', 'cert.pem'), keyFile: join(merchant, 'tls', 'key.pem'), hosts: shellNames(HOST) });
+    expect(given.ca).toBeNull();
+    const { shell, port } = await startSecureShell(given);
+    const ca = await readFile(join(merchant, 'tls', 'store-ca.pem'), 'utf8');
+    expect((await get(port, { secure: true, ca: [ca], path: '/store-ca.crt' })).status).toBe(404);
+    const office = await managerAt(shell.origin, ca);
+    const offer = await office.ok<{ storeCa: unknown }>('devices.startPairing', { kind: 'till', storeId: 1, checkoutId: 1, name: 'Tablet 2' });
+    expect(offer.storeCa).toBeNull();
+    office.close();
+  });
+});
+
 describe('browser shell off loopback: which certificate', () => {
   it('a second start serves the same kept certificate', async () => {
     const first = await startSecureShell();
-    const firstServed = await servedFingerprint(first.port, first.identity.cert);
+    const firstServed = await servedFingerprint(first.port, first.identity.ca as string);
     await first.shell.close();
     shells.splice(shells.indexOf(first.shell), 1);
 
     const second = await startSecureShell();
     expect(second.identity.generated).toBe(false);
-    expect(await servedFingerprint(second.port, second.identity.cert)).toBe(firstServed);
+    expect(await servedFingerprint(second.port, second.identity.ca as string)).toBe(firstServed);
     expect(second.shell.fingerprint).toBe(first.shell.fingerprint);
   });
 
@@ -210,11 +285,12 @@ describe('browser shell off loopback: which certificate', () => {
     const certFile = join(merchant, 'tls', 'cert.pem');
     const keyFile = join(merchant, 'tls', 'key.pem');
     const given = await loadTlsIdentity({ dataDir: env.dir, certFile, keyFile, hosts: shellNames(HOST) });
-    expect(given).toEqual({ cert: own.cert, key: own.key, fingerprint: own.fingerprint, generated: false });
+    expect(given).toEqual({ cert: own.cert, key: own.key, fingerprint: own.fingerprint, ca: null, generated: false });
     const { shell, port } = await startSecureShell(given);
-    expect(await servedFingerprint(port, own.cert)).toBe(own.fingerprint);
+    // Whoever issued the merchant's certificate is theirs to trust (here another data dir's CA).
+    expect(await servedFingerprint(port, own.ca as string)).toBe(own.fingerprint);
     expect(shell.fingerprint).toBe(own.fingerprint);
-    expect((await get(port, { secure: true, ca: own.cert })).status).toBe(200);
+    expect((await get(port, { secure: true, ca: own.ca as string })).status).toBe(200);
 
     const another = await tempDir();
     await loadTlsIdentity({ dataDir: another, hosts: [HOST] });

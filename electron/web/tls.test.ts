@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../core/log.ts';
 import { ManualClock, systemClock } from '../shared/clock.ts';
 import { execFileSync } from 'node:child_process';
+import { shellNames } from './addresses.ts';
 import { appWindowArgs } from './open-browser.ts';
 import { loadTlsIdentity, spkiPin, TlsIdentityError } from './tls.ts';
 
@@ -98,6 +99,51 @@ describe('loadTlsIdentity: a generated certificate', () => {
   });
 });
 
+describe('loadTlsIdentity: the store certificate authority (issue 25, point 5)', () => {
+  it('issues the generated certificate from a CA made with it, that may issue server certificates and no other CA, its key owner-only', async () => {
+    const made = await loadTlsIdentity({ dataDir: dir, hosts: shellNames('127.0.0.2') });
+    expect(made.ca).toEqual(expect.any(String));
+    const ca = new X509Certificate(made.ca as string);
+    const leaf = new X509Certificate(made.cert);
+    expect(ca.ca).toBe(true);
+    expect(ca.subject).not.toBe(leaf.subject);
+    expect(leaf.checkIssued(ca)).toBe(true);
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    expect(leaf.ca).toBe(false);
+    expect(leaf.subjectAltName).toBe('IP Address:127.0.0.2, DNS:localhost, IP Address:127.0.0.1');
+    // pathlen 0: the store CA signs the shell's certificate, never another CA.
+    const text = execFileSync('openssl', ['x509', '-noout', '-text'], { input: made.ca as string }).toString();
+    expect(text).toMatch(/CA:TRUE, pathlen:0/);
+    expect(text).toMatch(/Certificate Sign/);
+    expect(leaf.validToDate.getTime()).toBeLessThanOrEqual(ca.validToDate.getTime());
+
+    expect(await mode(join(dir, 'tls', 'store-ca-key.pem'))).toBe(0o600);
+    expect(await readFile(join(dir, 'tls', 'store-ca.pem'), 'utf8')).toBe(made.ca);
+    expect(ca.checkPrivateKey(createPrivateKey(await readFile(join(dir, 'tls', 'store-ca-key.pem'), 'utf8')))).toBe(true);
+  });
+
+  it('is made once: an expired shell certificate is issued again by the same CA, so tablets install nothing new', async () => {
+    const first = await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'] });
+    expect(await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'] })).toEqual({ ...first, generated: false });
+    const later = await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'], clock: new ManualClock(Date.now() + 3 * 365 * DAY_MS) });
+    expect(later.generated).toBe(true);
+    expect(later.fingerprint).not.toBe(first.fingerprint);
+    expect(later.ca).toBe(first.ca);
+    expect(new X509Certificate(later.cert).verify(new X509Certificate(first.ca as string).publicKey)).toBe(true);
+  });
+
+  it('keeps a certificate made before the store CA, with no CA, and says how to get one', async () => {
+    // A data dir from before the store CA: a self-signed certificate the Electron tills pinned.
+    const older = await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'] });
+    await rm(join(dir, 'tls', 'store-ca.pem'));
+    await rm(join(dir, 'tls', 'store-ca-key.pem'));
+    const log = memoryLogger(systemClock);
+    const kept = await loadTlsIdentity({ dataDir: dir, hosts: ['127.0.0.2'], log });
+    expect(kept).toEqual({ ...older, ca: null, generated: false });
+    expect(log.lines.join('\n')).toMatch(/not issued by a store certificate authority; delete the tls folder/);
+  });
+});
+
 describe('loadTlsIdentity: the merchant’s own certificate (POS_TLS_CERT, POS_TLS_KEY)', () => {
   async function pair(name: string) {
     const made = await loadTlsIdentity({ dataDir: join(dir, name), hosts: ['192.168.1.5'] });
@@ -107,7 +153,7 @@ describe('loadTlsIdentity: the merchant’s own certificate (POS_TLS_CERT, POS_T
   it('is used as it is, and nothing is generated', async () => {
     const own = await pair('own');
     const used = await loadTlsIdentity({ dataDir: join(dir, 'data'), certFile: own.certFile, keyFile: own.keyFile, hosts: ['192.168.1.5'] });
-    expect(used).toEqual({ cert: own.cert, key: own.key, fingerprint: own.fingerprint, generated: false });
+    expect(used).toEqual({ cert: own.cert, key: own.key, fingerprint: own.fingerprint, ca: null, generated: false });
     await expect(stat(join(dir, 'data', 'tls'))).rejects.toThrow(/ENOENT/);
   });
 

@@ -8,8 +8,15 @@ import { systemClock, type Clock } from '../shared/clock.ts';
 /**
  * The browser shell's TLS identity (issue 9, transport): off loopback it serves HTTPS/WSS
  * only, with the merchant's own certificate or one generated at the first start and kept
- * in the data dir. Its SHA-256 fingerprint is what a manager compares on a till and what
- * the Electron till pins, so a kept certificate is reused, never silently replaced.
+ * in the data dir. Its SHA-256 fingerprint is what the Electron till pins, and what a person
+ * compares in a browser's certificate viewer, so a kept certificate is reused, never silently
+ * replaced.
+ *
+ * Issue 25, point 5: a generated certificate is issued by the store's own certificate
+ * authority, made once per data dir. A tablet that installs that CA's certificate (from the
+ * download page, STORE_CA_PATH) trusts the shell with no warning and no exception, as a
+ * browser cannot be made to pin. The CA's key is a secret kept beside the shell's key, owner
+ * only, and never served; its certificate is public.
  */
 export interface TlsIdentity {
   /** PEM; a given file may carry its chain after the certificate. */
@@ -17,6 +24,8 @@ export interface TlsIdentity {
   key: string;
   /** SHA-256 of the certificate's DER, "AB:CD:…" upper-case hex. */
   fingerprint: string;
+  /** The store CA's certificate (PEM) that issued `cert`; null for the merchant's own certificate or a kept self-signed one. */
+  ca: string | null;
   /** True when this call made a new certificate. */
   generated: boolean;
 }
@@ -43,9 +52,16 @@ const VALID_DAYS = 730;
 /** A till whose clock runs a little behind must not see the certificate as not yet valid. */
 const BACKDATE_MS = DAY_MS;
 
+/** The store CA outlives many shell certificates: a tablet installs it once. */
+const CA_VALID_DAYS = 3650;
+
 export const TLS_DIR = 'tls';
 export const CERT_FILE = 'cert.pem';
 export const KEY_FILE = 'key.pem';
+export const CA_CERT_FILE = 'store-ca.pem';
+export const CA_KEY_FILE = 'store-ca-key.pem';
+/** Where the shell serves the store CA's certificate for tablets to install (the Devices screen's QR). */
+export const STORE_CA_PATH = '/store-ca.crt';
 
 /** SHA-256 of a PEM certificate's DER, "AB:CD:…": what a manager compares and a till pins. */
 export function certificateFingerprint(certPem: string): string {
@@ -71,24 +87,42 @@ export async function loadTlsIdentity(opts: TlsIdentityOptions): Promise<TlsIden
   const dir = join(opts.dataDir, TLS_DIR);
   const certPath = join(dir, CERT_FILE);
   const keyPath = join(dir, KEY_FILE);
-  const kept = await keptIdentity(certPath, keyPath, clock);
+  const caCertPath = join(dir, CA_CERT_FILE);
+  const caKeyPath = join(dir, CA_KEY_FILE);
+  const [kept, keptCa] = await Promise.all([keptIdentity(certPath, keyPath, clock), keptIdentity(caCertPath, caKeyPath, clock)]);
+  const ca = keptCa.ok && keptCa.x509.ca ? keptCa : null;
   if (kept.ok) {
+    // A certificate made before the store CA (or after its CA was lost) is kept all the same:
+    // a new one would change the fingerprint every paired Electron till pinned.
+    const issuedByCa = ca !== null && kept.x509.checkIssued(ca.x509) && kept.x509.verify(ca.x509.publicKey);
+    if (!issuedByCa) opts.log?.warn('the kept browser shell certificate was not issued by a store certificate authority; delete the tls folder of the data dir to make one (tablets then connect with no warning; paired Electron tills must be paired again)', { dir });
     const missing = uncovered(kept.x509, opts.hosts);
     if (missing.length > 0) {
       // Replacing it would change the fingerprint every paired till pinned: say so, let a person decide.
       opts.log?.warn('the kept browser shell certificate does not cover every address it is served on; delete the tls folder of the data dir to make a new one (paired tills must then be paired again)', { missing, dir });
     }
-    return { cert: kept.cert, key: kept.key, fingerprint: kept.x509.fingerprint256, generated: false };
+    return { cert: kept.cert, key: kept.key, fingerprint: kept.x509.fingerprint256, ca: issuedByCa ? ca.cert : null, generated: false };
   }
   if (kept.reason !== 'missing') opts.log?.warn('making a new browser shell certificate', { reason: kept.reason, dir });
-  const made = await generateIdentity(opts.hosts, clock);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // mkdir keeps the mode of a folder that already exists.
   await chmod(dir, 0o700);
+  let authority: { cert: string; key: string };
+  if (ca !== null) {
+    // Made once: a new shell certificate from the same CA needs nothing new on the tablets.
+    authority = ca;
+  } else {
+    if (!keptCa.ok && keptCa.reason !== 'missing') opts.log?.warn('making a new store certificate authority; tablets must install its certificate again', { reason: keptCa.reason, dir });
+    authority = await generateAuthority(clock);
+    await writePrivate(caKeyPath, authority.key, 0o600);
+    await writePrivate(caCertPath, authority.cert, 0o644);
+    opts.log?.info('made a store certificate authority', { dir, fingerprint: certificateFingerprint(authority.cert) });
+  }
+  const made = await generateIdentity(opts.hosts, clock, authority);
   await writePrivate(keyPath, made.key, 0o600);
   await writePrivate(certPath, made.cert, 0o644);
   opts.log?.info('made a browser shell certificate', { dir, fingerprint: made.fingerprint, hosts: opts.hosts });
-  return { ...made, generated: true };
+  return { ...made, ca: authority.cert, generated: true };
 }
 
 async function givenIdentity(certFile: string, keyFile: string, opts: TlsIdentityOptions, clock: Clock): Promise<TlsIdentity> {
@@ -115,7 +149,7 @@ async function givenIdentity(certFile: string, keyFile: string, opts: TlsIdentit
   }
   const missing = uncovered(x509, opts.hosts);
   if (missing.length > 0) opts.log?.warn('the certificate in POS_TLS_CERT does not cover every address the browser shell is served on: browsers will refuse those addresses', { missing });
-  return { cert, key, fingerprint: x509.fingerprint256, generated: false };
+  return { cert, key, fingerprint: x509.fingerprint256, ca: null, generated: false };
 }
 
 async function readText(path: string, name: string): Promise<string> {
@@ -155,9 +189,37 @@ function uncovered(x509: X509Certificate, hosts: readonly string[]): string[] {
   return hosts.filter((h) => (isIP(h) === 0 ? x509.checkHost(h, { wildcards: false }) === undefined : x509.checkIP(h) === undefined));
 }
 
-async function generateIdentity(hosts: readonly string[], clock: Clock): Promise<Omit<TlsIdentity, 'generated'>> {
+/**
+ * The store's certificate authority: may issue server certificates (keyCertSign) and no
+ * further CA (pathLenConstraint 0). Name constraints limiting it to the store's addresses
+ * would narrow a stolen CA key further, but `selfsigned` writes only basicConstraints,
+ * keyUsage, extKeyUsage and subjectAltName (it skips any other extension), and the CA must
+ * outlive a DHCP lease's addresses anyway; its key is kept owner-only instead.
+ */
+async function generateAuthority(clock: Clock): Promise<{ cert: string; key: string }> {
+  const notBefore = clock.now() - BACKDATE_MS;
+  const { generate } = await import('selfsigned');
+  // Each store's CA has a name of its own: a tablet's list of installed certificates tells
+  // them apart, and TLS clients look an issuer up by name.
+  const pems = await generate([{ name: 'commonName', value: `Pix cashier store CA ${randomBytes(4).toString('hex').toUpperCase()}` }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(notBefore),
+    notAfterDate: new Date(notBefore + BACKDATE_MS + CA_VALID_DAYS * DAY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+async function generateIdentity(hosts: readonly string[], clock: Clock, ca: { cert: string; key: string }): Promise<Omit<TlsIdentity, 'generated' | 'ca'>> {
   if (hosts.length === 0) throw new TlsIdentityError('A certificate needs at least one address or name to cover.');
   const notBefore = clock.now() - BACKDATE_MS;
+  // A certificate valid after its issuer expires would be refused from that day: it ends with the CA at the latest.
+  const notAfter = Math.min(notBefore + BACKDATE_MS + VALID_DAYS * DAY_MS, new X509Certificate(ca.cert).validToDate.getTime());
   // Loaded only to make a certificate (once per data dir): it brings a whole X.509 stack the shell never needs otherwise.
   const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'Pix cashier' }], {
@@ -165,7 +227,8 @@ async function generateIdentity(hosts: readonly string[], clock: Clock): Promise
     curve: 'P-256',
     algorithm: 'sha256',
     notBeforeDate: new Date(notBefore),
-    notAfterDate: new Date(notBefore + BACKDATE_MS + VALID_DAYS * DAY_MS),
+    notAfterDate: new Date(notAfter),
+    ca,
     extensions: [
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, critical: true },

@@ -55,6 +55,8 @@ export interface PairingOffer {
 export interface Entrance {
   urls: string[];
   fingerprint: string | null;
+  /** The store certificate authority's download address and fingerprint, when the shell's certificate is issued by it (issue 25, point 5). */
+  storeCa: { url: string; fingerprint: string } | null;
 }
 
 export type PairingRefusal = 'wrong_code' | 'expired' | 'used' | 'too_many_attempts';
@@ -102,7 +104,7 @@ export class Devices {
   readonly #online = new Map<string, number>();
   readonly #seenInMemory = new Map<string, number>();
   readonly #revokedListeners = new Set<(deviceId: string) => void>();
-  #entrance: Entrance = { urls: [], fingerprint: null };
+  #entrance: Entrance = { urls: [], fingerprint: null, storeCa: null };
 
   constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger }) {
     this.#journal = deps.journal;
@@ -127,11 +129,12 @@ export class Devices {
   }
 
   setEntrance(entrance: Entrance): void {
-    this.#entrance = { urls: [...entrance.urls], fingerprint: entrance.fingerprint };
+    this.#entrance = { urls: [...entrance.urls], fingerprint: entrance.fingerprint, storeCa: entrance.storeCa === null ? null : { ...entrance.storeCa } };
   }
 
   get entrance(): Entrance {
-    return { urls: [...this.#entrance.urls], fingerprint: this.#entrance.fingerprint };
+    const { urls, fingerprint, storeCa } = this.#entrance;
+    return { urls: [...urls], fingerprint, storeCa: storeCa === null ? null : { ...storeCa } };
   }
 
   /** A manager's one-time code for one device on one checkout: 8 digits, 10 minutes, once. */
