@@ -269,6 +269,21 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
               {t('devices.fingerprint')} <strong className="fingerprint-value">{offer.fingerprint}</strong>
             </p>
           )}
+          {/* Issue 25, point 5: the better path for tablets. Installed once, the store's CA makes
+              the browser itself check the store's certificate: no warning, no exception. */}
+          {offer.storeCa !== null && (
+            <div className="store-ca" data-testid="store-ca">
+              <h3>{t('devices.storeCaHeading')}</h3>
+              <QrImage emv={offer.storeCa.url} alt={t('devices.storeCaQr')} size={160} />
+              <p>
+                <strong data-testid="store-ca-address">{offer.storeCa.url}</strong>
+              </p>
+              <p className="help">{t('devices.storeCaHelp')}</p>
+              <p className="help">
+                {t('devices.storeCaFingerprint')} <strong className="fingerprint-value">{offer.storeCa.fingerprint}</strong>
+              </p>
+            </div>
+          )}
         </div>
       )}
     </section>

@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
-import { getBridge } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useDevice } from '../stores/device.ts';
@@ -11,8 +10,13 @@ const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
 
 /**
  * What a till or a customer display shows while it is not paired with the store: where to get
- * a pairing code, the field to enter it and the store's certificate fingerprint to compare.
- * Operators sign in only once it is paired.
+ * a pairing code and the field to enter it. Operators sign in only once it is paired.
+ *
+ * Issue 25, point 5: pairing says only what it can prove. A page cannot see the certificate
+ * it was served with, so a fingerprint the same server sends would be shown just as well by
+ * an impostor: over https this screen shows none, and says how to compare the certificate in
+ * the browser's own viewer, or that no warning at all means the store's CA vouched for it.
+ * (The Electron till compares and pins the certificate itself, before this page loads.)
  */
 export function PairScreen() {
   const t = useText();
@@ -24,22 +28,10 @@ export function PairScreen() {
   const pair = useDevice((s) => s.pair);
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  // Plain http is the store computer's own loopback, where there is no certificate to speak of.
+  const secure = typeof location !== 'undefined' && location.protocol === 'https:';
   const codeRef = useRef<HTMLInputElement>(null);
   useEffect(() => codeRef.current?.focus(), []);
-  useEffect(() => {
-    if (!online) return;
-    let current = true;
-    getBridge()
-      .call('pairing.info')
-      .then(
-        (info) => current && setFingerprint(info.fingerprint),
-        () => undefined,
-      );
-    return () => {
-      current = false;
-    };
-  }, [online]);
   useEffect(() => {
     document.title = `${t('pair.heading')} · ${t('app.title')}`;
   }, [t]);
@@ -96,12 +88,11 @@ export function PairScreen() {
         </button>
         <FormError text={shown} testId="pair-error" />
       </form>
-      {fingerprint !== null && (
-        <div className="pair-fingerprint">
-          <p className="help">{t('pair.fingerprint')}</p>
-          <p className="fingerprint-value" data-testid="pair-fingerprint">
-            {fingerprint}
-          </p>
+      {secure && (
+        <div className="pair-fingerprint" data-testid="pair-certificate">
+          <h3>{t('pair.certificateHeading')}</h3>
+          <p className="help">{t('pair.certificateCheck')}</p>
+          <p className="help">{t('pair.certificateCa')}</p>
         </div>
       )}
     </section>
