@@ -87,7 +87,7 @@ export function createHandlers(core: Core) {
     /** Every checkout's sales that need a person: the attention list of supervisors and managers. */
     'attention.list': handler('supervisor', 'see what needs a person', v.none(), () => core.attention()),
 
-    /** What a device not paired yet is shown: the certificate to compare with the Devices screen. */
+    /** The served certificate's fingerprint as the core knows it. No proof to the page that asks (the same server answers), so the pair screen shows none (issue 25, point 5). */
     'pairing.info': reaching('pairing', handler('anyone', 'see how to pair', v.none(), () => ({ fingerprint: core.devices.entrance.fingerprint }))),
     /** A device enters the pairing code a manager gave; it receives its credential once. */
     'pairing.pair': reaching(
