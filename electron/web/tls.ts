@@ -110,7 +110,7 @@ export async function loadTlsIdentity(opts: TlsIdentityOptions): Promise<TlsIden
   let authority: { cert: string; key: string };
   if (ca !== null) {
     // Made once: a new shell certificate from the same CA needs nothing new on the tablets.
-    authority = ca;
+    authority = { cert: ca.cert, key: ca.key };
   } else {
     if (!keptCa.ok && keptCa.reason !== 'missing') opts.log?.warn('making a new store certificate authority; tablets must install its certificate again', { reason: keptCa.reason, dir });
     authority = await generateAuthority(clock);
