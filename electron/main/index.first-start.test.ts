@@ -64,7 +64,7 @@ describe('Electron shell, first start', () => {
     const line = await until(() => logged.find((l) => l.startsWith('Other tills and customer displays connect at ')), 'the browser shell’s address');
     const origin = /connect at (https:\/\/127\.0\.0\.1:\d+) /.exec(line)?.[1] ?? '';
     expect(origin).not.toBe('');
-    expect(logged).toContain(`Certificate SHA-256 fingerprint: ${fingerprint} (compare it with the one a till shows before pairing it)`);
+    expect(logged).toContain(`Certificate SHA-256 fingerprint: ${fingerprint} (an Electron till shows it when connecting; a browser in its certificate viewer)`);
     expect(await readPeerFingerprint(origin)).toEqual({ ok: true, fingerprint });
     const health = await new Promise<string>((resolve, reject) => {
       const req = httpsGet(`${origin}/healthz`, { ca: readFileSync(process.env.POS_TLS_CERT ?? '', 'utf8') }, (res) => {
