@@ -89,7 +89,7 @@ export function PairScreen() {
         <FormError text={shown} testId="pair-error" />
       </form>
       {secure && (
-        <div className="pair-fingerprint" data-testid="pair-certificate">
+        <div className="pair-certificate" data-testid="pair-certificate">
           <h3>{t('pair.certificateHeading')}</h3>
           <p className="help">{t('pair.certificateCheck')}</p>
           <p className="help">{t('pair.certificateCa')}</p>
