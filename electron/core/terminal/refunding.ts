@@ -6,7 +6,7 @@ import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { openRefund, refundsMadeCents, type RefundEvent, type RefundFact, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import { mayAskAgain, planRefund, REFUND_REASON_MAX, type RefundRefusal } from '../sales/refunds.ts';
-import { checkoutOf, keyOf, type TerminalContext } from './context.ts';
+import { checkoutOf, keyOf, type CheckoutKey, type TerminalContext } from './context.ts';
 import { factData, saleFact } from './entries.ts';
 import type { PaymentIntake } from './payment-intake.ts';
 
@@ -100,15 +100,7 @@ export class Refunding {
         at: clock.now(),
       });
       if (!plan.ok) throw refusalError(plan.reason, plan.left_cents);
-      // The first attempt is this call's: the follow-up leaves it alone until it has answered.
-      this.#firstAttempt.add(refundId);
-      try {
-        await journal.append([saleFact([plan.event], { by: input.by })]);
-      } catch (err) {
-        // Not known to be journaled: if it was, the follow-up must find it.
-        this.#firstAttempt.delete(refundId);
-        throw err;
-      }
+      await this.#journalIntent(refundId, plan.event, input.by);
     });
     this.#ctx.onChange([checkout]);
     await this.#firstSend(input.saleId, refundId);
@@ -127,26 +119,45 @@ export class Refunding {
   }
 
   /**
+   * Journals an intent whose first attempt is this call's own (a refund, or a Send again): the
+   * follow-up leaves that refund alone until the attempt has answered (#firstSend).
+   */
+  async #journalIntent(refundId: string, event: RefundEvent, by: string): Promise<void> {
+    this.#firstAttempt.add(refundId);
+    try {
+      await this.#ctx.journal.append([saleFact([event], { by })]);
+    } catch (err) {
+      // Not known to be journaled: if it was, the follow-up must find it.
+      this.#firstAttempt.delete(refundId);
+      throw err;
+    }
+  }
+
+  /**
    * A supervisor checked (the service's dashboard, the payer's bank statement) and the
    * refund not confirmed WAS made: journaled in their name as made, for the amount asked.
    */
   async confirmMade(input: { saleId: string; refundId: string; by: string }): Promise<Sale> {
-    const { journal, clock, locks } = this.#ctx;
-    const checkout = await this.#unconfirmed(input.saleId, input.refundId);
-    await locks.exclusive(keyOf(checkout), async () => {
-      const fact = await this.#unconfirmedFact(input.saleId, input.refundId);
-      const made: RefundEvent = {
-        type: 'refund.made',
-        sale_id: input.saleId,
-        refund_id: input.refundId,
-        pay_in_refund_request_id: null,
-        service_refund_id: null,
-        refunded_cents: fact.amount_cents,
-        confirmed_by: input.by,
-        at: clock.now(),
-      };
-      await journal.append([saleFact([made], { by: input.by })]);
-    });
+    const { journal, clock } = this.#ctx;
+    const checkout = await this.#answer(input, (fact) =>
+      journal.append([
+        saleFact(
+          [
+            {
+              type: 'refund.made',
+              sale_id: input.saleId,
+              refund_id: input.refundId,
+              pay_in_refund_request_id: null,
+              service_refund_id: null,
+              refunded_cents: fact.amount_cents,
+              confirmed_by: input.by,
+              at: clock.now(),
+            },
+          ],
+          { by: input.by },
+        ),
+      ]),
+    );
     this.#ctx.onChange([checkout]);
     return (await journal.sales.get(input.saleId))?.sale as Sale;
   }
@@ -158,10 +169,8 @@ export class Refunding {
    * Resolves once the new attempt's outcome is journaled; a definite refusal rejects.
    */
   async sendAgain(input: { saleId: string; refundId: string; amountCents: number; by: string }): Promise<Sale> {
-    const { journal, clock, locks } = this.#ctx;
-    const checkout = await this.#unconfirmed(input.saleId, input.refundId);
-    await locks.exclusive(keyOf(checkout), async () => {
-      const fact = await this.#unconfirmedFact(input.saleId, input.refundId);
+    const { journal, clock } = this.#ctx;
+    const checkout = await this.#answer(input, async (fact) => {
       if (fact.amount_cents !== input.amountCents) {
         throw new CoreError(
           'invalid_argument',
@@ -169,14 +178,8 @@ export class Refunding {
           { problem: 'refund_amount_differs', amount_cents: fact.amount_cents },
         );
       }
-      this.#firstAttempt.add(input.refundId);
-      try {
-        const resent: RefundEvent = { type: 'refund.resent', sale_id: input.saleId, refund_id: input.refundId, idempotency_key: newIdempotencyKey(), by: input.by, at: clock.now() };
-        await journal.append([saleFact([resent], { by: input.by })]);
-      } catch (err) {
-        this.#firstAttempt.delete(input.refundId);
-        throw err;
-      }
+      const resent: RefundEvent = { type: 'refund.resent', sale_id: input.saleId, refund_id: input.refundId, idempotency_key: newIdempotencyKey(), by: input.by, at: clock.now() };
+      await this.#journalIntent(input.refundId, resent, input.by);
     });
     this.#nextAt.delete(input.refundId);
     this.#wait.delete(input.refundId);
@@ -185,21 +188,25 @@ export class Refunding {
     return (await journal.sales.get(input.saleId))?.sale as Sale;
   }
 
-  async #unconfirmed(saleId: string, refundId: string): Promise<{ storeId: number; checkoutId: number }> {
-    const row = await this.#ctx.journal.sales.get(saleId);
+  /**
+   * A person's answer to a refund not confirmed, journaled by `journalAnswer` under its
+   * checkout's lock while the refund still waits for one (else a sentence saying why not).
+   * Resolves with the checkout.
+   */
+  async #answer(input: { saleId: string; refundId: string }, journalAnswer: (fact: RefundFact) => Promise<unknown>): Promise<CheckoutKey> {
+    const { journal, locks } = this.#ctx;
+    const row = await journal.sales.get(input.saleId);
     if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
-    await this.#unconfirmedFact(saleId, refundId);
-    return checkoutOf(row.sale);
-  }
-
-  /** The refund, when it still waits for a person's answer; else the sentence saying why not. */
-  async #unconfirmedFact(saleId: string, refundId: string): Promise<RefundFact> {
-    const fact = (await this.#ctx.journal.sales.get(saleId))?.sale.refunds?.find((r) => r.refund_id === refundId);
-    if (!fact) throw new CoreError('not_found', 'That refund is not in this terminal’s journal.');
-    if (fact.state !== 'unconfirmed') {
-      throw new CoreError('conflict', 'This refund does not wait for a person’s answer any more: it was answered already. Nothing was changed.', { problem: 'refund_not_unconfirmed', state: fact.state });
-    }
-    return fact;
+    const checkout = checkoutOf(row.sale);
+    await locks.exclusive(keyOf(checkout), async () => {
+      const fact = (await journal.sales.get(input.saleId))?.sale.refunds?.find((r) => r.refund_id === input.refundId);
+      if (!fact) throw new CoreError('not_found', 'That refund is not in this terminal’s journal.');
+      if (fact.state !== 'unconfirmed') {
+        throw new CoreError('conflict', 'This refund does not wait for a person’s answer any more: it was answered already. Nothing was changed.', { problem: 'refund_not_unconfirmed', state: fact.state });
+      }
+      await journalAnswer(fact);
+    });
+    return checkout;
   }
 
   /** Asks the service (again) for an open refund; the refusal's error when it was refused for certain. */
