@@ -40,11 +40,11 @@ async function supervisorOnShift(page: Page, app: RunningApp, request: APIReques
   return payer;
 }
 
-test('a supervisor refunds part, then the rest, of a paid sale and sees the totals change', async ({ page, freshApp, request }, testInfo) => {
-  test.setTimeout(120_000);
-  const payer = await supervisorOnShift(page, freshApp, request);
-
-  // A paid sale of R$ 10,00.
+/**
+ * A paid sale of R$ 10,00 rung up at the Cashier screen and paid by the payer; its row in the
+ * Shift journal (opened) and its ids at the service.
+ */
+async function paidSaleInJournal(page: Page, payer: Payer) {
   await page.getByRole('link', { name: 'Cashier', exact: true }).click();
   await page.getByLabel('Amount', { exact: true }).fill('10,00');
   await page.getByLabel('Amount', { exact: true }).press('Enter');
@@ -54,9 +54,17 @@ test('a supervisor refunds part, then the rest, of a paid sale and sees the tota
   const [sold] = await payer.sales();
   expect(sold?.status).toBe('paid');
   const { pix_id: pixId, service_id: serviceId } = sold as { pix_id: string; service_id: string };
-
   await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
   const row = salesRegion(page).locator('tbody tr[data-sale-id]').filter({ hasText: pixId });
+  return { pixId, serviceId, row };
+}
+
+test('a supervisor refunds part, then the rest, of a paid sale and sees the totals change', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const payer = await supervisorOnShift(page, freshApp, request);
+
+  // A paid sale of R$ 10,00.
+  const { pixId, serviceId, row } = await paidSaleInJournal(page, payer);
   await expect(row).toHaveAttribute('data-status', 'paid');
   await expect(page.getByTestId('total-received_cents')).toHaveText('R$10.00');
   await expect(page.getByTestId('total-refunded_cents')).toHaveText('R$0.00');
@@ -125,17 +133,7 @@ test('a refund whose answer was lost is not sent again by itself: a supervisor a
     ['lost_response', 'It was refunded'],
     ['http_503', 'Send again'],
   ] as const) {
-    await page.getByRole('link', { name: 'Cashier', exact: true }).click();
-    await page.getByLabel('Amount', { exact: true }).fill('10,00');
-    await page.getByLabel('Amount', { exact: true }).press('Enter');
-    await expect(currentSale(page).getByRole('img', { name: 'Payment QR code' })).toBeVisible();
-    await payer.payCheckout();
-    await expect(currentSale(page)).toContainText('R$10.00 received.');
-    const [sold] = await payer.sales();
-    const { pix_id: pixId, service_id: serviceId } = sold as { pix_id: string; service_id: string };
-
-    await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
-    const row = salesRegion(page).locator('tbody tr[data-sale-id]').filter({ hasText: pixId });
+    const { serviceId, row } = await paidSaleInJournal(page, payer);
     await payer.armFault({ target: 'route', ...REFUND_ROUTE, fault, count: 1 });
     await row.getByRole('button', { name: 'Refund', exact: true }).click();
     const form = row.getByRole('form', { name: 'Refund' });
