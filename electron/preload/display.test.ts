@@ -6,23 +6,7 @@ import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX } from '../core/contract.ts';
  * paired display is: `display.view` and the `display.changed` push; never ipcRenderer, never
  * another method or event.
  */
-const stub = vi.hoisted(() => {
-  const exposed = new Map<string, Record<string, unknown>>();
-  const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
-  return {
-    exposed,
-    listeners,
-    contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => exposed.set(key, api) },
-    ipcRenderer: {
-      invoke: vi.fn(async (channel: string, args: unknown) => ({ ok: true, result: { channel, args } })),
-      on: (channel: string, fn: (...args: unknown[]) => void) => {
-        if (!listeners.has(channel)) listeners.set(channel, new Set());
-        listeners.get(channel)?.add(fn);
-      },
-      removeListener: (channel: string, fn: (...args: unknown[]) => void) => listeners.get(channel)?.delete(fn),
-    },
-  };
-});
+const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub());
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));
 

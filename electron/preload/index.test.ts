@@ -2,23 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS } from '../core/contract.ts';
 
 /** The preload exposes named functions only: never ipcRenderer, never another channel. */
-const stub = vi.hoisted(() => {
-  const exposed = new Map<string, Record<string, unknown>>();
-  const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
-  return {
-    exposed,
-    listeners,
-    contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => exposed.set(key, api) },
-    ipcRenderer: {
-      invoke: vi.fn(async (channel: string, args: unknown) => ({ ok: true, result: { channel, args } })),
-      on: (channel: string, fn: (...args: unknown[]) => void) => {
-        if (!listeners.has(channel)) listeners.set(channel, new Set());
-        listeners.get(channel)?.add(fn);
-      },
-      removeListener: (channel: string, fn: (...args: unknown[]) => void) => listeners.get(channel)?.delete(fn),
-    },
-  };
-});
+const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub());
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));
 
