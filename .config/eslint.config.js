@@ -16,9 +16,9 @@ export default tseslint.config(
   },
   {
     // The core is plain Node: it must run where Electron's binary is absent (browser shell, tests).
-    files: ['electron/core/**', 'electron/sandbox/**', 'electron/web/**', 'electron/shared/**'],
+    files: ['electron/core/**', 'electron/sandbox/**', 'electron/web/**', 'electron/shared/**', 'electron/postgres/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'electron/core, sandbox, web and shared are plain Node: only electron/main and electron/preload may import electron.' }] }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'electron/core, sandbox, web, shared and postgres are plain Node: only electron/main and electron/preload may import electron.' }] }],
     },
   },
   {
@@ -29,9 +29,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'electron', message: 'electron/core is plain Node: only electron/main and electron/preload may import electron.' }],
-        patterns: [{ group: ['**/sandbox', '**/sandbox/**'], message: 'electron/core must not import electron/sandbox: take a ServiceEndpoint (electron/core/service-endpoint.ts); electron/compose.ts makes one.' }],
+        patterns: [
+          { group: ['**/sandbox', '**/sandbox/**'], message: 'electron/core must not import electron/sandbox: take a ServiceEndpoint (electron/core/service-endpoint.ts); electron/compose.ts makes one.' },
+          // The PostgreSQL client too: the core knows the journal's port, never a backend.
+          { group: ['**/postgres', '**/postgres/**'], message: 'electron/core must not import electron/postgres or the PostgreSQL client: take the journal port; the start-up entry points pick the backend.' },
+        ],
       }],
-      'no-restricted-syntax': ['error', { selector: 'ImportExpression[source.value=/(^|\\/)sandbox(\\/|$)/]', message: 'electron/core must not import electron/sandbox, not even lazily: take a ServiceEndpoint.' }],
+      'no-restricted-syntax': ['error',
+        { selector: 'ImportExpression[source.value=/(^|\\/)sandbox(\\/|$)/]', message: 'electron/core must not import electron/sandbox, not even lazily: take a ServiceEndpoint.' },
+        { selector: 'ImportExpression[source.value=/(^|\\/)postgres(\\/|$)/]', message: 'electron/core must not import electron/postgres or the PostgreSQL client, not even lazily: take the journal port.' },
+      ],
     },
   },
   {
