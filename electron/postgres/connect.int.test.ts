@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APPLICATION_NAME, openPool, PostgresUnreachableError } from './connect.ts';
 import type { Sql } from './connect.ts';
-import { openTestDatabase } from './fixtures/test-database.ts';
+import { freeLoopbackPort, openTestDatabase } from './fixtures/test-database.ts';
 import type { TestDatabase } from './fixtures/test-database.ts';
 
 let db: TestDatabase;
@@ -20,16 +19,6 @@ async function pool(options: { max?: number; statementTimeoutMs?: number } = {})
   const sql = await openPool({ url: db.url, ...options });
   pools.push(sql);
   return sql;
-}
-
-/** A loopback port nothing listens on: taken, then given back. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe('openPool on a real server', () => {
@@ -68,7 +57,7 @@ describe('openPool on a real server', () => {
 
 describe('openPool without a server', () => {
   it('says it could not reach the server, with the password masked', async () => {
-    const url = `postgres://postgres:s3cret-pw@127.0.0.1:${await closedPort()}/x`;
+    const url = `postgres://postgres:s3cret-pw@127.0.0.1:${await freeLoopbackPort()}/x`;
     const opening = openPool({ url, connectTimeoutS: 2 });
     await expect(opening).rejects.toBeInstanceOf(PostgresUnreachableError);
     const message = await opening.catch((err: Error) => err.message);
