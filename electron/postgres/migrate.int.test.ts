@@ -41,6 +41,12 @@ async function recorded(sql: Sql) {
   return sql<{ version: number; name: string; checksum: string }[]>`select version, name, checksum from schema_migrations order by version`;
 }
 
+/** Advisory locks held on the server: a refused or failed run must not leave its lock behind. */
+async function advisoryLocks(sql: Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`;
+  return row?.n ?? -1;
+}
+
 async function tables(sql: Sql): Promise<string[]> {
   const rows = await sql<{ table_name: string }[]>`select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
   return rows.map((r) => r.table_name);
@@ -102,6 +108,7 @@ describe('migrate', () => {
     await expect(migrate(sql, { dir })).rejects.toThrow(
       "This database's schema is version 7, newer than this app's 3: start the newer app, or restore a database made by this version.",
     );
+    expect(await advisoryLocks(sql)).toBe(0);
   });
 
   it('refuses a database with a migration this app does not have', async () => {
@@ -122,6 +129,7 @@ describe('migrate', () => {
     });
     await expect(migrate(sql, { dir })).rejects.toThrow('Migration 0002_half_done.sql failed and was rolled back, so nothing of it was applied: division by zero.');
     expect((await recorded(sql)).map((r) => r.version)).toEqual([1]);
+    expect(await advisoryLocks(sql)).toBe(0);
     const present = await tables(sql);
     expect(present).toContain('entries');
     expect(present).not.toContain('half_done');
