@@ -141,6 +141,16 @@ describe('migrate', () => {
     expect(await migrate(sql, { dir })).toEqual({ applied: ['0002_half_done.sql', '0003_never.sql'], version: 3 });
   });
 
+  it('refuses a migration that ends its own transaction, and does not record it', async () => {
+    sql = await freshPool();
+    const dir = migrationsDir({ '0002_commits.sql': 'create table before_commit (id integer);\ncommit;\ncreate table after_commit (id integer);\n' });
+    await expect(migrate(sql, { dir })).rejects.toThrow(
+      'Migration 0002_commits.sql ends the transaction it runs in (a COMMIT or ROLLBACK in the file), so it cannot be applied as one: take those statements out, and check what of it is already in the database before starting again.',
+    );
+    expect((await recorded(sql)).map((r) => r.version)).toEqual([1]);
+    expect(await advisoryLocks(sql)).toBe(0);
+  });
+
   it('refuses a migration file that is not named NNNN_name.sql', async () => {
     const dir = migrationsDir({ '2_quick.sql': 'select 1;' });
     await expect(readMigrations(dir)).rejects.toThrow('Migration file 2_quick.sql is not named like 0001_name.sql (four digits, an underscore, lower-case letters, digits and underscores).');

@@ -132,17 +132,30 @@ function refuseForeignSchema(rows: readonly AppliedRow[], migrations: readonly M
   }
 }
 
-/** One file and its record in one transaction: after a failure, nothing of it is left. */
+/**
+ * One file and its record in one transaction: after a failure, nothing of it is left. A file
+ * that ends that transaction itself (a COMMIT or ROLLBACK in it) would leave half of itself
+ * applied and unrecorded: the transaction id before and after the file tells, and it is refused.
+ */
 async function applyOne(conn: Sql, m: Migration): Promise<void> {
   await conn`begin`;
   try {
+    const [began] = await conn<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
     // The file is trusted SQL from the repository, several statements: the simple protocol.
     await conn.unsafe(m.text);
-    await conn`insert into schema_migrations (version, name, checksum) values (${m.version}, ${m.name}, ${m.checksum})`;
-    await conn`commit`;
+    const [after] = await conn<{ xid: string | null }[]>`select pg_current_xact_id_if_assigned()::text as xid`;
+    if (after?.xid === began?.xid) {
+      await conn`insert into schema_migrations (version, name, checksum) values (${m.version}, ${m.name}, ${m.checksum})`;
+      await conn`commit`;
+      return;
+    }
   } catch (err) {
     await conn`rollback`.catch(() => {});
     const reason = err instanceof Error ? err.message : String(err);
     throw new MigrationError(`Migration ${m.file} failed and was rolled back, so nothing of it was applied: ${reason}.`, { cause: err });
   }
+  await conn`rollback`.catch(() => {});
+  throw new MigrationError(
+    `Migration ${m.file} ends the transaction it runs in (a COMMIT or ROLLBACK in the file), so it cannot be applied as one: take those statements out, and check what of it is already in the database before starting again.`,
+  );
 }
