@@ -87,4 +87,9 @@ describe('the import graph of electron/', () => {
     const core = [...graph.keys()].filter((f) => f.startsWith('electron/core/'));
     expect([...reachableFrom(core)].filter((f) => f.startsWith('electron/sandbox/'))).toEqual([]);
   });
+
+  it('the core reaches no storage backend: it is handed one by the entry points', () => {
+    const core = [...graph.keys()].filter((f) => f.startsWith('electron/core/'));
+    expect([...reachableFrom(core)].filter((f) => f.startsWith('electron/postgres/'))).toEqual([]);
+  });
 });
