@@ -14,7 +14,8 @@
 import { CoreError } from '../errors.ts';
 import type { ErrorCode, ErrorParams } from '../errors.ts';
 import { isWrite, routeInfo } from './routes.ts';
-import type { Access, RouteName } from './routes.ts';
+import type { Access } from './routes/route.ts';
+import type { RouteName } from './routes.ts';
 import { cut, MAX_DETAIL_CHARS, parseErrorBody, snippet, type BodyShape, type ParsedErrorBody, type ReasonDetail, type ReceivedDetail, type ValidationIssue } from './error-body.ts';
 
 export { MAX_DETAIL_CHARS, parseErrorBody, type BodyShape, type ParsedErrorBody, type ReasonDetail, type ReceivedDetail, type ValidationIssue } from './error-body.ts';

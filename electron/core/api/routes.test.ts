@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
-import { DecodeError, Fields } from './decode.ts';
+import { cents, currencyScale, decodeAnswer, DecodeError, record, text, withAmounts } from './decode.ts';
 import { parseErrorBody } from './errors.ts';
-import { buildPath, buildQuery, currencyScale, REFUND_KEYS, ROUTES } from './routes.ts';
+import { buildPath, buildQuery, REFUND_KEYS } from './routes/route.ts';
+import { ROUTES } from './routes.ts';
 import type { RouteName } from './routes.ts';
 
 const SALE = {
@@ -279,7 +280,10 @@ describe('response decoding', () => {
 describe('exact amounts', () => {
   // Through the client's own field reader, which must use the one strict wire decoder
   // (electron/shared/money.ts, whose table holds the full list of hostile inputs).
-  const read = (input: unknown, currency: string, signed = false) => new Fields({ amount: input }, 'response').amount('amount', currency, currencyScale, signed).minor;
+  const unsigned = withAmounts({ currency: text }, { amount: { currency: 'currency' } });
+  const net = withAmounts({ currency: text }, { amount: { currency: 'currency', signed: true } });
+  const read = (input: unknown, currency: string, signed = false) => decodeAnswer(signed ? net : unsigned, { amount: input, currency }).amount.minor;
+  const readCents = (input: unknown) => decodeAnswer(record({ amount_brl: cents }), { amount_brl: input }).amount_brl;
 
   it.each([
     ['1234.56', 'BRL', false, 123456],
@@ -315,9 +319,9 @@ describe('exact amounts', () => {
   });
 
   it('reads a BRL field (cents) with the same decoder: "12.500" is not 12.50', () => {
-    expect(new Fields({ amount_brl: '12.50' }, 'response').cents('amount_brl')).toBe(1250);
-    expect(() => new Fields({ amount_brl: '12.500' }, 'response').cents('amount_brl')).toThrow(/too_many_decimals/);
-    expect(() => new Fields({ amount_brl: '+12.5' }, 'response').cents('amount_brl')).toThrow(DecodeError);
+    expect(readCents('12.50')).toBe(1250);
+    expect(() => readCents('12.500')).toThrow(/too_many_decimals/);
+    expect(() => readCents('+12.5')).toThrow(DecodeError);
   });
 
   it('knows the scale of each currency (contract 6)', () => {
