@@ -64,7 +64,6 @@ export const text = v.string('is not a string');
 /** A string or null; one message for both, as the reference writes the type. */
 export const textOrNull = orNull(v.string('is not a string or null'));
 export const integer = v.pipe(v.number('is not an integer'), v.safeInteger('is not an integer'));
-export const integerOrNull = orNull(integer);
 export const flag = v.boolean('is not a boolean');
 
 export function oneOf<const T extends readonly string[]>(allowed: T) {
@@ -128,7 +127,7 @@ function amountAt(scale: number, signed: boolean): v.GenericSchema<unknown, numb
 }
 
 /** An exact amount in `currency`, read at that currency's scale; `signed` for a net amount that may be below zero. */
-export function readAmount(value: unknown, currency: string | null, signed = false): { ok: true; amount: Amount } | { ok: false; message: string } {
+function readAmount(value: unknown, currency: string | null, signed = false): { ok: true; amount: Amount } | { ok: false; message: string } {
   const scale = currencyScale(currency);
   const read = firstIssue(amountAt(scale, signed), value);
   return read.ok ? { ok: true, amount: { minor: read.value, scale, currency } } : { ok: false, message: read.issue.message };

@@ -73,9 +73,11 @@ const MED_MANUAL = v.pipe(
 export type MedOpening = v.InferOutput<typeof MED_TRACKED> | v.InferOutput<typeof MED_MANUAL>;
 
 function decodeMedOpening(body: unknown): MedOpening {
-  const form = body as { handling?: unknown; outcome?: unknown } | null;
-  const manual = typeof form === 'object' && form !== null && (form.handling === 'manual' || form.outcome === 'manual');
-  return manual ? decodeAnswer(MED_MANUAL, body) : decodeAnswer(MED_TRACKED, body);
+  if (body !== null && typeof body === 'object') {
+    const { handling, outcome } = body as Record<string, unknown>;
+    if (handling === 'manual' || outcome === 'manual') return decodeAnswer(MED_MANUAL, body);
+  }
+  return decodeAnswer(MED_TRACKED, body);
 }
 
 const MED_CLAIM = v.pipe(
