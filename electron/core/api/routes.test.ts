@@ -275,6 +275,33 @@ describe('response decoding', () => {
       ),
     ).toThrow(/totals.settlement_amount/);
   });
+
+  const SETTLEMENT = {
+    settlement_id: 7, settlement_provider_name: 'chain', provider_settlement_id: null, external_settlement_id: null, amount: '10.00', currency: 'BRL',
+    address_to: 'to', address_from: 'from', settlement_message: null, settled_at: null, created_at: '2026-11-21T13:00:00Z', status: 'DONE',
+  };
+  const RANGE = { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-30T00:00:00Z' };
+  const settlements = (fourth: object) => ({ settlements: [SETTLEMENT, SETTLEMENT, SETTLEMENT, { ...SETTLEMENT, ...fourth }], total: 4, limit: 4, offset: 0 });
+
+  it.each([
+    [settlements({ amount: '10.001' }), 'response.settlements[3].amount is not an amount with at most 2 decimals (too_many_decimals)'],
+    [settlements({ currency: 'USDt', amount: '0.0000001' }), 'response.settlements[3].amount is not an amount with at most 6 decimals (too_many_decimals)'],
+    [settlements({ status: 'LOST' }), 'response.settlements[3].status is not one of CREATED, PROCESSING, DONE, CANCELED, FAILED'],
+    [settlements({ settlement_message: 3 }), 'response.settlements[3].settlement_message is not a string or null'],
+    [settlements({ created_at: 'soon' }), 'response.settlements[3].created_at is not a datetime'],
+    [settlements({ settlement_id: '7' }), 'response.settlements[3].settlement_id is not an integer'],
+    [{ ...settlements({}), settlements: {} }, 'response.settlements is not an array'],
+    [[], 'response is not an object'],
+  ])('names the first field it cannot read and why (%#)', (body, sentence) => {
+    let thrown: unknown;
+    try {
+      ROUTES['settlements.list'].decode(body, 200, RANGE);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(DecodeError);
+    expect((thrown as DecodeError).message).toBe(sentence);
+  });
 });
 
 describe('exact amounts', () => {
