@@ -14,9 +14,9 @@ export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './back
 export type { BankAnswer, BankAnswerRecorded, ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
 export type { BookStatus, PendingRow, SettlementNotice, SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
 export type { Reconciliation, ChargeCheck, RefundCheck, InvariantLine, PaidSale, Difference as SettlementDifference } from './settlements/reconcile.ts';
-export type { MedReason, MedStatus } from './api/routes.ts';
+export type { MedReason, MedStatus } from './api/routes/payouts.ts';
 export type { StoreField, WalletChoice } from './backoffice/rules.ts';
-export type { Store } from './api/routes.ts';
+export type { Store } from './api/routes/stores.ts';
 export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './terminal/shift-report.ts';
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';

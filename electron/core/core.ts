@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { monotonicClock, type Clock } from '../shared/clock.ts';
 import { createServiceClient, type ServiceClient } from './api/client.ts';
-import type { RefundKeyContract } from './api/routes.ts';
+import type { RefundKeyContract } from './api/routes/route.ts';
 import { ServiceError } from './api/errors.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from './backoffice/backoffice.ts';
 import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection, type ClaimNotice } from './claims/desk.ts';

@@ -13,9 +13,9 @@ import { startSandbox } from '../../sandbox/server.ts';
 import type { Sandbox } from '../../sandbox/server.ts';
 import { CoreError } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
-import { createServiceClient, newIdempotencyKey } from './client.ts';
+import { newIdempotencyKey } from './client.ts';
 import type { ServiceClient, ServiceClientOptions } from './client.ts';
-import { ServiceError } from './errors.ts';
+import { clientRecordingWaits, failure } from './fixtures/clients.ts';
 import { backoffDelay } from './retry.ts';
 
 const MANAGER = 'sandbox-manager-token';
@@ -73,34 +73,10 @@ type ClientOptions = Partial<Omit<ServiceClientOptions, 'retry'>> & { retry?: Se
 
 /** A client on the sandbox whose backoff waits are recorded, not slept. */
 function makeClient(options: ClientOptions = {}) {
-  const waits: number[] = [];
   const log = memoryLogger(sb.clock);
-  const client = createServiceClient({
-    baseUrl: sb.url,
-    token: MANAGER,
-    clock: sb.clock,
-    log,
-    ...options,
-    retry: {
-      random: () => 0.5,
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ...options.retry,
-    },
-  });
-  open.push(client);
-  return { client, waits, log };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServiceError);
-    return err as ServiceError;
-  }
-  throw new Error('expected the call to fail');
+  const made = clientRecordingWaits({ baseUrl: sb.url, token: MANAGER, clock: sb.clock, log, ...options });
+  open.push(made.client);
+  return { ...made, log };
 }
 
 const RETRY_MSG = 'payment service call failed; retrying';

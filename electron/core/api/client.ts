@@ -32,46 +32,25 @@ import {
 import type { ParsedErrorBody, ServiceErrorDescription, ServiceErrorKind, TransportProblem } from './errors.ts';
 import { DEFAULT_RETRY, nextRetryDelay, parseRetryAfter } from './retry.ts';
 import type { RetryOptions } from './retry.ts';
-import { buildPath, buildQuery, isWrite, ROUTES } from './routes.ts';
+import { isWrite, ROUTES } from './routes.ts';
+import type { RouteInput, RouteName, RouteResult } from './routes.ts';
+import type { MedClaim, MedOpening, OpenMedClaimInput, PageQuery, Payout } from './routes/payouts.ts';
+import type { CreatePrintedQrBody, PrintedDynamicQr, PrintedQrListQuery, PrintedQrPage } from './routes/printed-qrs.ts';
+import type { Refund, RefundRequestInput } from './routes/refunds.ts';
+import { buildPath, buildQuery } from './routes/route.ts';
+import type { HttpMethod, QueryValue, RetryPolicy } from './routes/route.ts';
+import type { CreateSaleInput, DynamicPixCharge, TxStatus } from './routes/sales.ts';
 import type {
-  Checkout,
-  CheckoutConfig,
-  CheckoutPatch,
-  CheckoutRecord,
-  ConfigBody,
-  CreateCheckoutBody,
-  CreatePrintedQrBody,
-  CreateSaleInput,
-  CreateStoreBody,
-  HttpMethod,
-  MedClaim,
-  MedOpening,
-  OpenMedClaimInput,
-  PageQuery,
   PendingCharges,
   PendingChargesQuery,
-  Payout,
-  PrintedDynamicQr,
-  PrintedQrListQuery,
-  PrintedQrPage,
-  QueryValue,
-  Refund,
-  RefundRequestInput,
-  RetryPolicy,
-  RouteInput,
-  RouteName,
-  RouteResult,
-  DynamicPixCharge,
   SettlementDetail,
   SettlementPage,
   SettlementRange,
   SettlementTransactionPage,
   SettlementTransactionsQuery,
-  Store,
-  StorePatch,
-  TxStatus,
-  Wallet,
-} from './routes.ts';
+} from './routes/settlements.ts';
+import type { Checkout, CheckoutConfig, CheckoutPatch, CheckoutRecord, ConfigBody, CreateCheckoutBody, CreateStoreBody, Store, StorePatch } from './routes/stores.ts';
+import type { Wallet } from './routes/wallets.ts';
 
 export interface Timeouts {
   /** TCP/TLS connection set-up. */

@@ -14,7 +14,8 @@
 import { CoreError } from '../errors.ts';
 import type { ErrorCode, ErrorParams } from '../errors.ts';
 import { isWrite, routeInfo } from './routes.ts';
-import type { Access, RouteName } from './routes.ts';
+import type { Access } from './routes/route.ts';
+import type { RouteName } from './routes.ts';
 import { cut, MAX_DETAIL_CHARS, parseErrorBody, snippet, type BodyShape, type ParsedErrorBody, type ReasonDetail, type ReceivedDetail, type ValidationIssue } from './error-body.ts';
 
 export { MAX_DETAIL_CHARS, parseErrorBody, type BodyShape, type ParsedErrorBody, type ReasonDetail, type ReceivedDetail, type ValidationIssue } from './error-body.ts';
@@ -387,7 +388,26 @@ export function describeServiceError(
  */
 export type TransportProblem = 'refused' | 'dns' | 'unreachable' | 'connect_timeout' | 'broken' | 'no_answer' | 'deadline' | 'too_large';
 
-const BEFORE_SENDING: ReadonlySet<TransportProblem> = new Set(['refused', 'dns', 'unreachable', 'connect_timeout']);
+type BeforeSending = 'refused' | 'dns' | 'unreachable' | 'connect_timeout';
+
+/** Why the service could not be reached, for the failures that happen before anything is sent. */
+const NOT_REACHED: Readonly<Record<BeforeSending, string>> = {
+  refused: 'the connection was refused',
+  dns: 'its address could not be found',
+  unreachable: 'the network is unreachable',
+  connect_timeout: 'it did not accept a connection in time',
+};
+
+/** What happened, for the failures after the request may have left (the deadline says how long it waited). */
+const CUT_SHORT: Readonly<Record<Exclude<TransportProblem, BeforeSending | 'deadline'>, string>> = {
+  broken: 'The connection to the payment service broke',
+  no_answer: 'The payment service stopped answering',
+  too_large: 'The payment service sent an answer too large to read',
+};
+
+function beforeSending(problem: TransportProblem): problem is BeforeSending {
+  return Object.hasOwn(NOT_REACHED, problem);
+}
 
 /** Classifies an error thrown by undici or Node's socket layer. */
 export function transportProblem(err: unknown): TransportProblem {
@@ -421,7 +441,14 @@ export function transportKind(problem: TransportProblem): ServiceErrorKind {
 
 export function transportOutcome(problem: TransportProblem, route: RouteName): ServiceOutcome {
   if (!isWrite(route)) return 'not_created';
-  return BEFORE_SENDING.has(problem) ? 'not_created' : 'unknown';
+  return beforeSending(problem) ? 'not_created' : 'unknown';
+}
+
+/** ' within N seconds', or '' when the deadline is not known. */
+function waitedFor(deadlineMs: number | undefined): string {
+  if (deadlineMs === undefined) return '';
+  const seconds = Math.max(1, Math.round(deadlineMs / 1000));
+  return ` within ${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 /** The sentence of a failure below HTTP. Pure. */
@@ -429,37 +456,12 @@ export function describeTransportFailure(problem: TransportProblem, route: Route
   const info = routeInfo(route);
   const outcome = transportOutcome(problem, route);
   const advice = retryAdvice(route, outcome);
-  const unreachable = (why: string) =>
-    `Cannot reach the payment service (${why}); check the network connection and the service address in the settings, then try again. Nothing was sent.`;
   let message: string;
-  switch (problem) {
-    case 'refused':
-      message = unreachable('the connection was refused');
-      break;
-    case 'dns':
-      message = unreachable('its address could not be found');
-      break;
-    case 'unreachable':
-      message = unreachable('the network is unreachable');
-      break;
-    case 'connect_timeout':
-      message = unreachable('it did not accept a connection in time');
-      break;
-    case 'broken':
-      message = `The connection to the payment service broke while trying to ${info.action}. ${advice}`;
-      break;
-    case 'no_answer':
-      message = `The payment service stopped answering while trying to ${info.action}. ${advice}`;
-      break;
-    case 'deadline': {
-      const seconds = deadlineMs === undefined ? 0 : Math.max(1, Math.round(deadlineMs / 1000));
-      const within = deadlineMs === undefined ? '' : ` within ${seconds} second${seconds === 1 ? '' : 's'}`;
-      message = `The payment service did not answer${within} while trying to ${info.action}. ${advice}`;
-      break;
-    }
-    case 'too_large':
-      message = `The payment service sent an answer too large to read while trying to ${info.action}. ${advice}`;
-      break;
+  if (beforeSending(problem)) {
+    message = `Cannot reach the payment service (${NOT_REACHED[problem]}); check the network connection and the service address in the settings, then try again. Nothing was sent.`;
+  } else {
+    const what = problem === 'deadline' ? `The payment service did not answer${waitedFor(deadlineMs)}` : CUT_SHORT[problem];
+    message = `${what} while trying to ${info.action}. ${advice}`;
   }
   return {
     code: transportKind(problem) === 'timeout' ? 'service_timeout' : 'service_unreachable',

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
-import { DecodeError, Fields } from './decode.ts';
+import { cents, currencyScale, decodeAnswer, DecodeError, record, text, withAmounts } from './decode.ts';
 import { parseErrorBody } from './errors.ts';
-import { buildPath, buildQuery, currencyScale, REFUND_KEYS, ROUTES } from './routes.ts';
+import { buildPath, buildQuery, REFUND_KEYS } from './routes/route.ts';
+import { ROUTES } from './routes.ts';
 import type { RouteName } from './routes.ts';
 
 const SALE = {
@@ -274,12 +275,42 @@ describe('response decoding', () => {
       ),
     ).toThrow(/totals.settlement_amount/);
   });
+
+  const SETTLEMENT = {
+    settlement_id: 7, settlement_provider_name: 'chain', provider_settlement_id: null, external_settlement_id: null, amount: '10.00', currency: 'BRL',
+    address_to: 'to', address_from: 'from', settlement_message: null, settled_at: null, created_at: '2026-11-21T13:00:00Z', status: 'DONE',
+  };
+  const RANGE = { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-30T00:00:00Z' };
+  const settlements = (fourth: object) => ({ settlements: [SETTLEMENT, SETTLEMENT, SETTLEMENT, { ...SETTLEMENT, ...fourth }], total: 4, limit: 4, offset: 0 });
+
+  it.each([
+    [settlements({ amount: '10.001' }), 'response.settlements[3].amount is not an amount with at most 2 decimals (too_many_decimals)'],
+    [settlements({ currency: 'USDt', amount: '0.0000001' }), 'response.settlements[3].amount is not an amount with at most 6 decimals (too_many_decimals)'],
+    [settlements({ status: 'LOST' }), 'response.settlements[3].status is not one of CREATED, PROCESSING, DONE, CANCELED, FAILED'],
+    [settlements({ settlement_message: 3 }), 'response.settlements[3].settlement_message is not a string or null'],
+    [settlements({ created_at: 'soon' }), 'response.settlements[3].created_at is not a datetime'],
+    [settlements({ settlement_id: '7' }), 'response.settlements[3].settlement_id is not an integer'],
+    [{ ...settlements({}), settlements: {} }, 'response.settlements is not an array'],
+    [[], 'response is not an object'],
+  ])('names the first field it cannot read and why (%#)', (body, sentence) => {
+    let thrown: unknown;
+    try {
+      ROUTES['settlements.list'].decode(body, 200, RANGE);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(DecodeError);
+    expect((thrown as DecodeError).message).toBe(sentence);
+  });
 });
 
 describe('exact amounts', () => {
   // Through the client's own field reader, which must use the one strict wire decoder
   // (electron/shared/money.ts, whose table holds the full list of hostile inputs).
-  const read = (input: unknown, currency: string, signed = false) => new Fields({ amount: input }, 'response').amount('amount', currency, currencyScale, signed).minor;
+  const unsigned = withAmounts({ currency: text }, { amount: { currency: 'currency' } });
+  const net = withAmounts({ currency: text }, { amount: { currency: 'currency', signed: true } });
+  const read = (input: unknown, currency: string, signed = false) => decodeAnswer(signed ? net : unsigned, { amount: input, currency }).amount.minor;
+  const readCents = (input: unknown) => decodeAnswer(record({ amount_brl: cents }), { amount_brl: input }).amount_brl;
 
   it.each([
     ['1234.56', 'BRL', false, 123456],
@@ -315,9 +346,9 @@ describe('exact amounts', () => {
   });
 
   it('reads a BRL field (cents) with the same decoder: "12.500" is not 12.50', () => {
-    expect(new Fields({ amount_brl: '12.50' }, 'response').cents('amount_brl')).toBe(1250);
-    expect(() => new Fields({ amount_brl: '12.500' }, 'response').cents('amount_brl')).toThrow(/too_many_decimals/);
-    expect(() => new Fields({ amount_brl: '+12.5' }, 'response').cents('amount_brl')).toThrow(DecodeError);
+    expect(readCents('12.50')).toBe(1250);
+    expect(() => readCents('12.500')).toThrow(/too_many_decimals/);
+    expect(() => readCents('+12.5')).toThrow(DecodeError);
   });
 
   it('knows the scale of each currency (contract 6)', () => {

@@ -12,9 +12,10 @@ import { ManualClock } from '../../shared/clock.ts';
 import { startSandbox } from '../../sandbox/server.ts';
 import type { Sandbox } from '../../sandbox/server.ts';
 import { memoryLogger } from '../log.ts';
-import { createServiceClient, newIdempotencyKey } from './client.ts';
+import { newIdempotencyKey } from './client.ts';
 import type { ServiceClient, ServiceClientOptions } from './client.ts';
-import { MAX_DETAIL_CHARS, ServiceError } from './errors.ts';
+import { MAX_DETAIL_CHARS } from './errors.ts';
+import { clientRecordingWaits, failure } from './fixtures/clients.ts';
 
 const servers: Server[] = [];
 const clients: ServiceClient[] = [];
@@ -49,34 +50,10 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 }
 
 function makeClient(baseUrl: string, options: Partial<ServiceClientOptions> = {}) {
-  const waits: number[] = [];
   const clock = options.clock ?? new ManualClock();
-  const client = createServiceClient({
-    baseUrl,
-    token: 'sandbox-manager-token',
-    clock,
-    log: memoryLogger(clock),
-    ...options,
-    retry: {
-      random: () => 0.5,
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ...options.retry,
-    },
-  });
-  clients.push(client);
-  return { client, waits };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServiceError);
-    return err as ServiceError;
-  }
-  throw new Error('expected the call to fail');
+  const made = clientRecordingWaits({ baseUrl, token: 'sandbox-manager-token', clock, log: memoryLogger(clock), ...options });
+  clients.push(made.client);
+  return made;
 }
 
 const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
-import type { Store } from '../api/routes.ts';
+import type { Store } from '../api/routes/stores.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';

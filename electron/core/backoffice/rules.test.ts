@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildPixBrCode } from '../../shared/emv.ts';
 import { describeServiceError, ServiceError } from '../api/errors.ts';
-import type { RouteName, Store } from '../api/routes.ts';
+import type { RouteName } from '../api/routes.ts';
+import type { Store } from '../api/routes/stores.ts';
 import { CoreError } from '../errors.ts';
 import { checkedPosterEmv, checkoutDesc, maskAddress, modeConfig, modeOf, newStoreBody, officeError, requireWalletConfirmation, storePatch, type StoreForm } from './rules.ts';
 

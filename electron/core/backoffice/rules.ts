@@ -5,7 +5,8 @@
  */
 import { validateBrCode } from '../../shared/emv.ts';
 import { ServiceError } from '../api/errors.ts';
-import type { Store, StorePatch, Wallet } from '../api/routes.ts';
+import type { Store, StorePatch } from '../api/routes/stores.ts';
+import type { Wallet } from '../api/routes/wallets.ts';
 import { CoreError } from '../errors.ts';
 
 /** What the Store form sends: every field as typed (an empty one is ''). */

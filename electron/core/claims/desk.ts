@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
-import type { MedClaim, MedStatus, Payout } from '../api/routes.ts';
+import type { MedClaim, MedStatus, Payout } from '../api/routes/payouts.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry, Projection } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MedStatus, Payout } from '../api/routes.ts';
+import type { MedStatus, Payout } from '../api/routes/payouts.ts';
 import { CoreError } from '../errors.ts';
 import { claimability, claimBody, claimsToRead, DAY_MS, daysSince, nextStatus, typedMedCaseId } from './rules.ts';
 

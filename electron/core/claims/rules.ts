@@ -2,7 +2,7 @@
  * The claims desk's rules (issue 12), pure: which pay-out may be claimed and why not, the
  * claim form, and how a claim's status may move. Reference 2.6, 3.2, 4.6 and 8.
  */
-import { MED_REASONS, MED_STATUSES, type MedReason, type MedStatus, type Payout } from '../api/routes.ts';
+import { MED_REASONS, MED_STATUSES, type MedReason, type MedStatus, type Payout } from '../api/routes/payouts.ts';
 import { CoreError } from '../errors.ts';
 
 /** Reference 8: the central bank takes a claim up to 80 days after; open it within 79. */

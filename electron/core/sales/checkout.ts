@@ -22,7 +22,7 @@
  *   is requested next (the issue's rule), and it can still be paid late.
  * - A confirmed displacement is never voided; a later refusal cannot bring a sale back.
  */
-import { IDEMPOTENCY_KEY_WINDOW_MS } from '../api/routes.ts';
+import { IDEMPOTENCY_KEY_WINDOW_MS } from '../api/routes/route.ts';
 import { MAX_SALE_CENTS } from './amount.ts';
 import { activeDisplacements, reduceSale, SALE_LIFETIME_MS } from './lifecycle.ts';
 import type {

@@ -2,7 +2,7 @@
  * Refunds of a paid sale (contract 5), as pure rules over the journaled Sale: how much is
  * left to give back, and whether a supervisor's refund may be asked for. Integer cents.
  */
-import type { RefundKeyContract } from '../api/routes.ts';
+import type { RefundKeyContract } from '../api/routes/route.ts';
 import { openRefund, refundsMadeCents, type RefundFact, type RefundRequested, type RefundUnconfirmed, type Sale, type SaleStatus } from './lifecycle.ts';
 
 /** The sales whose charge the payer paid: the only ones with money to give back. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../api/decode.ts';
-import { decodeSettledEvent, ROUTES } from '../api/routes.ts';
+import { decodeSettledEvent } from '../api/routes/settlements.ts';
+import { ROUTES } from '../api/routes.ts';
 import { differencesOf, factsOfDetail, factsOfEvent, findSale, invariantLines, poolKey, reconcile, show, unsettledSales, type PaidSale, type PendingIds, type SaleForSettlement } from './reconcile.ts';
 
 /** A `settlement.settled` payload as the wire carries it (reference 6.1), figures as JSON numbers. */

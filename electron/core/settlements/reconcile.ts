@@ -5,7 +5,7 @@
  * "corrected": a difference is a line a person reads and acknowledges.
  */
 import type { Amount } from '../api/decode.ts';
-import type { SettledEvent, SettlementDetail } from '../api/routes.ts';
+import type { SettledEvent, SettlementDetail } from '../api/routes/settlements.ts';
 
 /** What a settlement says, from its webhook or its REST detail, in one shape. */
 export interface SettlementFacts {

@@ -1,5 +1,5 @@
 import { DecodeError, type Amount } from '../api/decode.ts';
-import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type SettledEvent, type Settlement, type SettlementDetail } from '../api/routes.ts';
+import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type SettledEvent, type Settlement, type SettlementDetail } from '../api/routes/settlements.ts';
 import { CoreError } from '../errors.ts';
 import { canonicalJson } from '../journal/canonical.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';

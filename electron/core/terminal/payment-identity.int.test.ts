@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
-import type { TxStatus } from '../api/routes.ts';
+import type { TxStatus } from '../api/routes/sales.ts';
 import { memoryLogger } from '../log.ts';
 import type { WebhookDelivery } from '../webhooks/receiver.ts';
 import { startServiceForTerminals, terminalOnJournal, type ServiceForTerminals, type TerminalOnJournal } from './fixtures/journal-terminal.ts';

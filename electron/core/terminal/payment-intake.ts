@@ -1,4 +1,4 @@
-import type { TxStatus } from '../api/routes.ts';
+import type { TxStatus } from '../api/routes/sales.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { wireBrlCents } from '../../shared/money.ts';

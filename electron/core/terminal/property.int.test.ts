@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
-import type { TxStatus } from '../api/routes.ts';
+import type { TxStatus } from '../api/routes/sales.ts';
 import type { EntryInput } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
-import { REFUND_KEYS, type RefundKeyContract } from '../api/routes.ts';
+import { REFUND_KEYS, type RefundKeyContract } from '../api/routes/route.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalEntry, Projection } from '../journal/journal.ts';
 import { openRefund, refundsMadeCents, type RefundEvent, type RefundFact, type Sale, type UncertainReason } from '../sales/lifecycle.ts';

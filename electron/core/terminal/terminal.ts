@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
-import type { RefundKeyContract } from '../api/routes.ts';
+import type { RefundKeyContract } from '../api/routes/route.ts';
 import { CoreError } from '../errors.ts';
 import type { Journal, JournalEntry, OpenJournalOptions } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
