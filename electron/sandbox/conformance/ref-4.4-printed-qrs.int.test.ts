@@ -1,20 +1,11 @@
 // Reference 4.4 (printed dynamic QRs: every rule of creation, and the listing), 2.4 and the
 // printed-QR rows of section 7, through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateBrCode } from '../../shared/emv.ts';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 const QRS = '/v2/printed_dynamic_qrs';
 const WALLET_101 = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
