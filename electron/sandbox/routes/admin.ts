@@ -13,11 +13,12 @@
 import { ACCESS, guard } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
 import { detailError } from '../http.ts';
-import type { Reply, Router } from '../http.ts';
+import type { Reply, Router, SandboxRequest } from '../http.ts';
 import { findCheckout, findStore, usableWallet } from '../lookup.ts';
 import type { CheckoutRecord, SandboxState, StoreRecord } from '../state.ts';
 import { checkoutKey, storeKey } from '../state.ts';
 import { body, field, fields, optional, readRequest, valueError } from '../validate.ts';
+import type { RequestParts } from '../validate.ts';
 
 /** Reference 4.3: the values default_qr accepts. */
 export const DEFAULT_QR_VALUES = ['printed_dynamic_qr', 'dynamic'] as const;
@@ -89,6 +90,23 @@ const ConfigBody = body(
   },
 );
 
+/**
+ * Reference 4.1 / 4.2: each of `fields` that was sent replaces the record's value; one left
+ * out (or null) keeps it. Only the fields named: a body's other keys never reach the record.
+ */
+function patch<R extends object, K extends keyof R & string>(record: R, sent: Partial<Record<K, R[K]>>, fields: readonly K[]): void {
+  for (const name of fields) {
+    const value = sent[name];
+    if (value !== undefined) record[name] = value as R[K];
+  }
+}
+
+/** Reference 5 rule 2 first (pay_in and role manager, 401/403 before any 422), then the request's parts. */
+function administered<P extends RequestParts>(req: SandboxRequest, parts: P) {
+  const p = guard(req, ACCESS.administration);
+  return { merchantId: p.merchantId, ...readRequest(req, parts) };
+}
+
 function storeOf(state: SandboxState, merchantId: number, storeId: number): StoreRecord {
   const store = findStore(state, merchantId, storeId);
   if (store === undefined) throw detailError(404, 'Store not found');
@@ -111,34 +129,29 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('POST', '/v2/stores', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const sent = readRequest(req, { body: NewStoreBody }).body;
+    const { merchantId, body: sent } = administered(req, { body: NewStoreBody });
     const { state } = ctx;
-    const storeId = storesOf(state, p.merchantId).reduce((max, s) => Math.max(max, s.store_id), 0) + 1;
-    const store: StoreRecord = { merchant_id: p.merchantId, store_id: storeId, store_name: sent.store_name, address: sent.address ?? null, phone_number: sent.phone_number ?? null, email: sent.email ?? null };
-    state.stores[storeKey(p.merchantId, storeId)] = store;
+    const storeId = storesOf(state, merchantId).reduce((max, s) => Math.max(max, s.store_id), 0) + 1;
+    const store: StoreRecord = { merchant_id: merchantId, store_id: storeId, store_name: sent.store_name, address: sent.address ?? null, phone_number: sent.phone_number ?? null, email: sent.email ?? null };
+    state.stores[storeKey(merchantId, storeId)] = store;
     ctx.persist();
     return { status: 201, body: storeBody(store) };
   });
 
   router.add('PATCH', '/v2/stores/:store_id', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { path, body: sent } = readRequest(req, { path: StorePath, body: StoreChangeBody });
-    const store = storeOf(ctx.state, p.merchantId, path.store_id);
-    if (sent.store_name !== undefined) store.store_name = sent.store_name;
-    if (sent.address !== undefined) store.address = sent.address;
-    if (sent.phone_number !== undefined) store.phone_number = sent.phone_number;
-    if (sent.email !== undefined) store.email = sent.email;
+    const { merchantId, path, body: sent } = administered(req, { path: StorePath, body: StoreChangeBody });
+    const store = storeOf(ctx.state, merchantId, path.store_id);
+    patch(store, sent, ['store_name', 'address', 'phone_number', 'email']);
     ctx.persist();
     return { status: 200, body: storeBody(store) };
   });
 
   // ---- 4.2 Checkouts ----
   router.add('GET', '/v2/stores/:store_id/checkouts', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { store_id: storeId } = readRequest(req, { path: StorePath }).path;
-    storeOf(ctx.state, p.merchantId, storeId);
-    const body = checkoutsOf(ctx.state, p.merchantId, storeId).map((c) => ({
+    const { merchantId, path } = administered(req, { path: StorePath });
+    const storeId = path.store_id;
+    storeOf(ctx.state, merchantId, storeId);
+    const body = checkoutsOf(ctx.state, merchantId, storeId).map((c) => ({
       ...checkoutBody(c),
       default_qr: ctx.state.configs[checkoutKey(c.merchant_id, c.store_id, c.checkout_id)]?.default_qr ?? null,
     }));
@@ -146,38 +159,34 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('POST', '/v2/stores/:store_id/checkouts', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { path, body: sent } = readRequest(req, { path: StorePath, body: NewCheckoutBody });
+    const { merchantId, path, body: sent } = administered(req, { path: StorePath, body: NewCheckoutBody });
     const { state } = ctx;
-    storeOf(state, p.merchantId, path.store_id);
+    storeOf(state, merchantId, path.store_id);
     // Reference 4.2: the wallet must be the merchant's (prevents cross-merchant assignment).
-    usableWallet(state, p.merchantId, sent.wallet_id);
-    const checkout = addCheckout(state, { merchant_id: p.merchantId, store_id: path.store_id, checkout_desc: sent.checkout_desc, wallet_id: sent.wallet_id });
+    usableWallet(state, merchantId, sent.wallet_id);
+    const checkout = addCheckout(state, { merchant_id: merchantId, store_id: path.store_id, checkout_desc: sent.checkout_desc, wallet_id: sent.wallet_id });
     ctx.persist();
     return { status: 201, body: checkoutBody(checkout) };
   });
 
   router.add('PATCH', '/v2/stores/:store_id/checkouts/:checkout_id', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { path, body: sent } = readRequest(req, { path: CheckoutPath, body: CheckoutChangeBody });
+    const { merchantId, path, body: sent } = administered(req, { path: CheckoutPath, body: CheckoutChangeBody });
     const { state } = ctx;
-    storeOf(state, p.merchantId, path.store_id);
-    const checkout = checkoutOf(state, p.merchantId, path.store_id, path.checkout_id);
+    storeOf(state, merchantId, path.store_id);
+    const checkout = checkoutOf(state, merchantId, path.store_id, path.checkout_id);
     // Reference 4.2: PATCH is the only way to move a checkout to another wallet; what is
     // paid afterwards settles to the new wallet (read from the checkout at settle time).
-    if (sent.wallet_id !== undefined) usableWallet(state, p.merchantId, sent.wallet_id);
-    if (sent.checkout_desc !== undefined) checkout.checkout_desc = sent.checkout_desc;
-    if (sent.wallet_id !== undefined) checkout.wallet_id = sent.wallet_id;
+    if (sent.wallet_id !== undefined) usableWallet(state, merchantId, sent.wallet_id);
+    patch(checkout, sent, ['checkout_desc', 'wallet_id']);
     ctx.persist();
     return { status: 200, body: checkoutBody(checkout) };
   });
 
   // ---- 4.3 Checkout configs ----
   router.add('POST', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { path, body: sent } = readRequest(req, { path: CheckoutPath, body: ConfigBody });
+    const { merchantId, path, body: sent } = administered(req, { path: CheckoutPath, body: ConfigBody });
     const { state } = ctx;
-    const checkout = checkoutOf(state, p.merchantId, path.store_id, path.checkout_id);
+    const checkout = checkoutOf(state, merchantId, path.store_id, path.checkout_id);
     const key = checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id);
     const configs = (state.configs[key] ??= {});
     const existed = Object.hasOwn(configs, sent.config_type);
@@ -191,9 +200,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('GET', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const { path } = readRequest(req, { path: CheckoutPath });
-    const checkout = checkoutOf(ctx.state, p.merchantId, path.store_id, path.checkout_id);
+    const { merchantId, path } = administered(req, { path: CheckoutPath });
+    const checkout = checkoutOf(ctx.state, merchantId, path.store_id, path.checkout_id);
     const configs = ctx.state.configs[checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id)] ?? {};
     // Reference 4.3: ordered by config_type.
     const body = Object.keys(configs)
