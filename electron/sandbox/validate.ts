@@ -404,7 +404,7 @@ export function readRequest<P extends RequestParts>(req: RequestSource, parts: P
     if (read.ok) out[root] = read.value;
     else items.push(...read.items);
   }
-  throwIfInvalid(items);
+  if (items.length > 0) throw validationError(items);
   return out as Read<P>;
 }
 
@@ -417,8 +417,4 @@ export function sentField(sent: unknown, name: string): unknown {
 export function refuse(root: LocRoot, found: Problem, input: unknown): never {
   const { type, msg, ctx } = heard(found.said);
   throw validationError([{ type, loc: found.at === null ? [root] : [root, found.at], msg, input, ctx }]);
-}
-
-export function throwIfInvalid(items: ValidationItem[]): void {
-  if (items.length > 0) throw validationError(items);
 }
