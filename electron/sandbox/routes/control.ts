@@ -13,6 +13,7 @@
  */
 import { validateBrCode } from '../../shared/emv.ts';
 import { formatCents } from '../../shared/money.ts';
+import { firstIssue } from '../../shared/schema.ts';
 import { secretBytes } from '../../shared/standard-webhooks.ts';
 import type { WebhookFaultKind } from '../faults.ts';
 import { GATEWAY_FAULTS, ROUTE_FAULTS, WEBHOOK_FAULTS } from '../faults.ts';
@@ -319,8 +320,8 @@ export function register(router: Router, ctx: ControlContext): void {
 
   router.add('POST', '/_sandbox/faults', (req): Reply => {
     // The target decides the rest of the body; a wrong one is read as a webhook fault's.
-    const target = v.safeParse(field.literal(FAULT_TARGETS), sentField(req.body, 'target'));
-    switch (target.success ? target.output : null) {
+    const target = firstIssue(field.literal(FAULT_TARGETS), sentField(req.body, 'target'));
+    switch (target.ok ? target.value : null) {
       case 'route': {
         const { method, path, fault, count } = readRequest(req, { body: RouteFaultBody }).body;
         return { status: 201, body: ctx.faults.add({ target: 'route', method, path, fault, remaining: count }) };
