@@ -13,8 +13,9 @@
  *   plain-text 500 `Internal Server Error`; the process stays up.
  * - Auth: start each handler with `const p = guard(req, ACCESS.payOut)` (auth.ts): 401 bad
  *   token, 401 missing scope, 403 missing role, with the exact details of reference 5.
- * - Validation: `const f = Fields.body(req.body); f.int(...); f.check()` (validate.ts) gives
- *   the 422 validation list; `Fields.query(req.query)` and `Fields.path(req.params)` likewise.
+ * - Validation: declare each part's shape once with validate.ts (`body({...})`, `fields({...})`
+ *   of `field.int()`, `field.cents()`, ...), then `readRequest(req, { path, query, header, body })`
+ *   gives the typed values or throws the 422 validation list with every problem at once.
  * - State: `ctx.state` (state.ts) is plain JSON data; S2's corner is payouts, medClaims,
  *   settlements, refunds, pendingPool, ext and SaleRecord.ext. Call `ctx.persist()` after
  *   changing it. A reset rebuilds it from fixture.ts in place (read it at request time).

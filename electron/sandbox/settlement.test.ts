@@ -109,6 +109,15 @@ function book(): SettlementBook {
   return emptyBook(T0);
 }
 
+/** Charges of C1 in ars_batched mode, each [cents, added at], recorded done in `b` in that order. */
+function doneBatched(b: SettlementBook, ...charges: [cents: bigint, addedAt: number][]): SettledCharge[] {
+  return charges.map(([cents, addedAt]) => {
+    const c = charge(C1, 'ars_batched', cents, addedAt);
+    recordDoneCharge(b, c, addressOf);
+    return c;
+  });
+}
+
 function pending(b: SettlementBook): Deduction[] {
   return activeDeductions(b.refunds, Number.POSITIVE_INFINITY);
 }
@@ -374,10 +383,7 @@ describe('lifecycle and catch-up', () => {
 describe('settlement.settled payload (reference 6.1, contract 8)', () => {
   it('ARS batched: amount in ARS is charges minus deductions; source side in USDt', () => {
     const b = book();
-    const a = charge(C1, 'ars_batched', 1250n, T0);
-    const c = charge(C1, 'ars_batched', 5000n, T0 + 1);
-    recordDoneCharge(b, a, addressOf);
-    recordDoneCharge(b, c, addressOf);
+    const [, c] = doneBatched(b, [1250n, T0], [5000n, T0 + 1]) as [SettledCharge, SettledCharge];
     addRefund(b, refundOf(c, 333n, 0n, T0 + 2));
     closeWindow(b, NEXT_BOUNDARY, addressOf);
     expediteSettlements(b, NEXT_BOUNDARY);
@@ -479,10 +485,8 @@ describe('reads', () => {
 
   it('previews the pending pool with totals over the filtered set, not the page', () => {
     const b = book();
-    const a = charge(C1, 'ars_batched', 1250n, T0);
-    const c = charge(C1, 'ars_batched', 1000n, T0 + 10);
-    recordDoneCharge(b, c, addressOf);
-    recordDoneCharge(b, a, addressOf);
+    // Recorded newest first: the preview still lists them oldest first.
+    const [, a] = doneBatched(b, [1000n, T0 + 10], [1250n, T0]) as [SettledCharge, SettledCharge];
     addRefund(b, refundOf(a, 1250n, 0n, T0 + 20));
     const preview = pendingPreview(b, C1, 'ars_batched', T0 - DAY_MS, T0 + DAY_MS, { limit: 1, offset: 0 });
     expect(preview.items.map((i) => i['service_id'])).toEqual([a.service_id]);

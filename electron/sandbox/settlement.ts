@@ -596,47 +596,39 @@ function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
 }
 
+/**
+ * The `fields` of a record as the wire carries them, in that order: each exact decimal text of
+ * `amounts` as a JSON number (reference 2.7-2.9), everything else as it is.
+ */
+function wireView<R extends object, K extends keyof R & string>(record: R, fields: readonly K[], amounts: readonly K[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of fields) out[name] = amounts.includes(name) ? toWireNumber(String(record[name])) : record[name];
+  return out;
+}
+
 export function settlementView(s: SettlementRecord): Record<string, unknown> {
   return {
-    settlement_id: s.settlement_id,
-    settlement_provider_name: s.settlement_provider_name,
-    provider_settlement_id: s.provider_settlement_id,
-    external_settlement_id: s.external_settlement_id,
-    amount: toWireNumber(s.amount),
-    currency: s.currency,
-    address_to: s.address_to,
-    address_from: s.address_from,
-    settlement_message: s.settlement_message,
+    ...wireView(
+      s,
+      ['settlement_id', 'settlement_provider_name', 'provider_settlement_id', 'external_settlement_id', 'amount', 'currency', 'address_to', 'address_from', 'settlement_message'],
+      ['amount'],
+    ),
     settled_at: isoOrNull(s.settled_at),
     created_at: iso(s.created_at),
     status: s.status,
   };
 }
 
+const CHARGE_AMOUNTS = ['charged_amount', 'settlement_amount'] as const;
+const REFUND_AMOUNTS = ['refunded_amount', 'deduction_amount'] as const;
+
 /** The seven fields shared by the detail and the webhook (reference 2.8). */
 function chargeCore(c: SettledCharge): Record<string, unknown> {
-  return {
-    service_id: c.service_id,
-    external_id: c.external_id,
-    service_request_id: c.service_request_id,
-    charged_amount: toWireNumber(c.charged_amount),
-    charged_currency: c.charged_currency,
-    settlement_amount: toWireNumber(c.settlement_amount),
-    settlement_currency: c.settlement_currency,
-  };
+  return wireView(c, ['service_id', 'external_id', 'service_request_id', 'charged_amount', 'charged_currency', 'settlement_amount', 'settlement_currency'], CHARGE_AMOUNTS);
 }
 
 function refundCore(r: Deduction): Record<string, unknown> {
-  return {
-    service_refund_id: r.service_refund_id,
-    service_id: r.service_id,
-    external_id: r.external_id,
-    service_request_id: r.service_request_id,
-    refunded_amount: toWireNumber(r.refunded_amount),
-    refunded_currency: r.refunded_currency,
-    deduction_amount: toWireNumber(r.deduction_amount),
-    deduction_currency: r.deduction_currency,
-  };
+  return wireView(r, ['service_refund_id', 'service_id', 'external_id', 'service_request_id', 'refunded_amount', 'refunded_currency', 'deduction_amount', 'deduction_currency'], REFUND_AMOUNTS);
 }
 
 export function settlementDetailView(s: SettlementRecord): Record<string, unknown> {
@@ -743,13 +735,7 @@ export function listTransactions(
   return {
     transactions: rows.slice(page.offset, page.offset + page.limit).map(({ s, c }) => ({
       settlement_id: s.settlement_id,
-      service_request_id: c.service_request_id,
-      service_id: c.service_id,
-      external_id: c.external_id,
-      charged_amount: toWireNumber(c.charged_amount),
-      charged_currency: c.charged_currency,
-      settlement_amount: toWireNumber(c.settlement_amount),
-      settlement_currency: c.settlement_currency,
+      ...wireView(c, ['service_request_id', 'service_id', 'external_id', 'charged_amount', 'charged_currency', 'settlement_amount', 'settlement_currency'], CHARGE_AMOUNTS),
       charged_timestamp: iso(c.charged_timestamp),
       received_timestamp: isoOrNull(c.received_timestamp),
       settlement_provider_name: s.settlement_provider_name,
@@ -817,26 +803,16 @@ export function pendingPreview(
   const deduction = sumAmounts(refunds.map((r) => r.deduction_amount), currency);
   return {
     items: items.slice(page.offset, page.offset + page.limit).map((c) => ({
-      service_request_id: c.service_request_id,
-      service_id: c.service_id,
-      external_id: c.external_id,
-      charged_amount: toWireNumber(c.charged_amount),
-      charged_currency: c.charged_currency,
-      settlement_amount: toWireNumber(c.settlement_amount),
-      settlement_currency: c.settlement_currency,
+      ...wireView(c, ['service_request_id', 'service_id', 'external_id', 'charged_amount', 'charged_currency', 'settlement_amount', 'settlement_currency'], CHARGE_AMOUNTS),
       charged_timestamp: iso(c.charged_timestamp),
     })),
-    pending_refunds: refunds.map((r) => ({
-      service_refund_id: r.service_refund_id,
-      pay_in_refund_request_id: r.pay_in_refund_request_id,
-      service_id: r.service_id,
-      external_id: r.external_id,
-      service_request_id: r.service_request_id,
-      refunded_amount: toWireNumber(r.refunded_amount),
-      refunded_currency: r.refunded_currency,
-      deduction_amount: toWireNumber(r.deduction_amount),
-      deduction_currency: r.deduction_currency,
-    })),
+    pending_refunds: refunds.map((r) =>
+      wireView(
+        r,
+        ['service_refund_id', 'pay_in_refund_request_id', 'service_id', 'external_id', 'service_request_id', 'refunded_amount', 'refunded_currency', 'deduction_amount', 'deduction_currency'],
+        REFUND_AMOUNTS,
+      ),
+    ),
     totals: {
       count: items.length,
       settlement_amount: toWireNumber(gross),

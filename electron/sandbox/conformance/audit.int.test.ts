@@ -5,27 +5,13 @@
 //
 // The discrepancies the audit found are fixed; their checks are at the end.
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_WEBHOOK_SECRET, Receiver, startTestSandbox, TOKENS, waitFor } from './harness.ts';
-import type { Client, Delivery, Json, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_WEBHOOK_SECRET, TOKENS, waitFor } from './harness.ts';
+import type { Delivery, Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-let receiver: Receiver;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-  receiver = await new Receiver().start();
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
-beforeEach(async () => {
-  await api.reset();
-  receiver.deliveries.length = 0;
-  receiver.respond = () => 200;
-});
+const t = useSandbox({ receiver: true });
+const { api, receiver } = t;
 
 // ---------------------------------------------------------------------------------------
 // Independent helpers

@@ -4,11 +4,12 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
+// No reset between tests: every test checks that bad input changed nothing, so they share one state.
+const t = useSandbox({ resetEachTest: false });
+const { api } = t;
 let port: number;
 let baseline: string;
 
@@ -18,16 +19,13 @@ async function snapshot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
   port = t.sandbox.port;
   baseline = await snapshot();
 });
 afterAll(async () => {
-  // Whatever came before: the sandbox is up, and nothing changed.
+  // Whatever came before: the sandbox is up, and nothing changed (before the fixture closes it).
   expect((await api.get('/v2/stores')).status).toBe(200);
   expect(await snapshot()).toBe(baseline);
-  await t.close();
 });
 
 const auth = { authorization: `Bearer ${TOKENS.manager}` };

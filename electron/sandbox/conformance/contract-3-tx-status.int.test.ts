@@ -1,18 +1,9 @@
 // Contract 3 (Tx Status), through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 describe('GET /v2/tx_status/{pix_id}', () => {
   it('a pending charge: the six fields, paid_at and e2e_id null', async () => {

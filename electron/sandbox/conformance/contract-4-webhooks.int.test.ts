@@ -2,27 +2,15 @@
 // charge.paid and charge.done payloads, no event for a displacement, at-least-once delivery
 // with the retry schedule on sandbox time, the 10 s answer limit, and the webhook faults of
 // POST /_sandbox/faults. A real receiver on 127.0.0.1:0 captures every delivery.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { signWebhook, verifyWebhook } from '../../shared/standard-webhooks.ts';
-import { FIXTURE_WEBHOOK_SECRET, Receiver, startTestSandbox, waitFor, waitForAttempts } from './harness.ts';
-import type { Client, Delivery, Json, TestSandbox } from './harness.ts';
+import { FIXTURE_WEBHOOK_SECRET, Receiver, waitFor, waitForAttempts } from './harness.ts';
+import type { Delivery, Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-let receiver: Receiver;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-  receiver = await new Receiver().start();
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+const fixture = useSandbox({ receiver: true });
+const { api, receiver } = fixture;
 beforeEach(async () => {
-  await api.reset();
-  receiver.deliveries.length = 0;
-  receiver.respond = () => 200;
   await api.control('PUT', '/webhook', { url: receiver.url });
 });
 

@@ -2,20 +2,11 @@
  * Contract 5 (refunds, wallets, pay-outs) and contract 1's access rules for them, through
  * HTTP against a sandbox started in-process on loopback.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PAYOUT_CASHIER_TOKEN, TOKENS, addPayoutCashierToken, paidCharge, setMode, startHarness, type Harness } from './payout-settlement-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { PAYOUT_CASHIER_TOKEN, TOKENS, addPayoutCashierToken, paidCharge, setMode, useHarness, type Harness } from './payout-settlement-harness.ts';
 
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+const h: Harness = useHarness();
 
 describe('GET /v2/wallets', () => {
   it('lists the merchant wallets with network and deprecation (contract 5, fixture of contract 7)', async () => {

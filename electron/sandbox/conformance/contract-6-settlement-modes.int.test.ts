@@ -3,20 +3,11 @@
  * contract 7, through HTTP against a sandbox started in-process on loopback. Expected
  * figures are computed here with integer arithmetic from the documented fixed rates.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_RATES } from '../quotes.ts';
-import { TOKENS, paidCharge, setMode, startHarness, units, type Answer, type Harness } from './payout-settlement-harness.ts';
+import { TOKENS, paidCharge, setMode, useHarness, units, type Answer, type Harness } from './payout-settlement-harness.ts';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+const h: Harness = useHarness();
 
 function halfEven(n: bigint, d: bigint): bigint {
   let q = n / d;

@@ -1,20 +1,12 @@
 // Contract 7: the control API (every endpoint, its body and its errors) and the default
 // fixture, through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildPixBrCode } from '../../shared/emv.ts';
 import { FIXTURE_WEBHOOK_SECRET, Receiver, startTestSandbox, TOKENS, waitFor } from './harness.ts';
-import type { Client, Json, TestSandbox } from './harness.ts';
+import type { Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 describe('the default fixture', () => {
   it('merchant 1: store 1 "Loja Centro", checkout 1 "Caixa 1" on wallet 101, dynamic, no printed QR', async () => {

@@ -2,20 +2,14 @@
 // HTTP, each checked for both the refusal and the state it must not have changed.
 import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../server.ts';
-import { startTestSandbox } from './harness.ts';
-import type { TestSandbox } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
+const t = useSandbox();
 let port: number;
-beforeAll(async () => {
-  t = await startTestSandbox();
+beforeAll(() => {
   port = Number(new URL(t.sandbox.url).port);
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await t.api.reset();
 });
 
 interface RawAnswer {

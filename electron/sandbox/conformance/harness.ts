@@ -32,7 +32,8 @@ export interface CallOptions {
 }
 
 export class Client {
-  readonly baseUrl: string;
+  /** Set once the sandbox is up when a fixture made the client first (fixtures/sandbox.ts). */
+  baseUrl: string;
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl;
   }

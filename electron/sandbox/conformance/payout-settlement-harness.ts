@@ -1,12 +1,13 @@
 /**
- * The pay-out, MED, refund and settlement conformance files on top of harness.ts: one
+ * The pay-out, MED, refund and settlement conformance files on top of fixtures/sandbox.ts: one
  * sandbox started in-process on 127.0.0.1 port 0 with a loopback webhook receiver, driven
  * only through HTTP with global fetch, plus the few domain steps those files repeat (a paid
  * charge, a settlement mode, signed deliveries, exact decimal figures).
  */
 import { decodeWireAmount } from '../../shared/money.ts';
 import { verifyWebhook } from '../../shared/standard-webhooks.ts';
-import { FIXTURE_WEBHOOK_SECRET, Receiver, TOKENS, startTestSandbox, waitFor, type Res, type TestSandbox } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
+import { FIXTURE_WEBHOOK_SECRET, TOKENS, waitFor, type Receiver, type Res } from './harness.ts';
 
 export { TOKENS };
 export type Answer = Res;
@@ -33,7 +34,6 @@ export interface Harness {
   events(): Promise<{ webhook_id: string; event: string; merchant_id: number; payload: Record<string, unknown> }[]>;
   /** Waits (bounded, real time, never asserted on) until `predicate` holds over the deliveries. */
   waitForDeliveries(predicate: (d: Delivery[]) => boolean): Promise<Delivery[]>;
-  close(): Promise<void>;
 }
 
 function delivered(receiver: Receiver): Delivery[] {
@@ -47,19 +47,17 @@ function delivered(receiver: Receiver): Delivery[] {
   });
 }
 
-/** Starts the sandbox with a receiver as every merchant's webhook endpoint. */
-export async function startHarness(): Promise<Harness> {
-  const receiver = await new Receiver().start();
-  const test: TestSandbox = await startTestSandbox({ host: '127.0.0.1', webhook: { url: receiver.url, secret: FIXTURE_WEBHOOK_SECRET } });
-  const client = test.api;
-  const harness: Harness = {
+/**
+ * The harness of a test file: the fixture's sandbox with its receiver as every merchant's
+ * webhook endpoint from the start, reset before each test.
+ */
+export function useHarness(): Harness {
+  const fixture = useSandbox({ receiver: true, sandbox: (receiver) => ({ host: '127.0.0.1', webhook: { url: receiver.url, secret: FIXTURE_WEBHOOK_SECRET } }) });
+  const { api: client, receiver } = fixture;
+  return {
     api: (method, path, token, body) => client.call(method, path, { token, body }),
     control: (method, path, body) => client.call(method, path, { token: null, body }),
-    async reset() {
-      const r = await client.reset();
-      if (r.status !== 200) throw new Error(`reset failed: ${r.status}`);
-      receiver.deliveries.length = 0;
-    },
+    reset: () => fixture.reset(),
     async advance(seconds) {
       const r = await client.advance(seconds);
       if (r.status !== 200) throw new Error(`advance failed: ${r.status} ${r.text}`);
@@ -75,12 +73,7 @@ export async function startHarness(): Promise<Harness> {
         const all = delivered(receiver);
         return predicate(all) ? all : undefined;
       }, 'webhook deliveries'),
-    async close() {
-      await test.close();
-      await receiver.close();
-    },
   };
-  return harness;
 }
 
 /** A charge made with create_dynamic_pix and (unless `pay: false`) paid by the payer. */

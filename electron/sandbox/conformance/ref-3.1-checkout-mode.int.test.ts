@@ -1,19 +1,10 @@
 // Reference 3.1: the checkout mode and printed sale state machine, one test per row of its
 // table (plus its closing rule), through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox } from './harness.ts';
-import type { Client, Json, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import type { Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 const setMode = (value: string): Promise<unknown> => api.post('/v2/stores/1/checkouts/1/configs', { config_type: 'default_qr', config_value: value });
 const qrTypeOfNewSale = async (): Promise<string> => (await api.sale({ amount: '1.00' })).body.qr_type;

@@ -1,18 +1,9 @@
 // Reference 4.1 (stores) and 2.1 (the Store record), through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 describe('GET /v2/stores', () => {
   it('lists the merchant own stores, optional fields typed string (2.1)', async () => {

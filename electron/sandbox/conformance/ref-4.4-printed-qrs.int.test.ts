@@ -1,20 +1,11 @@
 // Reference 4.4 (printed dynamic QRs: every rule of creation, and the listing), 2.4 and the
 // printed-QR rows of section 7, through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateBrCode } from '../../shared/emv.ts';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 const QRS = '/v2/printed_dynamic_qrs';
 const WALLET_101 = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -24,6 +15,14 @@ const WALLET_201 = '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb';
 async function modeOf(checkoutId: number, storeId = 1): Promise<string | null | undefined> {
   const list = await api.get(`/v2/stores/${storeId}/checkouts`);
   return list.body.find((c: { checkout_id: number }) => c.checkout_id === checkoutId)?.default_qr;
+}
+
+/** Asks for a printed QR on checkout `checkoutId` (created if need be): refused with `status` and `detail`, the checkout left dynamic. */
+async function refusedQr(checkoutId: number, status: number, detail: string): Promise<void> {
+  const res = await api.post(QRS, { checkout_id: checkoutId, auto_create_checkout: true });
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ detail });
+  expect(await modeOf(checkoutId)).toBeNull();
 }
 
 describe('POST /v2/printed_dynamic_qrs: creation', () => {
@@ -125,10 +124,7 @@ describe('POST /v2/printed_dynamic_qrs: creation', () => {
 
   it('rule 5: a gateway failure creates no QR and leaves the (created) checkout dynamic; repeating completes', async () => {
     await api.control('POST', '/faults', { target: 'gateway', fault: 'printed_qr_error' });
-    const failed = await api.post(QRS, { checkout_id: 7, auto_create_checkout: true });
-    expect(failed.status).toBe(502);
-    expect(failed.body).toEqual({ detail: 'Gateway error during printed dynamic QR creation' });
-    expect(await modeOf(7)).toBeNull();
+    await refusedQr(7, 502, 'Gateway error during printed dynamic QR creation');
     expect((await api.get(QRS)).body.total).toBe(0);
     const retried = await api.post(QRS, { checkout_id: 7, auto_create_checkout: true });
     expect(retried.status).toBe(201);
@@ -137,18 +133,12 @@ describe('POST /v2/printed_dynamic_qrs: creation', () => {
 
   it('rule 5: a gateway answer without the expected fields is also a 502, nothing created', async () => {
     await api.control('POST', '/faults', { target: 'gateway', fault: 'printed_qr_bad_fields' });
-    const failed = await api.post(QRS, { checkout_id: 1, auto_create_checkout: true });
-    expect(failed.status).toBe(502);
-    expect(failed.body).toEqual({ detail: 'Gateway did not return expected fields for printed dynamic QR creation' });
-    expect(await modeOf(1)).toBeNull();
+    await refusedQr(1, 502, 'Gateway did not return expected fields for printed dynamic QR creation');
   });
 
   it('rule 6: a gateway without printed QRs creates none; a new checkout stays dynamic', async () => {
     await api.control('PUT', '/gateway', { printed_supported: false });
-    const res = await api.post(QRS, { checkout_id: 8, auto_create_checkout: true });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: "Printed dynamic QRs aren't available for this merchant" });
-    expect(await modeOf(8)).toBeNull();
+    await refusedQr(8, 400, "Printed dynamic QRs aren't available for this merchant");
     expect((await api.get(QRS)).body.total).toBe(0);
   });
 

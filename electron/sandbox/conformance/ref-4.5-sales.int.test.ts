@@ -1,21 +1,13 @@
 // Reference 4.5 (create_dynamic_pix on printed and dynamic checkouts: one pending sale,
 // displacement, newest-sale crediting, late payments, 5-minute expiry, the gateway
 // variants and the dynamic fallback), 3.1 (checkout mode and printed sale) and contract 2.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateBrCode } from '../../shared/emv.ts';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, Json, TestSandbox } from './harness.ts';
+import { TOKENS } from './harness.ts';
+import type { Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 const NO_PRINTED_QR = 'This checkout does not have a printed dynamic QR assigned.Please create one or contact support if you need assistance.';
 

@@ -3,24 +3,15 @@
  * (limits), through HTTP against a sandbox started in-process on loopback. The control API
  * plays the provider and the operator (contract 7).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PAYOUT_CASHIER_TOKEN, TOKENS, addPayoutCashierToken, startHarness, type Answer, type Harness } from './payout-settlement-harness.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { PAYOUT_CASHIER_TOKEN, TOKENS, addPayoutCashierToken, useHarness, type Answer, type Harness } from './payout-settlement-harness.ts';
 
-let h: Harness;
 
 const DETAILS = 'Golpe pelo WhatsApp: a vítima transferiu achando que pagava um boleto.';
 const CLAIM_FIELDS = ['created_at', 'e2e_id', 'external_id', 'med_case_id', 'money_refunded', 'reason', 'refunded_amount', 'result_id', 'service_id', 'status_id'];
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  // A reset also forgets the minute's rate-limit counts.
-  await h.reset();
-});
+// Reset before each test, which also forgets the minute's rate-limit counts.
+const h: Harness = useHarness();
 
 function open(body: Record<string, unknown>, token: string = TOKENS.manager): Promise<Answer> {
   return h.api('POST', '/v2/payout_meds', token, body);

@@ -2,8 +2,8 @@
  * Reference 4.7 (settlement reads), with 2.7-2.9 (fields), 3.3 (statuses), 7 and 8 (date
  * rules, page bounds), through HTTP against a sandbox started in-process on loopback.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TOKENS, addCheckout, paidCharge, q, setMode, startHarness, type Answer, type Harness } from './payout-settlement-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS, addCheckout, paidCharge, q, setMode, useHarness, type Answer, type Harness } from './payout-settlement-harness.ts';
 
 const DAY = 86_400_000;
 const SETTLEMENT_FIELDS = [
@@ -48,16 +48,7 @@ const TRANSACTION_FIELDS = [
   'settlement_provider_name',
 ];
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+const h: Harness = useHarness();
 
 async function run(confirm = true): Promise<Answer> {
   const r = await h.control('POST', '/_sandbox/settlements/run', { confirm });

@@ -1,18 +1,9 @@
 // Reference 5 (authentication, scopes, roles, isolation) and contract 1, through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 const BAD_CREDENTIALS = { detail: 'Could not validate credentials' };
 const NO_SCOPE = { detail: 'Token Profile Not Authorized for this Endpoint' };

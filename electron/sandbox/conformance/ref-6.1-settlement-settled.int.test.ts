@@ -3,9 +3,9 @@
  * (the invariant per mode), through HTTP: a sandbox started in-process on loopback delivers
  * to a receiver on loopback; figures are checked with integer arithmetic of their own.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_RATES } from '../quotes.ts';
-import { TOKENS, addCheckout, paidCharge, setMode, startHarness, units, type Delivery, type Harness } from './payout-settlement-harness.ts';
+import { TOKENS, addCheckout, paidCharge, setMode, useHarness, units, type Delivery, type Harness } from './payout-settlement-harness.ts';
 
 const TOP_LEVEL = [
   'amount',
@@ -24,16 +24,7 @@ const TOP_LEVEL = [
 const CHARGE_ENTRY = ['charged_amount', 'charged_currency', 'external_id', 'service_id', 'service_request_id', 'settlement_amount', 'settlement_currency'];
 const REFUND_ENTRY = ['deduction_amount', 'deduction_currency', 'external_id', 'refunded_amount', 'refunded_currency', 'service_id', 'service_refund_id', 'service_request_id'];
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+const h: Harness = useHarness();
 
 type Entry = Record<string, number | string | null>;
 

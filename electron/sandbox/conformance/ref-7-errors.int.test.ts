@@ -1,20 +1,11 @@
 // Reference 7 (errors): the three body shapes, every row of the administration and
 // printed-QR tables with its status and detail character for character, and the plain-text
 // 500. Each request is made through HTTP and checked to change nothing.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS } from './harness.ts';
-import type { Client, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 /** A fingerprint of what the merchant can see, to show an error changed nothing. */
 async function snapshot(): Promise<string> {

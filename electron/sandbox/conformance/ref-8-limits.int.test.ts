@@ -1,18 +1,9 @@
 // Reference 8 (limits), the rows of this part of the service, each at and beyond its edge.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox } from './harness.ts';
-import type { Client, Json, TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import type { Json } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-let api: Client;
-beforeAll(async () => {
-  t = await startTestSandbox();
-  api = t.api;
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await api.reset();
-});
+const { api } = useSandbox();
 
 describe('reference 8', () => {
   it('printed sale lifetime: 5 minutes', async () => {

@@ -3,14 +3,11 @@
  * an Idempotency-Key as contract 2 does for a create (README, "Refund Idempotency-Key"). What
  * the app's refund follow-up relies on to ask again after a lost answer without refunding twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKENS, type TestSandbox } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from './harness.ts';
+import { useSandbox } from './fixtures/sandbox.ts';
 
-let t: TestSandbox;
-beforeAll(async () => {
-  t = await startTestSandbox({ host: '127.0.0.1' });
-});
-afterAll(() => t?.close());
+const t = useSandbox({ sandbox: { host: '127.0.0.1' }, resetEachTest: false });
 
 async function paidCharge(amount: string): Promise<{ pix_id: string; service_id: string }> {
   const created = await t.api.post('/v2/create_dynamic_pix', { amount }, { token: TOKENS.cashier });

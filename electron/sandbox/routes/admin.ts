@@ -13,11 +13,12 @@
 import { ACCESS, guard } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
 import { detailError } from '../http.ts';
-import type { Reply, Router } from '../http.ts';
+import type { Reply, Router, SandboxRequest } from '../http.ts';
 import { findCheckout, findStore, usableWallet } from '../lookup.ts';
 import type { CheckoutRecord, SandboxState, StoreRecord } from '../state.ts';
 import { checkoutKey, storeKey } from '../state.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest, valueError } from '../validate.ts';
+import type { RequestParts } from '../validate.ts';
 
 /** Reference 4.3: the values default_qr accepts. */
 export const DEFAULT_QR_VALUES = ['printed_dynamic_qr', 'dynamic'] as const;
@@ -51,6 +52,73 @@ export function addCheckout(state: SandboxState, fields: Omit<CheckoutRecord, 'c
   return checkout;
 }
 
+const StorePath = fields({ store_id: field.int() });
+const CheckoutPath = fields({ store_id: field.int(), checkout_id: field.int() });
+
+const NewStoreBody = body({
+  store_name: field.string(),
+  address: optional(field.string()),
+  phone_number: optional(field.string()),
+  email: optional(field.string()),
+});
+
+// Reference 4.1: left out or null keeps the value; store_name at least 1 character.
+const StoreChangeBody = body({
+  store_name: optional(field.string({ min: 1 })),
+  address: optional(field.string()),
+  phone_number: optional(field.string()),
+  email: optional(field.string()),
+});
+
+const NewCheckoutBody = body({ checkout_desc: field.string(), wallet_id: field.int() });
+const CheckoutChangeBody = body({ checkout_desc: optional(field.string({ min: 1 })), wallet_id: optional(field.int()) });
+
+// Reference 4.3: an empty config_type or config_value is a 422 string_too_short.
+const ConfigBody = body(
+  { config_type: field.string({ min: 1 }), config_value: field.string({ min: 1 }) },
+  {
+    rules: [
+      {
+        needs: ['config_type', 'config_value'],
+        // Reference 4.3 / 7: any other default_qr value is a 422 naming the allowed values; nothing stored.
+        check: (c) =>
+          c.config_type === 'default_qr' && !(DEFAULT_QR_VALUES as readonly string[]).includes(c.config_value)
+            ? valueError('config_value', `default_qr must be one of 'printed_dynamic_qr' or 'dynamic'`)
+            : null,
+      },
+    ],
+  },
+);
+
+/**
+ * Reference 4.1 / 4.2: each of `fields` that was sent replaces the record's value; one left
+ * out (or null) keeps it. Only the fields named: a body's other keys never reach the record.
+ */
+function patch<R extends object, K extends keyof R & string>(record: R, sent: Partial<Record<K, R[K]>>, fields: readonly K[]): void {
+  for (const name of fields) {
+    const value = sent[name];
+    if (value !== undefined) record[name] = value as R[K];
+  }
+}
+
+/** Reference 5 rule 2 first (pay_in and role manager, 401/403 before any 422), then the request's parts. */
+function administered<P extends RequestParts>(req: SandboxRequest, parts: P) {
+  const p = guard(req, ACCESS.administration);
+  return { merchantId: p.merchantId, ...readRequest(req, parts) };
+}
+
+function storeOf(state: SandboxState, merchantId: number, storeId: number): StoreRecord {
+  const store = findStore(state, merchantId, storeId);
+  if (store === undefined) throw detailError(404, 'Store not found');
+  return store;
+}
+
+function checkoutOf(state: SandboxState, merchantId: number, storeId: number, checkoutId: number): CheckoutRecord {
+  const checkout = findCheckout(state, merchantId, storeId, checkoutId);
+  if (checkout === undefined) throw detailError(404, 'Checkout not found');
+  return checkout;
+}
+
 export function register(router: Router, ctx: SandboxContext): void {
   // ---- 4.1 Stores ----
   router.add('GET', '/v2/stores', (req): Reply => {
@@ -61,50 +129,29 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('POST', '/v2/stores', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const f = Fields.body(req.body);
-    const storeName = f.string('store_name', { required: true });
-    const address = f.string('address');
-    const phone = f.string('phone_number');
-    const email = f.string('email');
-    f.check();
+    const { merchantId, body: sent } = administered(req, { body: NewStoreBody });
     const { state } = ctx;
-    const storeId = storesOf(state, p.merchantId).reduce((max, s) => Math.max(max, s.store_id), 0) + 1;
-    const store: StoreRecord = { merchant_id: p.merchantId, store_id: storeId, store_name: storeName as string, address: address ?? null, phone_number: phone ?? null, email: email ?? null };
-    state.stores[storeKey(p.merchantId, storeId)] = store;
+    const storeId = storesOf(state, merchantId).reduce((max, s) => Math.max(max, s.store_id), 0) + 1;
+    const store: StoreRecord = { merchant_id: merchantId, store_id: storeId, store_name: sent.store_name, address: sent.address ?? null, phone_number: sent.phone_number ?? null, email: sent.email ?? null };
+    state.stores[storeKey(merchantId, storeId)] = store;
     ctx.persist();
     return { status: 201, body: storeBody(store) };
   });
 
   router.add('PATCH', '/v2/stores/:store_id', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    // Reference 4.1: left out or null keeps the value; store_name at least 1 character.
-    const storeName = f.string('store_name', { min: 1 });
-    const address = f.string('address');
-    const phone = f.string('phone_number');
-    const email = f.string('email');
-    f.check();
-    const store = findStore(ctx.state, p.merchantId, storeId as number);
-    if (store === undefined) throw detailError(404, 'Store not found');
-    if (storeName !== undefined) store.store_name = storeName;
-    if (address !== undefined) store.address = address;
-    if (phone !== undefined) store.phone_number = phone;
-    if (email !== undefined) store.email = email;
+    const { merchantId, path, body: sent } = administered(req, { path: StorePath, body: StoreChangeBody });
+    const store = storeOf(ctx.state, merchantId, path.store_id);
+    patch(store, sent, ['store_name', 'address', 'phone_number', 'email']);
     ctx.persist();
     return { status: 200, body: storeBody(store) };
   });
 
   // ---- 4.2 Checkouts ----
   router.add('GET', '/v2/stores/:store_id/checkouts', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    path.check();
-    if (findStore(ctx.state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
-    const body = checkoutsOf(ctx.state, p.merchantId, storeId as number).map((c) => ({
+    const { merchantId, path } = administered(req, { path: StorePath });
+    const storeId = path.store_id;
+    storeOf(ctx.state, merchantId, storeId);
+    const body = checkoutsOf(ctx.state, merchantId, storeId).map((c) => ({
       ...checkoutBody(c),
       default_qr: ctx.state.configs[checkoutKey(c.merchant_id, c.store_id, c.checkout_id)]?.default_qr ?? null,
     }));
@@ -112,82 +159,49 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('POST', '/v2/stores/:store_id/checkouts', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    const desc = f.string('checkout_desc', { required: true });
-    const walletId = f.int('wallet_id', { required: true });
-    f.check();
+    const { merchantId, path, body: sent } = administered(req, { path: StorePath, body: NewCheckoutBody });
     const { state } = ctx;
-    if (findStore(state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
+    storeOf(state, merchantId, path.store_id);
     // Reference 4.2: the wallet must be the merchant's (prevents cross-merchant assignment).
-    usableWallet(state, p.merchantId, walletId as number);
-    const checkout = addCheckout(state, { merchant_id: p.merchantId, store_id: storeId as number, checkout_desc: desc as string, wallet_id: walletId as number });
+    usableWallet(state, merchantId, sent.wallet_id);
+    const checkout = addCheckout(state, { merchant_id: merchantId, store_id: path.store_id, checkout_desc: sent.checkout_desc, wallet_id: sent.wallet_id });
     ctx.persist();
     return { status: 201, body: checkoutBody(checkout) };
   });
 
   router.add('PATCH', '/v2/stores/:store_id/checkouts/:checkout_id', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const checkoutId = path.int('checkout_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    const desc = f.string('checkout_desc', { min: 1 });
-    const walletId = f.int('wallet_id');
-    f.check();
+    const { merchantId, path, body: sent } = administered(req, { path: CheckoutPath, body: CheckoutChangeBody });
     const { state } = ctx;
-    if (findStore(state, p.merchantId, storeId as number) === undefined) throw detailError(404, 'Store not found');
-    const checkout = findCheckout(state, p.merchantId, storeId as number, checkoutId as number);
-    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    storeOf(state, merchantId, path.store_id);
+    const checkout = checkoutOf(state, merchantId, path.store_id, path.checkout_id);
     // Reference 4.2: PATCH is the only way to move a checkout to another wallet; what is
     // paid afterwards settles to the new wallet (read from the checkout at settle time).
-    if (walletId !== undefined) usableWallet(state, p.merchantId, walletId);
-    if (desc !== undefined) checkout.checkout_desc = desc;
-    if (walletId !== undefined) checkout.wallet_id = walletId;
+    if (sent.wallet_id !== undefined) usableWallet(state, merchantId, sent.wallet_id);
+    patch(checkout, sent, ['checkout_desc', 'wallet_id']);
     ctx.persist();
     return { status: 200, body: checkoutBody(checkout) };
   });
 
   // ---- 4.3 Checkout configs ----
   router.add('POST', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const checkoutId = path.int('checkout_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    // Reference 4.3: an empty config_type or config_value is a 422 string_too_short.
-    const configType = f.string('config_type', { required: true, min: 1 });
-    const configValue = f.string('config_value', { required: true, min: 1 });
-    if (configType === 'default_qr' && configValue !== undefined && !(DEFAULT_QR_VALUES as readonly string[]).includes(configValue)) {
-      // Reference 4.3 / 7: any other default_qr value is a 422 naming the allowed values; nothing stored.
-      f.valueError('config_value', `default_qr must be one of 'printed_dynamic_qr' or 'dynamic'`, configValue);
-    }
-    f.check();
+    const { merchantId, path, body: sent } = administered(req, { path: CheckoutPath, body: ConfigBody });
     const { state } = ctx;
-    const checkout = findCheckout(state, p.merchantId, storeId as number, checkoutId as number);
-    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    const checkout = checkoutOf(state, merchantId, path.store_id, path.checkout_id);
     const key = checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id);
     const configs = (state.configs[key] ??= {});
-    const existed = Object.hasOwn(configs, configType as string);
+    const existed = Object.hasOwn(configs, sent.config_type);
     // Reference 2.3: (merchant, store, checkout, config_type) is unique: setting it overwrites.
-    configs[configType as string] = configValue as string;
+    configs[sent.config_type] = sent.config_value;
     ctx.persist();
     return {
       status: existed ? 200 : 201,
-      body: { merchant_id: checkout.merchant_id, store_id: checkout.store_id, checkout_id: checkout.checkout_id, config_type: configType, config_value: configValue },
+      body: { merchant_id: checkout.merchant_id, store_id: checkout.store_id, checkout_id: checkout.checkout_id, config_type: sent.config_type, config_value: sent.config_value },
     };
   });
 
   router.add('GET', '/v2/stores/:store_id/checkouts/:checkout_id/configs', (req): Reply => {
-    const p = guard(req, ACCESS.administration);
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const checkoutId = path.int('checkout_id', { required: true });
-    path.check();
-    const checkout = findCheckout(ctx.state, p.merchantId, storeId as number, checkoutId as number);
-    if (checkout === undefined) throw detailError(404, 'Checkout not found');
+    const { merchantId, path } = administered(req, { path: CheckoutPath });
+    const checkout = checkoutOf(ctx.state, merchantId, path.store_id, path.checkout_id);
     const configs = ctx.state.configs[checkoutKey(checkout.merchant_id, checkout.store_id, checkout.checkout_id)] ?? {};
     // Reference 4.3: ordered by config_type.
     const body = Object.keys(configs)

@@ -13,18 +13,20 @@
  */
 import { validateBrCode } from '../../shared/emv.ts';
 import { formatCents } from '../../shared/money.ts';
+import { firstIssue } from '../../shared/schema.ts';
 import { secretBytes } from '../../shared/standard-webhooks.ts';
-import type { RouteFaultKind, WebhookFaultKind } from '../faults.ts';
+import type { WebhookFaultKind } from '../faults.ts';
 import { GATEWAY_FAULTS, ROUTE_FAULTS, WEBHOOK_FAULTS } from '../faults.ts';
 import { detailError } from '../http.ts';
 import type { Reply, Router } from '../http.ts';
 import { findCheckout } from '../lookup.ts';
 import { isPayable, iso, locationIdOf, newestPayableCharge, newestPrintedSale, paySale, saleStatus } from '../sales.ts';
-import type { Role, SaleRecord, Scope, TokenRecord } from '../state.ts';
+import type { SaleRecord, Scope, TokenRecord } from '../state.ts';
 import { checkoutKey } from '../state.ts';
 import type { SandboxContext } from '../context.ts';
 import type { WebhookDispatcher } from '../webhooks.ts';
-import { Fields } from '../validate.ts';
+import * as v from 'valibot';
+import { body, field, fields, FORBID_OTHERS, optional, problem, readRequest, sentField, valueError } from '../validate.ts';
 import { MAX_AMOUNT_CENTS } from './sales.ts';
 
 /** What the control routes need beyond a domain module's context; server.ts provides it. */
@@ -36,6 +38,83 @@ export interface ControlContext extends SandboxContext {
 
 /** Ten years: a bound that keeps the clock's arithmetic exact. */
 const MAX_ADVANCE_SEC = 10 * 365 * 86_400;
+
+// Contract 7: `{emv}` or `{store_id, checkout_id}`, with an optional `late_for` naming the
+// displaced sale the payer paid just before the new one: `late_for` decides the sale then.
+const PayBody = body(
+  {
+    emv: optional(field.string({ min: 1 })),
+    merchant_id: optional(field.int(), 1),
+    store_id: optional(field.int()),
+    checkout_id: optional(field.int()),
+    amount: optional(field.cents({ gt: 0, le: MAX_AMOUNT_CENTS })),
+    late_for: optional(field.string({ min: 1 })),
+  },
+  {
+    rules: [
+      {
+        needs: 'all',
+        check: (c) => {
+          const ways = [c.emv !== undefined, c.store_id !== undefined || c.checkout_id !== undefined].filter(Boolean).length;
+          return ways > 1 || (ways === 0 && c.late_for === undefined)
+            ? valueError(null, "send emv or {store_id, checkout_id} (with late_for for a displaced sale's late payment), or late_for alone")
+            : null;
+        },
+      },
+    ],
+  },
+);
+
+const AdvanceBody = body(
+  { seconds: v.nullish(field.number({ ge: 0, le: MAX_ADVANCE_SEC })) },
+  // Null is no number of seconds either.
+  { rules: [{ needs: ['seconds'], check: (c) => (c.seconds == null ? problem('seconds', 'missing', 'Field required') : null) }] },
+);
+
+const GatewayBody = body(
+  {
+    variant: optional(field.literal(['same_emv', 'amount_emv'])),
+    printed_supported: optional(field.boolean()),
+    printed_disabled: optional(field.boolean()),
+    printed_fallback_dynamic: optional(field.boolean()),
+  },
+  { rules: [FORBID_OTHERS] },
+);
+
+const WalletPath = fields({ wallet_id: field.int() });
+const WalletBody = body({ deprecated: field.boolean() }, { rules: [FORBID_OTHERS] });
+
+const SCOPES_MESSAGE = "Input should be a list of 'pay_in' and 'pay_out'";
+const scopes = field.custom<Scope[]>((raw) =>
+  Array.isArray(raw) && raw.every((x) => x === 'pay_in' || x === 'pay_out') ? { ok: true, value: [...new Set(raw as Scope[])] } : { ok: false, type: 'list_type', msg: SCOPES_MESSAGE },
+);
+
+const FAULT_TARGETS = ['route', 'gateway', 'webhooks', 'idempotency'] as const;
+const faultCount = optional(field.int({ ge: 1, le: 1000 }), 1);
+const routeMethod = v.pipe(field.string({ min: 1 }), v.transform((m) => m.toUpperCase()));
+const GatewayFaultBody = body({ target: field.literal(FAULT_TARGETS), count: faultCount, fault: field.literal(GATEWAY_FAULTS) }, { rules: [FORBID_OTHERS] });
+
+/** The webhook faults' body; `fault` may be left out only when the target itself is wrong. */
+function webhookFaultBody<F extends v.GenericSchema<unknown, WebhookFaultKind | undefined>>(fault: F) {
+  return body(
+    {
+      target: field.literal(FAULT_TARGETS),
+      count: faultCount,
+      fault,
+      event: optional(field.string({ min: 1 })),
+      delay_seconds: optional(field.int({ ge: 1, le: 86_400 })),
+    },
+    {
+      rules: [
+        { needs: ['fault', 'delay_seconds'], check: (c) => (c.fault === 'delay' && c.delay_seconds === undefined ? problem('delay_seconds', 'missing', 'Field required') : null) },
+        FORBID_OTHERS,
+        { needs: ['fault', 'count'], check: (c) => (c.fault === 'reorder' && (c.count ?? 1) < 2 ? problem('count', 'greater_than_equal', 'Input should be greater than or equal to 2', { ge: 2 }) : null) },
+      ],
+    },
+  );
+}
+const WebhookFaultBody = webhookFaultBody(field.literal(WEBHOOK_FAULTS));
+const UnknownTargetFaultBody = webhookFaultBody(optional(field.literal(WEBHOOK_FAULTS)));
 
 function saleRow(sale: SaleRecord, nowMs: number): Record<string, unknown> {
   return {
@@ -62,19 +141,64 @@ function saleRow(sale: SaleRecord, nowMs: number): Record<string, unknown> {
 }
 
 export function register(router: Router, ctx: ControlContext): void {
+  const noSuchMerchant = (known: Readonly<Record<string, unknown>>) => (c: { merchant_id?: number }) =>
+    c.merchant_id !== undefined && known[String(c.merchant_id)] === undefined ? valueError('merchant_id', 'no such merchant') : null;
+
+  const WebhookBody = body(
+    { url: v.nullable(field.string({ min: 1, max: 2048 })), secret: optional(field.string()), merchant_id: optional(field.int()) },
+    {
+      missing: { url: 'Field required (null removes the endpoint)' },
+      rules: [
+        { needs: ['url'], check: (c) => (c.url !== null && !/^https?:\/\/[^\s]+$/i.test(c.url) ? valueError('url', 'url must be an http:// or https:// address') : null) },
+        { needs: ['secret'], check: (c) => (c.secret !== undefined && secretBytes(c.secret) === null ? valueError('secret', 'secret must be "whsec_" followed by base64') : null) },
+        { needs: ['merchant_id'], check: (c) => noSuchMerchant(ctx.state.webhookEndpoints)(c) },
+      ],
+    },
+  );
+
+  const TokenBody = body(
+    {
+      token: field.string({ min: 8, max: 512 }),
+      merchant_id: field.int(),
+      user_id: optional(field.int(), 99),
+      role: field.literal(['manager', 'supervisor', 'cashier']),
+      scopes: v.optional(scopes),
+      expires_in_seconds: optional(field.int({ ge: 1 })),
+    },
+    {
+      rules: [
+        { needs: [], check: (c) => (c.scopes === undefined ? problem('scopes', 'list_type', SCOPES_MESSAGE) : null) },
+        FORBID_OTHERS,
+        { needs: ['merchant_id'], check: (c) => noSuchMerchant(ctx.state.merchants)(c) },
+      ],
+    },
+  );
+
+  /** A fault on a route (or on its Idempotency-Key): the route must exist and not be a control one. */
+  const routeFaultBody = <const F extends readonly string[]>(faults: F) =>
+    body(
+      { target: field.literal(FAULT_TARGETS), count: faultCount, method: routeMethod, path: field.string({ min: 1 }), fault: field.literal(faults) },
+      {
+        rules: [
+          FORBID_OTHERS,
+          {
+            needs: ['method', 'path'],
+            check: ({ method, path }) => {
+              const known = ctx.router.routes().some((r) => r.method === method && r.pattern === path) || ctx.router.match(method, path).kind === 'found';
+              if (!known) return valueError('path', `no route ${method} ${path}`);
+              return path.startsWith('/_sandbox/') ? valueError('path', 'control routes cannot be faulted') : null;
+            },
+          },
+        ],
+      },
+    );
+  const RouteFaultBody = routeFaultBody(ROUTE_FAULTS);
+  const KeyFaultBody = routeFaultBody(['ignore_key']);
+
+  const SalesQuery = fields({ store_id: optional(field.int()), checkout_id: optional(field.int()), merchant_id: optional(field.int()) });
+
   router.add('POST', '/_sandbox/pay', (req): Reply => {
-    const f = Fields.body(req.body);
-    const emv = f.string('emv', { min: 1 });
-    const merchantId = f.int('merchant_id', { default: 1 }) as number;
-    const storeId = f.int('store_id');
-    const checkoutId = f.int('checkout_id');
-    const amountCents = f.cents('amount', { gt: 0, le: MAX_AMOUNT_CENTS });
-    const lateFor = f.string('late_for', { min: 1 });
-    // Contract 7: `{emv}` or `{store_id, checkout_id}`, with an optional `late_for` naming the
-    // displaced sale the payer paid just before the new one: `late_for` decides the sale then.
-    const ways = [emv !== undefined, storeId !== undefined || checkoutId !== undefined].filter(Boolean).length;
-    if (f.ok && (ways > 1 || (ways === 0 && lateFor === undefined))) f.valueError(null, 'send emv or {store_id, checkout_id} (with late_for for a displaced sale\'s late payment), or late_for alone', req.body);
-    f.check();
+    const { emv, merchant_id: merchantId, store_id: storeId, checkout_id: checkoutId, amount: amountCents, late_for: lateFor } = readRequest(req, { body: PayBody }).body;
     const { state } = ctx;
     const now = ctx.clock.now();
     let sale: SaleRecord | undefined;
@@ -120,14 +244,8 @@ export function register(router: Router, ctx: ControlContext): void {
   router.add('GET', '/_sandbox/clock', (): Reply => ({ status: 200, body: { now: iso(ctx.clock.now()), offset_ms: ctx.clock.offsetMs } }));
 
   router.add('POST', '/_sandbox/clock/advance', (req): Reply => {
-    const f = Fields.body(req.body);
-    const raw = f.raw('seconds');
-    if (raw === undefined || raw === null) f.fail('seconds', 'missing', 'Field required', req.body);
-    else if (typeof raw !== 'number' || !Number.isFinite(raw)) f.fail('seconds', 'float_type', 'Input should be a valid number', raw);
-    else if (raw < 0) f.fail('seconds', 'greater_than_equal', 'Input should be greater than or equal to 0', raw, { ge: 0 });
-    else if (raw > MAX_ADVANCE_SEC) f.fail('seconds', 'less_than_equal', `Input should be less than or equal to ${MAX_ADVANCE_SEC}`, raw, { le: MAX_ADVANCE_SEC });
-    f.check();
-    ctx.clock.advance(Math.round((raw as number) * 1000));
+    const { seconds } = readRequest(req, { body: AdvanceBody }).body;
+    ctx.clock.advance(Math.round((seconds ?? 0) * 1000));
     ctx.persist();
     // What became due now runs: webhook retries, S2's windows.
     ctx.hooks.clockAdvanced();
@@ -138,21 +256,13 @@ export function register(router: Router, ctx: ControlContext): void {
   router.add('GET', '/_sandbox/webhook', (): Reply => ({ status: 200, body: ctx.state.webhookEndpoints }));
 
   router.add('PUT', '/_sandbox/webhook', (req): Reply => {
-    const f = Fields.body(req.body);
-    const url = f.string('url', { required: false, min: 1, max: 2048 });
-    const secret = f.string('secret');
-    const merchantId = f.int('merchant_id');
-    if (!f.present('url') && f.raw('url') !== null) f.fail('url', 'missing', 'Field required (null removes the endpoint)', req.body);
-    if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url)) f.valueError('url', 'url must be an http:// or https:// address', url);
-    if (secret !== undefined && secretBytes(secret) === null) f.valueError('secret', 'secret must be "whsec_" followed by base64', secret);
-    if (merchantId !== undefined && ctx.state.webhookEndpoints[String(merchantId)] === undefined) f.valueError('merchant_id', 'no such merchant', merchantId);
-    f.check();
+    const { url, secret, merchant_id: merchantId } = readRequest(req, { body: WebhookBody }).body;
     // Without merchant_id the endpoint is every merchant's (the app's one receiver).
     const targets = merchantId === undefined ? Object.keys(ctx.state.webhookEndpoints) : [String(merchantId)];
     for (const id of targets) {
       const endpoint = ctx.state.webhookEndpoints[id];
       if (endpoint === undefined) continue;
-      endpoint.url = url ?? null;
+      endpoint.url = url;
       if (secret !== undefined) endpoint.secret = secret;
     }
     ctx.persist();
@@ -162,13 +272,7 @@ export function register(router: Router, ctx: ControlContext): void {
   router.add('GET', '/_sandbox/gateway', (): Reply => ({ status: 200, body: ctx.state.gateway }));
 
   router.add('PUT', '/_sandbox/gateway', (req): Reply => {
-    const f = Fields.body(req.body);
-    const variant = f.literal('variant', ['same_emv', 'amount_emv'] as const);
-    const supported = f.boolean('printed_supported');
-    const disabled = f.boolean('printed_disabled');
-    const fallback = f.boolean('printed_fallback_dynamic');
-    f.forbidExtra(['variant', 'printed_supported', 'printed_disabled', 'printed_fallback_dynamic']);
-    f.check();
+    const { variant, printed_supported: supported, printed_disabled: disabled, printed_fallback_dynamic: fallback } = readRequest(req, { body: GatewayBody }).body;
     const gateway = ctx.state.gateway;
     if (variant !== undefined) gateway.variant = variant;
     if (supported !== undefined) gateway.printed_supported = supported;
@@ -181,35 +285,26 @@ export function register(router: Router, ctx: ControlContext): void {
   // A wallet's network can become deprecated after checkouts were put on it (reference 7:
   // "the existing checkout's wallet"); this is how a test gets there.
   router.add('PUT', '/_sandbox/wallets/:wallet_id', (req): Reply => {
-    const path = Fields.path(req.params);
-    const walletId = path.int('wallet_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    const deprecated = f.boolean('deprecated', { required: true });
-    f.forbidExtra(['deprecated']);
-    f.check();
-    const wallet = ctx.state.wallets[String(walletId)];
+    const { path, body: sent } = readRequest(req, { path: WalletPath, body: WalletBody });
+    const wallet = ctx.state.wallets[String(path.wallet_id)];
     if (wallet === undefined) throw detailError(404, 'Wallet not found');
-    wallet.deprecated = deprecated as boolean;
+    wallet.deprecated = sent.deprecated;
     ctx.persist();
     return { status: 200, body: wallet };
   });
 
   // Extra tokens, e.g. one that expires (reference 7: "invalid or expired token").
   router.add('POST', '/_sandbox/tokens', (req): Reply => {
-    const f = Fields.body(req.body);
-    const token = f.string('token', { required: true, min: 8, max: 512 });
-    const merchantId = f.int('merchant_id', { required: true });
-    const userId = f.int('user_id', { default: 99 }) as number;
-    const role = f.literal('role', ['manager', 'supervisor', 'cashier'] as const, { required: true });
-    const raw = f.raw('scopes');
-    let scopes: Scope[] = [];
-    if (!Array.isArray(raw) || raw.some((x) => x !== 'pay_in' && x !== 'pay_out')) f.fail('scopes', 'list_type', "Input should be a list of 'pay_in' and 'pay_out'", raw);
-    else scopes = [...new Set(raw as Scope[])];
-    const expiresIn = f.int('expires_in_seconds', { ge: 1 });
-    f.forbidExtra(['token', 'merchant_id', 'user_id', 'role', 'scopes', 'expires_in_seconds']);
-    if (merchantId !== undefined && ctx.state.merchants[String(merchantId)] === undefined) f.valueError('merchant_id', 'no such merchant', merchantId);
-    f.check();
-    const record: TokenRecord = { token: token as string, merchant_id: merchantId as number, user_id: userId, scopes, role: role as Role, expires_at: expiresIn === undefined ? null : ctx.clock.now() + expiresIn * 1000 };
+    const sent = readRequest(req, { body: TokenBody }).body;
+    const expiresIn = sent.expires_in_seconds;
+    const record: TokenRecord = {
+      token: sent.token,
+      merchant_id: sent.merchant_id,
+      user_id: sent.user_id,
+      scopes: sent.scopes ?? [],
+      role: sent.role,
+      expires_at: expiresIn === undefined ? null : ctx.clock.now() + expiresIn * 1000,
+    };
     ctx.state.tokens[record.token] = record;
     ctx.persist();
     return { status: 201, body: { ...record, expires_at: iso(record.expires_at) } };
@@ -224,49 +319,36 @@ export function register(router: Router, ctx: ControlContext): void {
   });
 
   router.add('POST', '/_sandbox/faults', (req): Reply => {
-    const f = Fields.body(req.body);
-    const target = f.literal('target', ['route', 'gateway', 'webhooks', 'idempotency'] as const, { required: true });
-    const count = f.int('count', { default: 1, ge: 1, le: 1000 }) as number;
-    if (target === 'route' || target === 'idempotency') {
-      const method = f.string('method', { required: true, min: 1 })?.toUpperCase();
-      const path = f.string('path', { required: true, min: 1 });
-      const fault = target === 'route' ? f.literal('fault', ROUTE_FAULTS, { required: true }) : f.literal('fault', ['ignore_key'] as const, { required: true });
-      f.forbidExtra(['target', 'count', 'method', 'path', 'fault']);
-      if (method !== undefined && path !== undefined) {
-        const known = ctx.router.routes().some((r) => r.method === method && r.pattern === path) || ctx.router.match(method, path).kind === 'found';
-        if (!known) f.valueError('path', `no route ${method} ${path}`, path);
-        else if (path.startsWith('/_sandbox/')) f.valueError('path', 'control routes cannot be faulted', path);
+    // The target decides the rest of the body; a wrong one is read as a webhook fault's.
+    const target = firstIssue(field.literal(FAULT_TARGETS), sentField(req.body, 'target'));
+    switch (target.ok ? target.value : null) {
+      case 'route': {
+        const { method, path, fault, count } = readRequest(req, { body: RouteFaultBody }).body;
+        return { status: 201, body: ctx.faults.add({ target: 'route', method, path, fault, remaining: count }) };
       }
-      f.check();
-      const added =
-        target === 'route'
-          ? ctx.faults.add({ target: 'route', method: method as string, path: path as string, fault: fault as RouteFaultKind, remaining: count })
-          : ctx.faults.add({ target: 'idempotency', method: method as string, path: path as string, fault: 'ignore_key', remaining: count });
-      return { status: 201, body: added };
+      case 'idempotency': {
+        const { method, path, count } = readRequest(req, { body: KeyFaultBody }).body;
+        return { status: 201, body: ctx.faults.add({ target: 'idempotency', method, path, fault: 'ignore_key', remaining: count }) };
+      }
+      case 'gateway': {
+        const { fault, count } = readRequest(req, { body: GatewayFaultBody }).body;
+        return { status: 201, body: ctx.faults.add({ target: 'gateway', fault, remaining: count }) };
+      }
+      case 'webhooks': {
+        const { fault, count, event, delay_seconds: delaySeconds } = readRequest(req, { body: WebhookFaultBody }).body;
+        return { status: 201, body: ctx.faults.add({ target: 'webhooks', fault, remaining: count, count, event: event ?? null, delay_seconds: delaySeconds ?? 0, held: [] }) };
+      }
+      default:
+        readRequest(req, { body: UnknownTargetFaultBody });
+        throw new Error('unreachable: a fault without a known target is always refused');
     }
-    if (target === 'gateway') {
-      const fault = f.literal('fault', GATEWAY_FAULTS, { required: true });
-      f.forbidExtra(['target', 'count', 'fault']);
-      f.check();
-      return { status: 201, body: ctx.faults.add({ target: 'gateway', fault: fault as (typeof GATEWAY_FAULTS)[number], remaining: count }) };
-    }
-    const fault = f.literal('fault', WEBHOOK_FAULTS, { required: target === 'webhooks' });
-    const event = f.string('event', { min: 1 });
-    const delaySeconds = f.int('delay_seconds', { required: fault === 'delay', ge: 1, le: 86_400 }) ?? 0;
-    f.forbidExtra(['target', 'count', 'fault', 'event', 'delay_seconds']);
-    if (fault === 'reorder' && count < 2) f.fail('count', 'greater_than_equal', 'Input should be greater than or equal to 2', count, { ge: 2 });
-    f.check();
-    const added = ctx.faults.add({ target: 'webhooks', fault: fault as WebhookFaultKind, remaining: count, count, event: event ?? null, delay_seconds: delaySeconds, held: [] });
-    return { status: 201, body: added };
   });
 
   router.add('GET', '/_sandbox/sales', (req): Reply => {
-    const f = Fields.query(req.query);
-    const storeId = f.int('store_id');
-    const checkoutId = f.int('checkout_id');
+    const asked = readRequest(req, { query: SalesQuery }).query;
+    const { store_id: storeId, checkout_id: checkoutId } = asked;
     // Like the other control routes, a checkout named without a merchant is merchant 1's.
-    const merchantId = f.int('merchant_id', storeId !== undefined || checkoutId !== undefined ? { default: 1 } : {});
-    f.check();
+    const merchantId = asked.merchant_id ?? (storeId !== undefined || checkoutId !== undefined ? 1 : undefined);
     const { state } = ctx;
     const now = ctx.clock.now();
     let sales: SaleRecord[];

@@ -9,9 +9,10 @@
  *
  * Control: `POST /_sandbox/med/{med_case_id}/advance` moves a claim forward (contract 7).
  */
+import * as v from 'valibot';
 import { ACCESS, guard } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
-import { detailError, reasonError, validationError } from '../http.ts';
+import { detailError, reasonError } from '../http.ts';
 import type { Reply, Router, SandboxRequest } from '../http.ts';
 import {
   DETAILS_MAX,
@@ -33,10 +34,42 @@ import {
   newMedCaseId,
   openClaim,
   type AdvanceRequest,
-  type MedResult,
 } from '../med.ts';
 import { findPayout } from '../payouts.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest, refuse, sentField, valueError } from '../validate.ts';
+
+const OpenClaimBody = body(
+  {
+    service_id: optional(field.string({ min: 1 })),
+    payout_external_id: optional(field.string({ min: 1 })),
+    reason: field.literal(MED_REASONS, 'enum'),
+    details: field.string({ min: DETAILS_MIN, max: DETAILS_MAX }),
+    external_id: optional(field.string({ min: 1, max: EXTERNAL_ID_MAX })),
+  },
+  {
+    rules: [
+      {
+        // reference 4.6: exactly one of service_id and payout_external_id, else 422
+        needs: [],
+        check: (c) => ((c.service_id !== undefined) === (c.payout_external_id !== undefined) ? valueError(null, 'send exactly one of service_id and payout_external_id') : null),
+      },
+    ],
+  },
+);
+
+// reference 4.6: "send exactly as returned, case unchanged; malformed value gives 422"
+const ClaimPath = fields({ med_case_id: field.pattern(MED_CASE_ID_PATTERN) });
+
+const ClaimListQuery = fields({ limit: optional(field.int({ ge: LIST_LIMIT.min, le: LIST_LIMIT.max }), LIST_LIMIT.default) });
+
+const AdvanceBody = body({
+  status: field.literal(MED_STATUSES),
+  money_refunded: optional(field.boolean()),
+  refunded_amount: optional(field.cents({ gt: 0 })),
+  // null clears the result; left out keeps it.
+  result_id: v.nullish(field.literal(MED_RESULTS)),
+  retryable: optional(field.boolean()),
+});
 
 export function register(router: Router, ctx: SandboxContext): void {
   // In memory, per sandbox: a restart or a reset forgets the minute's counts.
@@ -61,31 +94,20 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.add('POST', '/v2/payout_meds', (req): Reply => {
     const p = guard(req, ACCESS.payOut);
     limit('open', req);
-    const f = Fields.body(req.body);
-    const serviceId = f.string('service_id', { min: 1 });
-    const payoutExternalId = f.string('payout_external_id', { min: 1 });
-    const reason = f.literal('reason', MED_REASONS, { required: true, type: 'enum' });
-    const details = f.string('details', { required: true, min: DETAILS_MIN, max: DETAILS_MAX });
-    const externalId = f.string('external_id', { min: 1, max: EXTERNAL_ID_MAX });
-    // reference 4.6: exactly one of service_id and payout_external_id, else 422
-    const isObject = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body);
-    if (isObject && f.present('service_id') === f.present('payout_external_id')) {
-      f.valueError(null, 'send exactly one of service_id and payout_external_id', req.body);
-    }
-    f.check();
+    const sent = readRequest(req, { body: OpenClaimBody }).body;
     const payout =
-      serviceId !== undefined
-        ? findPayout(ctx.state, p.merchantId, { service_id: serviceId })
-        : findPayout(ctx.state, p.merchantId, { external_id: payoutExternalId as string });
+      sent.service_id !== undefined
+        ? findPayout(ctx.state, p.merchantId, { service_id: sent.service_id })
+        : findPayout(ctx.state, p.merchantId, { external_id: sent.payout_external_id ?? '' });
     const outcome = openClaim(medBookOf(ctx.state), {
       merchantId: p.merchantId,
       payout,
       request: {
-        reason: reason as (typeof MED_REASONS)[number],
-        details: details as string,
-        external_id: externalId,
+        reason: sent.reason,
+        details: sent.details,
+        external_id: sent.external_id,
         // reference 4.6: files are not supported; sending the field at all is refused
-        filesSent: f.raw('files') !== undefined,
+        filesSent: sent['files'] !== undefined,
       },
       now: ctx.clock.now(),
       newId: newMedCaseId,
@@ -98,14 +120,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.add('GET', '/v2/payout_meds/:med_case_id', (req): Reply => {
     const p = guard(req, ACCESS.payOut);
     limit('get', req);
-    const id = req.params['med_case_id'] ?? '';
-    if (!MED_CASE_ID_PATTERN.test(id)) {
-      // reference 4.6: "send exactly as returned, case unchanged; malformed value gives 422"
-      const pattern = MED_CASE_ID_PATTERN.source;
-      throw validationError([
-        { type: 'string_pattern_mismatch', loc: ['path', 'med_case_id'], msg: `String should match pattern '${pattern}'`, input: id, ctx: { pattern } },
-      ]);
-    }
+    const id = readRequest(req, { path: ClaimPath }).path.med_case_id;
     const claim = findClaim(medBookOf(ctx.state), p.merchantId, id);
     if (claim === null) throw reasonError(404, 'not_found', MED_MESSAGE.not_found);
     return { status: 200, body: claimView(claim) };
@@ -114,37 +129,29 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.add('GET', '/v2/payout_meds', (req): Reply => {
     const p = guard(req, ACCESS.payOut);
     limit('list', req);
-    const q = Fields.query(req.query);
-    const max = q.int('limit', { default: LIST_LIMIT.default, ge: LIST_LIMIT.min, le: LIST_LIMIT.max }) as number;
-    q.check();
+    const max = readRequest(req, { query: ClaimListQuery }).query.limit;
     return { status: 200, body: listClaims(medBookOf(ctx.state), p.merchantId, max).map(claimView) };
   });
 
   if (!ctx.control) return;
 
   router.add('POST', '/_sandbox/med/:med_case_id/advance', (req): Reply => {
-    const f = Fields.body(req.body);
-    const status = f.literal('status', MED_STATUSES, { required: true });
-    const moneyRefunded = f.boolean('money_refunded');
-    const refundedCents = f.cents('refunded_amount', { gt: 0 });
-    const resultId = f.raw('result_id') === null ? null : f.literal('result_id', MED_RESULTS);
-    const retryable = f.boolean('retryable');
-    f.check();
+    const sent = readRequest(req, { body: AdvanceBody }).body;
+    const { money_refunded: moneyRefunded, refunded_amount: refundedCents, result_id: resultId, retryable } = sent;
     const book = medBookOf(ctx.state);
     const id = req.params['med_case_id'] ?? '';
     const claim = Object.hasOwn(book.claims, id) ? book.claims[id] : undefined;
     if (claim === undefined) throw detailError(404, 'MED claim not found');
-    const request: AdvanceRequest = { status: status as (typeof MED_STATUSES)[number] };
+    const request: AdvanceRequest = { status: sent.status };
     if (moneyRefunded !== undefined) request.money_refunded = moneyRefunded;
     if (refundedCents !== undefined) request.refunded_cents = refundedCents;
-    if (resultId !== undefined) request.result_id = resultId as MedResult | null;
+    if (resultId !== undefined) request.result_id = resultId;
     if (retryable !== undefined) request.retryable = retryable;
     const payoutCents = ctx.state.payouts[claim.service_id]?.amount_cents ?? Number.MAX_SAFE_INTEGER;
     const outcome = advanceClaim(claim, payoutCents, request);
     if (!outcome.ok) {
       if (outcome.status === 409) throw detailError(409, outcome.detail);
-      f.valueError(outcome.field, outcome.message, f.raw(outcome.field) ?? null);
-      f.check();
+      refuse('body', valueError(outcome.field, outcome.message), sentField(req.body, outcome.field) ?? null);
     }
     ctx.persist();
     return { status: 200, body: claimView(claim) };

@@ -15,19 +15,33 @@ import { detailError } from '../http.ts';
 import type { Reply, Router } from '../http.ts';
 import { medBookOf } from '../med.ts';
 import { findPayout, listPayouts, payoutView } from '../payouts.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest } from '../validate.ts';
 
 /** Not shown in the reference: the sandbox's page bounds for the pay-out list. */
 export const PAYOUT_LIST_LIMIT = { min: 1, max: 200, default: 50 } as const;
 export const DETAIL_PAYOUT_NOT_FOUND = 'Payout not found';
 
+const PayoutPage = fields({
+  limit: optional(field.int({ ge: PAYOUT_LIST_LIMIT.min, le: PAYOUT_LIST_LIMIT.max }), PAYOUT_LIST_LIMIT.default),
+  offset: optional(field.int({ ge: 0 }), 0),
+});
+
+const AddPayoutBody = body({
+  service_id: field.string({ min: 1, max: 100 }),
+  amount_cents: field.int({ ge: 1, le: 100_000_000 }),
+  e2e_id: optional(field.string({ max: 100 })),
+  payer_document: optional(field.string({ max: 20 })),
+});
+
+const MedHandlingBody = body({
+  handling: field.literal(['tracked', 'manual']),
+  manual_registration: optional(field.literal(['confirmed', 'unconfirmed']), 'confirmed'),
+});
+
 export function register(router: Router, ctx: SandboxContext): void {
   router.add('GET', '/v2/payouts', (req): Reply => {
     const p = guard(req, ACCESS.payOut);
-    const q = Fields.query(req.query);
-    const limit = q.int('limit', { default: PAYOUT_LIST_LIMIT.default, ge: PAYOUT_LIST_LIMIT.min, le: PAYOUT_LIST_LIMIT.max }) as number;
-    const offset = q.int('offset', { default: 0, ge: 0 }) as number;
-    q.check();
+    const { limit, offset } = readRequest(req, { query: PayoutPage }).query;
     return { status: 200, body: listPayouts(ctx.state, p.merchantId).slice(offset, offset + limit).map(payoutView) };
   });
 
@@ -41,20 +55,14 @@ export function register(router: Router, ctx: SandboxContext): void {
   if (!ctx.control) return;
 
   router.add('POST', '/_sandbox/payouts', (req): Reply => {
-    const f = Fields.body(req.body);
-    const serviceId = f.string('service_id', { required: true, min: 1, max: 100 });
-    const amountCents = f.int('amount_cents', { required: true, ge: 1, le: 100_000_000 });
-    const e2eId = f.string('e2e_id', { max: 100 });
-    const payerDocument = f.string('payer_document', { max: 20 });
-    f.check();
-    const id = serviceId as string;
+    const { service_id: id, amount_cents: amountCents, e2e_id: e2eId, payer_document: payerDocument } = readRequest(req, { body: AddPayoutBody }).body;
     if (Object.hasOwn(ctx.state.payouts, id)) throw detailError(409, 'Payout already exists');
     ctx.state.payouts[id] = {
       service_id: id,
       merchant_id: 1,
       // Contract 7: pay-out external_id = "ext_" + service_id.
       external_id: `ext_${id}`,
-      amount_cents: amountCents as number,
+      amount_cents: amountCents,
       currency: 'BRL',
       e2e_id: e2eId ?? null,
       payer_document: payerDocument ?? null,
@@ -65,14 +73,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.add('PUT', '/_sandbox/payouts/:service_id/med', (req): Reply => {
-    const f = Fields.body(req.body);
-    const handling = f.literal('handling', ['tracked', 'manual'] as const, { required: true });
-    const registration = f.literal('manual_registration', ['confirmed', 'unconfirmed'] as const, { default: 'confirmed' });
-    f.check();
+    const { handling, manual_registration: registration } = readRequest(req, { body: MedHandlingBody }).body;
     const serviceId = req.params['service_id'] ?? '';
     const payout = Object.hasOwn(ctx.state.payouts, serviceId) ? ctx.state.payouts[serviceId] : undefined;
     if (payout === undefined) throw detailError(404, DETAIL_PAYOUT_NOT_FOUND);
-    const choice = { handling: handling as 'tracked' | 'manual', manual_registration: registration as 'confirmed' | 'unconfirmed' };
+    const choice = { handling, manual_registration: registration };
     medBookOf(ctx.state).extra.handling[serviceId] = choice;
     ctx.persist();
     return { status: 200, body: { service_id: serviceId, ...choice } };

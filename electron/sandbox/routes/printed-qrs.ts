@@ -19,7 +19,7 @@ import { assertSupportedNetwork, findCheckout, findStore, findWallet, findWallet
 import { checkoutLocation, printedQrEmv, printedQrOf } from '../sales.ts';
 import type { CheckoutRecord, PrintedQrRecord, SandboxState, WalletRecord } from '../state.ts';
 import { checkoutKey } from '../state.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest } from '../validate.ts';
 import { addCheckout } from './admin.ts';
 
 export const DETAIL = {
@@ -56,21 +56,32 @@ function qrBody(state: SandboxState, qr: PrintedQrRecord, checkout: CheckoutReco
   };
 }
 
+const NewQrBody = body({
+  checkout_id: optional(field.int()),
+  store_id: optional(field.int(), 1),
+  auto_create_checkout: optional(field.boolean(), false),
+  checkout_desc: optional(field.string({ min: 1, max: 140 })),
+  wallet_id: optional(field.int()),
+  // Section 8: address not blank, at most 100 characters.
+  address: optional(field.string({ min: 1, max: 100, strip: true })),
+});
+
+// Section 8: page from 1, default 1; page_size 1 to 100, default 100.
+const QrListQuery = fields({
+  store_id: optional(field.int()),
+  checkout_id: optional(field.int()),
+  page: optional(field.int({ ge: 1 }), 1),
+  page_size: optional(field.int({ ge: 1, le: 100 }), 100),
+});
+
 export function register(router: Router, ctx: SandboxContext): void {
   router.add('POST', '/v2/printed_dynamic_qrs', (req): Reply => {
     const p = guard(req, ACCESS.administration);
-    const f = Fields.body(req.body);
-    const checkoutId = f.int('checkout_id');
-    const storeId = f.int('store_id', { default: 1 }) as number;
-    const autoCreate = f.boolean('auto_create_checkout', { default: false }) as boolean;
-    const desc = f.string('checkout_desc', { min: 1, max: 140 });
-    const walletId = f.int('wallet_id');
-    // Section 8: address not blank, at most 100 characters.
-    const address = f.string('address', { min: 1, max: 100, strip: true });
-    f.check();
+    const sent = readRequest(req, { body: NewQrBody }).body;
+    const { checkout_id: checkoutId, store_id: storeId, auto_create_checkout: autoCreate, checkout_desc: desc, wallet_id: walletId, address } = sent;
     const { state } = ctx;
     // Section 7, in the order of its table.
-    if (f.present('wallet_id') && f.present('address')) throw detailError(400, DETAIL.bothWalletFields);
+    if (walletId !== undefined && address !== undefined) throw detailError(400, DETAIL.bothWalletFields);
     if (checkoutId === undefined) throw detailError(400, DETAIL.checkoutIdRequired);
     if (findStore(state, p.merchantId, storeId) === undefined) {
       // Another merchant's store is answered like a missing one (reference 5 rule 4).
@@ -79,7 +90,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     if ((walletId !== undefined || address !== undefined) && !autoCreate) throw detailError(400, DETAIL.walletNeedsAutoCreate);
     let sentWallet: WalletRecord | undefined;
     if (walletId !== undefined || address !== undefined) {
-      sentWallet = walletId !== undefined ? findWallet(state, p.merchantId, walletId) : findWalletByAddress(state, p.merchantId, address as string);
+      sentWallet = walletId !== undefined ? findWallet(state, p.merchantId, walletId) : findWalletByAddress(state, p.merchantId, address ?? '');
       if (sentWallet === undefined) throw detailError(400, 'Wallet not found');
       // Section 7: network checked on the wallet sent...
       assertSupportedNetwork(sentWallet);
@@ -148,13 +159,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.add('GET', '/v2/printed_dynamic_qrs', (req): Reply => {
     const p = guard(req, ACCESS.administration);
-    const f = Fields.query(req.query);
-    let storeId = f.int('store_id');
-    const checkoutId = f.int('checkout_id');
-    // Section 8: page from 1, default 1; page_size 1 to 100, default 100.
-    const page = f.int('page', { default: 1, ge: 1 }) as number;
-    const pageSize = f.int('page_size', { default: 100, ge: 1, le: 100 }) as number;
-    f.check();
+    const { checkout_id: checkoutId, page, page_size: pageSize, ...asked } = readRequest(req, { query: QrListQuery }).query;
+    let storeId = asked.store_id;
     // Reference 4.4: checkout_id without store_id means store 1.
     if (checkoutId !== undefined && storeId === undefined) storeId = 1;
     const { state } = ctx;

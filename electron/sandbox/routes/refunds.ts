@@ -13,26 +13,29 @@ import { newId } from '../ids.ts';
 import type { ChargeQuote } from '../quotes.ts';
 import { planRefund, refundView } from '../refunds.ts';
 import { formatCents } from '../../shared/money.ts';
-import { Fields } from '../validate.ts';
-import { IDEMPOTENCY_TTL_MS } from './sales.ts';
+import { body, field, optional, problem, readRequest, refuse, sentField, valueError } from '../validate.ts';
+import { IDEMPOTENCY_TTL_MS, IdempotencyHeader } from './sales.ts';
 import { runnerOf } from './settlements.ts';
 
 export const DETAIL_CHARGE_NOT_FOUND = 'Charge not found';
 /** Not shown in the reference: the longest free-text reason kept with a refund. */
 export const REFUND_REASON_MAX = 255;
 
+const RefundBody = body({
+  service_id: field.string({ min: 1 }),
+  // Left out, the rest of the charge.
+  amount: optional(field.cents({ gt: 0 })),
+  reason: optional(field.string({ max: REFUND_REASON_MAX })),
+});
+
 export function register(router: Router, ctx: SandboxContext): void {
   const runner = runnerOf(ctx);
 
   router.add('POST', '/v2/pay_in_refunds/request', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const h = Fields.headers(req.headers);
-    const idempotencyKey = h.string('idempotency-key', { min: 1, max: 255 });
-    const f = Fields.body(req.body, h.items);
-    const serviceId = f.string('service_id', { required: true, min: 1 });
-    const amountCents = f.cents('amount', { gt: 0 });
-    const reason = f.string('reason', { max: REFUND_REASON_MAX });
-    f.check();
+    const { header, body: sent } = readRequest(req, { header: IdempotencyHeader, body: RefundBody });
+    const idempotencyKey = header['idempotency-key'];
+    const { service_id: serviceId, amount: amountCents, reason } = sent;
     const { state } = ctx;
     // Contract 5 does not say whether a refund takes an Idempotency-Key; the sandbox honours
     // it as contract 2 does for a create (same key and request within 24 h: the first answer
@@ -47,7 +50,7 @@ export function register(router: Router, ctx: SandboxContext): void {
         return { status: previous.status, body: previous.body, headers: { 'Idempotent-Replayed': 'true' } };
       }
     }
-    const pixId = Object.hasOwn(state.saleIdByServiceId, serviceId as string) ? state.saleIdByServiceId[serviceId as string] : undefined;
+    const pixId = Object.hasOwn(state.saleIdByServiceId, serviceId) ? state.saleIdByServiceId[serviceId] : undefined;
     const sale = pixId === undefined ? undefined : state.sales[pixId];
     // reference 5 rule 4: another merchant's charge is answered as a missing one
     if (sale === undefined || sale.merchant_id !== p.merchantId) throw detailError(404, DETAIL_CHARGE_NOT_FOUND);
@@ -74,12 +77,9 @@ export function register(router: Router, ctx: SandboxContext): void {
       // contract 5: 422 when the amount exceeds what is left to refund
       if (amountCents !== undefined && plan.leftCents > 0) {
         const le = formatCents(plan.leftCents);
-        f.fail('amount', 'less_than_equal', `Input should be less than or equal to ${le}`, f.raw('amount'), { le });
-      } else {
-        f.valueError('service_id', 'the charge has nothing left to refund', serviceId);
+        refuse('body', problem('amount', 'less_than_equal', `Input should be less than or equal to ${le}`, { le }), sentField(req.body, 'amount'));
       }
-      f.check();
-      throw new Error('unreachable: a refused refund always has a validation item');
+      refuse('body', valueError('service_id', 'the charge has nothing left to refund'), serviceId);
     }
     state.refunds[plan.record.service_refund_id] = plan.record;
     sale.ext['refunded_cents'] = refundedBefore + plan.record.refunded_cents;

@@ -11,7 +11,7 @@ import type { Reply, Router } from '../http.ts';
 import { findCheckout } from '../lookup.ts';
 import { chargeResponse, createCharge, DEFAULT_EXPIRE_SEC, isPrintedMode, iso, printedQrOf, saleStatus } from '../sales.ts';
 import { checkoutKey } from '../state.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest } from '../validate.ts';
 
 /** Contract 2: at most 1,000,000.00. */
 export const MAX_AMOUNT_CENTS = 100_000_000;
@@ -20,18 +20,25 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 
 export const DETAIL_NO_PRINTED_QR = 'This checkout does not have a printed dynamic QR assigned.Please create one or contact support if you need assistance.';
 
+/** Contract 2: an Idempotency-Key header of 1 to 255 characters. */
+export const IdempotencyHeader = fields({ 'idempotency-key': optional(field.string({ min: 1, max: 255 })) });
+
+const CreateSaleBody = body({
+  amount: field.cents({ gt: 0, le: MAX_AMOUNT_CENTS }),
+  store_id: optional(field.int(), 1),
+  checkout_id: optional(field.int(), 1),
+  external_id: optional(field.string({ min: 1, max: 128 })),
+  // Left out, the default; the request's meaning (for its Idempotency-Key) tells the two apart.
+  expire: optional(field.int({ ge: 60, le: 86_400 })),
+});
+
 export function register(router: Router, ctx: SandboxContext): void {
   router.add('POST', '/v2/create_dynamic_pix', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const h = Fields.headers(req.headers);
-    const idempotencyKey = h.string('idempotency-key', { min: 1, max: 255 });
-    const f = Fields.body(req.body, h.items);
-    const amountCents = f.cents('amount', { required: true, gt: 0, le: MAX_AMOUNT_CENTS });
-    const storeId = f.int('store_id', { default: 1 }) as number;
-    const checkoutId = f.int('checkout_id', { default: 1 }) as number;
-    const externalId = f.string('external_id', { min: 1, max: 128 });
-    const expireSec = f.int('expire', { default: DEFAULT_EXPIRE_SEC, ge: 60, le: 86_400 }) as number;
-    f.check();
+    const { header, body: sent } = readRequest(req, { header: IdempotencyHeader, body: CreateSaleBody });
+    const idempotencyKey = header['idempotency-key'];
+    const { amount: amountCents, store_id: storeId, checkout_id: checkoutId, external_id: externalId } = sent;
+    const expireSec = sent.expire ?? DEFAULT_EXPIRE_SEC;
     const { state } = ctx;
     const now = ctx.clock.now();
 
@@ -42,7 +49,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     let requestHash = '';
     if (idempotencyKey !== undefined) {
       idemKey = `${p.merchantId}:${idempotencyKey}`;
-      requestHash = createHash('sha256').update(JSON.stringify([amountCents, storeId, checkoutId, externalId ?? null, f.present('expire') ? expireSec : null])).digest('hex');
+      requestHash = createHash('sha256').update(JSON.stringify([amountCents, storeId, checkoutId, externalId ?? null, sent.expire ?? null])).digest('hex');
       const previous = state.idempotency[idemKey];
       if (previous !== undefined && previous.expires_at > now) {
         if (previous.body_hash !== requestHash) throw detailError(409, 'Idempotency-Key reused with a different body');
@@ -61,7 +68,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       // Contract 2: the gateway may fall back to a dynamic QR (qr_type dynamic, no printed data).
       flow = state.gateway.printed_fallback_dynamic || !state.gateway.printed_supported ? 'fallback' : 'printed';
     }
-    const sale = createCharge(ctx, { checkout, amountCents: amountCents as number, externalId: externalId ?? null, flow, expireSec });
+    const sale = createCharge(ctx, { checkout, amountCents, externalId: externalId ?? null, flow, expireSec });
     const body = chargeResponse(state, sale);
     if (idemKey !== null) {
       state.idempotency[idemKey] = { body_hash: requestHash, status: 201, body, expires_at: now + IDEMPOTENCY_TTL_MS };

@@ -46,7 +46,7 @@ import {
 } from '../settlement.ts';
 import { formatCents } from '../../shared/money.ts';
 import type { SaleRecord, SandboxState } from '../state.ts';
-import { Fields } from '../validate.ts';
+import { body, field, fields, optional, readRequest } from '../validate.ts';
 
 /** reference 4.7 / 8: page bounds. */
 const LIST_LIMIT = { min: 1, max: 1000, default: 100 } as const;
@@ -189,22 +189,39 @@ export function runnerOf(ctx: SandboxContext): SettlementRunner {
   return runner;
 }
 
+interface DateTimeParam {
+  ms: number | undefined;
+  noOffset: boolean;
+}
+
 /**
  * A datetime query parameter (reference 4.7). Malformed text joins the 422 list; a value
- * without UTC offset is reported by `offsetProblem` as the 400 the reference states.
+ * without UTC offset is kept as `noOffset`, the 400 the reference states (checkRange).
  */
-function readDateTime(q: Fields, name: string, required: boolean): { ms: number | undefined; noOffset: boolean } {
-  const raw = q.string(name, { required });
-  if (raw === undefined) return { ms: undefined, noOffset: false };
-  const parsed = parseOffsetDateTime(raw);
-  if (parsed.ok) return { ms: parsed.ms, noOffset: false };
+const dateTime = field.parsed<DateTimeParam>((text) => {
+  const parsed = parseOffsetDateTime(text);
+  if (parsed.ok) return { ok: true, value: { ms: parsed.ms, noOffset: false } };
   if (parsed.problem === 'malformed') {
-    q.fail(name, 'datetime_from_date_parsing', 'Input should be a valid datetime or date, invalid date or datetime format', raw, {
-      error: 'invalid date or datetime format',
-    });
+    return { ok: false, type: 'datetime_from_date_parsing', msg: 'Input should be a valid datetime or date, invalid date or datetime format', ctx: { error: 'invalid date or datetime format' } };
   }
-  return { ms: undefined, noOffset: parsed.problem === 'no_offset' };
+  return { ok: true, value: { ms: undefined, noOffset: true } };
+});
+
+function page(bounds: { min: number; max: number; default: number }) {
+  return {
+    limit: optional(field.int({ ge: bounds.min, le: bounds.max }), bounds.default),
+    offset: optional(field.int({ ge: 0 }), 0),
+  };
 }
+
+const SettlementsQuery = fields({ start_date: dateTime, end_date: dateTime, ...page(LIST_LIMIT) });
+const TransactionsQuery = fields({ start_date: dateTime, end_date: dateTime, settlement_id: optional(field.int()), ...page(LIST_LIMIT) });
+const PendingQuery = fields({ checkout_id: optional(field.int()), store_id: optional(field.int()), from: optional(dateTime), to: optional(dateTime), ...page(PENDING_LIMIT) });
+const SettlementPath = fields({ settlement_id: field.int() });
+const ModePath = fields({ store_id: field.int(), checkout_id: field.int() });
+// The control route names no merchant; merchant 1 (the fixture's main one) unless told.
+const ModeBody = body({ mode: field.literal(SETTLEMENT_MODES), merchant_id: optional(field.int(), 1) });
+const RunBody = body({ confirm: optional(field.boolean(), true) });
 
 /** The 400s of reference 4.7, in order: offsets first, then the range. */
 function checkRange(start: { name: string; ms: number | undefined; noOffset: boolean }, end: { name: string; ms: number | undefined; noOffset: boolean }): { startMs: number; endMs: number } {
@@ -214,12 +231,6 @@ function checkRange(start: { name: string; ms: number | undefined; noOffset: boo
   const problem = rangeProblem(startMs, endMs, start.name, end.name);
   if (problem !== null) throw detailError(400, problem);
   return { startMs, endMs };
-}
-
-function readPage(q: Fields, bounds: { min: number; max: number; default: number }): { limit: number; offset: number } {
-  const limit = q.int('limit', { default: bounds.default, ge: bounds.min, le: bounds.max }) as number;
-  const offset = q.int('offset', { default: 0, ge: 0 }) as number;
-  return { limit, offset };
 }
 
 /**
@@ -246,54 +257,37 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.add('GET', '/v1/settlements', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const q = Fields.query(req.query);
-    const start = readDateTime(q, 'start_date', true);
-    const end = readDateTime(q, 'end_date', true);
-    const page = readPage(q, LIST_LIMIT);
-    q.check();
+    const { start_date: start, end_date: end, limit, offset } = readRequest(req, { query: SettlementsQuery }).query;
     const { startMs, endMs } = checkRange({ name: 'start_date', ...start }, { name: 'end_date', ...end });
     runner.sync();
-    return { status: 200, body: listSettlements(runner.book(), p.merchantId, startMs, endMs, page) };
+    return { status: 200, body: listSettlements(runner.book(), p.merchantId, startMs, endMs, { limit, offset }) };
   });
 
   router.add('GET', '/v1/settlements/transactions', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const q = Fields.query(req.query);
-    const start = readDateTime(q, 'start_date', true);
-    const end = readDateTime(q, 'end_date', true);
-    const settlementId = q.int('settlement_id');
-    const page = readPage(q, LIST_LIMIT);
-    q.check();
+    const { start_date: start, end_date: end, settlement_id: settlementId, limit, offset } = readRequest(req, { query: TransactionsQuery }).query;
     const { startMs, endMs } = checkRange({ name: 'start_date', ...start }, { name: 'end_date', ...end });
     runner.sync();
-    return { status: 200, body: listTransactions(runner.book(), p.merchantId, startMs, endMs, settlementId ?? null, page) };
+    return { status: 200, body: listTransactions(runner.book(), p.merchantId, startMs, endMs, settlementId ?? null, { limit, offset }) };
   });
 
   router.add('GET', '/v1/settlements/pending-charges', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const q = Fields.query(req.query);
-    const checkoutId = q.int('checkout_id');
-    const storeId = q.int('store_id');
-    const from = readDateTime(q, 'from', false);
-    const to = readDateTime(q, 'to', false);
-    const page = readPage(q, PENDING_LIMIT);
-    q.check();
+    const { checkout_id: checkoutId, store_id: storeId, from, to, limit, offset } = readRequest(req, { query: PendingQuery }).query;
     const now = ctx.clock.now();
     // reference 4.7: default window is the last 30 days, ending now
     const { startMs, endMs } = checkRange(
-      { name: 'from', ...from, ms: from.ms ?? now - PENDING_DEFAULT_WINDOW_MS },
-      { name: 'to', ...to, ms: to.ms ?? now },
+      { name: 'from', noOffset: from?.noOffset ?? false, ms: from?.ms ?? now - PENDING_DEFAULT_WINDOW_MS },
+      { name: 'to', noOffset: to?.noOffset ?? false, ms: to?.ms ?? now },
     );
     const target = previewCheckout(ctx.state, p.merchantId, storeId, checkoutId);
     runner.sync();
-    return { status: 200, body: pendingPreview(runner.book(), target?.ref ?? null, target?.mode ?? 'ars_per_charge', startMs, endMs, page) };
+    return { status: 200, body: pendingPreview(runner.book(), target?.ref ?? null, target?.mode ?? 'ars_per_charge', startMs, endMs, { limit, offset }) };
   });
 
   router.add('GET', '/v1/settlements/:settlement_id', (req): Reply => {
     const p = guard(req, ACCESS.payIn);
-    const path = Fields.path(req.params);
-    const settlementId = path.int('settlement_id', { required: true }) as number;
-    path.check();
+    const { settlement_id: settlementId } = readRequest(req, { path: SettlementPath }).path;
     runner.sync();
     const settlement = findSettlement(runner.book(), p.merchantId, settlementId);
     if (settlement === null) throw detailError(404, SETTLEMENT_DETAIL.notFound);
@@ -303,27 +297,20 @@ export function register(router: Router, ctx: SandboxContext): void {
   if (!ctx.control) return;
 
   router.add('PUT', '/_sandbox/checkouts/:store_id/:checkout_id/mode', (req): Reply => {
-    const path = Fields.path(req.params);
-    const storeId = path.int('store_id', { required: true });
-    const checkoutId = path.int('checkout_id', { required: true });
-    const f = Fields.body(req.body, path.items);
-    const mode = f.literal('mode', SETTLEMENT_MODES, { required: true });
-    // The control route names no merchant; merchant 1 (the fixture's main one) unless told.
-    const merchantId = f.int('merchant_id', { default: 1 }) as number;
-    f.check();
-    const checkout = findCheckout(ctx.state, merchantId, storeId as number, checkoutId as number);
+    const { path, body: sent } = readRequest(req, { path: ModePath, body: ModeBody });
+    const { mode, merchant_id: merchantId } = sent;
+    const checkout = findCheckout(ctx.state, merchantId, path.store_id, path.checkout_id);
     if (checkout === undefined) throw detailError(404, 'Checkout not found');
     runner.sync();
     // contract 6: charges created from now on are quoted in the new mode; earlier ones keep theirs
-    checkout.settlement_mode = mode as SettlementMode;
+    checkout.settlement_mode = mode;
     ctx.persist();
     return { status: 200, body: { merchant_id: merchantId, store_id: checkout.store_id, checkout_id: checkout.checkout_id, mode: checkout.settlement_mode } };
   });
 
   router.add('POST', '/_sandbox/settlements/run', (req): Reply => {
-    const f = Fields.body(req.body ?? {});
-    const confirm = f.boolean('confirm', { default: true }) as boolean;
-    f.check();
+    // No body at all is a run with every default.
+    const { confirm } = readRequest({ body: req.body ?? {} }, { body: RunBody }).body;
     const { created, settled } = runner.run(confirm);
     return {
       status: 200,
