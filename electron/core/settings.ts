@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLang, type Lang } from '../shared/lang.ts';
+import { writeFileAtomic } from './atomic-file.ts';
 import type { CoreConfig } from './config.ts';
 import type { CheckoutKey } from './terminal/terminal.ts';
 
@@ -41,21 +41,7 @@ export async function readSettings(dataDir: string): Promise<Settings> {
 }
 
 export async function writeSettings(dataDir: string, settings: Settings): Promise<void> {
-  const target = join(dataDir, SETTINGS_FILE);
-  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(clean(settings), null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, target);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
+  await writeFileAtomic(join(dataDir, SETTINGS_FILE), JSON.stringify(clean(settings), null, 2) + '\n');
 }
 
 export interface SettingsView {
