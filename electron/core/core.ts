@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { monotonicClock, type Clock } from '../shared/clock.ts';
-import type { RefundKeyContract } from './api/routes.ts';
 import type { BackOffice } from './backoffice/backoffice.ts';
 import type { ClaimsDesk } from './claims/desk.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
@@ -10,7 +9,7 @@ import type { Connection } from './devices/connection.ts';
 import type { Devices } from './devices/devices.ts';
 import { CoreError } from './errors.ts';
 import { EventHub } from './events.ts';
-import type { Journal, JournalEntry, JournalFs, ProbeTimers, VerifyResult } from './journal/journal.ts';
+import type { Journal, JournalEntry, VerifyResult } from './journal/journal.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import type { Operators, Session } from './operators/operators.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
@@ -18,8 +17,9 @@ import type { ServiceEndpoint } from './service-endpoint.ts';
 import { Connections } from './services/connections.ts';
 import { CheckoutPush, type AttentionView, type DisplayView, type PushEvents } from './services/checkout-push.ts';
 import { journalHealth, startNewChain, verifyChain } from './services/journal-care.ts';
+import { Lifecycle } from './services/lifecycle.ts';
 import { OpenShift } from './services/open-shift.ts';
-import { CoreParts } from './services/parts.ts';
+import { CoreParts, type PartsContext } from './services/parts.ts';
 import { saveSecrets, type SecretsToSave } from './services/remember-secrets.ts';
 import { ServiceHealth, type ServiceStatus } from './services/service-health.ts';
 import { StatusBoard, webhookStatus, type CoreState, type CoreStatus } from './services/status-board.ts';
@@ -37,7 +37,8 @@ export type { SettingsView } from './settings.ts';
 export { rememberSecrets } from './services/remember-secrets.ts';
 export { STATUS_COALESCE_MS } from './services/status-board.ts';
 
-export interface CoreDeps {
+/** What the entry point gives the core; the journal's file layer and timers and the refund-key contract go to its parts. */
+export interface CoreDeps extends Pick<PartsContext, 'journalFs' | 'journalTimers' | 'refundKeys'> {
   /**
    * The payment service, composed by the entry point (electron/compose.ts): a real one or the
    * embedded sandbox. Its clock is domain time. The core closes it when it stops.
@@ -46,20 +47,12 @@ export interface CoreDeps {
   log?: Logger;
   /** Where secrets rest: the Electron shell passes one encrypted with safeStorage. */
   secrets?: SecretStore;
-  /** The journal's file layer and probe timers (tests make the disk fail and fire timers). */
-  journalFs?: JournalFs;
-  journalTimers?: ProbeTimers;
   /**
    * What the composition root has the core do once it is ready, before start() returns
    * (the embedded sandbox: its checkout 1's printed QR, through the back office). A failure
    * is logged; the core stays up.
    */
   afterStart?: (core: Core) => Promise<void>;
-  /**
-   * Whether the provider honours refund keys (default: api/routes.ts REFUND_KEYS, not known).
-   * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
-   */
-  refundKeys?: RefundKeyContract;
   /**
    * The clock of the tills' idle time and of a dropped page's grace (operators/sessions.ts):
    * monotonic by default, never the service's domain clock, which jumps. Tests move their own.
@@ -89,12 +82,10 @@ export class Core {
   /** The tills' idle time and a dropped page's grace are measured on it (operators/sessions.ts). */
   readonly sessionClock: Clock;
 
-  #state: CoreState = 'stopped';
-  #startedAt: number | null = null;
   #timers: NodeJS.Timeout[] = [];
   #closeLog: (() => void) | null = null;
-  #starting: Promise<void> | null = null;
   readonly #deps: CoreDeps;
+  readonly #life: Lifecycle;
   readonly #parts: CoreParts;
   readonly #settings: TillSettings;
   readonly #board: StatusBoard;
@@ -116,7 +107,8 @@ export class Core {
       this.#closeLog = () => own.close();
     }
     this.secrets = deps.secrets ?? new FileSecretStore(join(config.dataDir, 'secrets.json'));
-    const ready = () => this.#state === 'ready';
+    const ready = () => this.#life.ready;
+    this.#life = new Lifecycle(() => this.#board.emit());
     this.#parts = new CoreParts(deps.service);
     this.#settings = new TillSettings(config);
     this.#board = new StatusBoard({ read: () => this.status(), push: (status) => this.events.emit('core.status', status), ready });
@@ -127,7 +119,7 @@ export class Core {
   }
 
   get state(): CoreState {
-    return this.#state;
+    return this.#life.state;
   }
 
   /** The terminal, once the core is ready. */
@@ -201,64 +193,43 @@ export class Core {
     return this.#push.attention();
   }
 
-  async start(): Promise<void> {
-    if (this.#state !== 'stopped') throw new CoreError('conflict', `The core cannot start while it is ${this.#state}.`);
-    this.#starting = this.#start();
-    try {
-      await this.#starting;
-    } finally {
-      this.#starting = null;
-    }
+  start(): Promise<void> {
+    return this.#life.start(() => this.#open(), () => this.#close(), this.log);
   }
 
-  async #start(): Promise<void> {
-    this.#setState('starting');
+  async #open(): Promise<void> {
     this.log.info('core starting', { config: describeConfig(this.config) });
-    try {
-      // The data dir holds the journal and secrets: readable by this user only.
-      await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
-      await this.#settings.load();
-      const { journalFs, journalTimers, refundKeys, afterStart } = this.#deps;
-      await this.#parts.open(
-        { config: this.config, clock: this.clock, sessionClock: this.sessionClock, log: this.log, journalFs, journalTimers, refundKeys },
-        {
-          journalHealthChanged: () => this.#board.emitIfChanged(),
-          sessionsEnded: () => this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null }),
-          serviceAnswered: (reached, error) => this.#service.answered(reached, error),
-          checkoutsChanged: (checkouts) => void this.#push.push(checkouts),
-          claimsChanged: () => this.#push.scheduleAttention(),
-          acceptWebhook: (delivery) => this.terminal.acceptWebhook(delivery),
-        },
-      );
-      await this.#shift.load();
-      this.#startedAt = this.clock.now();
-      this.#setState('ready');
-      await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
-      this.terminal.start();
-      await this.probeService();
-      this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
-      // Webhook and journal health change without an event of their own: re-check now and then.
-      this.#timers.push(setInterval(() => this.#board.emitIfChanged(), STATUS_INTERVAL_MS));
-      // Issue 25: a till left signed in is signed out on time even if its page never calls again.
-      this.#timers.push(setInterval(() => this.#parts.operators?.sweepIdle(), IDLE_SWEEP_MS));
-      for (const t of this.#timers) t.unref();
-      this.log.info('core ready', { service: this.#deps.service.url, webhooks: this.#parts.receiver?.url ?? null });
-    } catch (err) {
-      this.log.error('core failed to start', { error: err });
-      await this.#close();
-      this.#setState('failed');
-      throw err;
-    }
+    // The data dir holds the journal and secrets: readable by this user only.
+    await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
+    await this.#settings.load();
+    const { journalFs, journalTimers, refundKeys, afterStart } = this.#deps;
+    await this.#parts.open(
+      { config: this.config, clock: this.clock, sessionClock: this.sessionClock, log: this.log, journalFs, journalTimers, refundKeys },
+      {
+        journalHealthChanged: () => this.#board.emitIfChanged(),
+        sessionsEnded: () => this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null }),
+        serviceAnswered: (reached, error) => this.#service.answered(reached, error),
+        checkoutsChanged: (checkouts) => void this.#push.push(checkouts),
+        claimsChanged: () => this.#push.scheduleAttention(),
+        acceptWebhook: (delivery) => this.terminal.acceptWebhook(delivery),
+      },
+    );
+    await this.#shift.load();
+    this.#life.readyAt(this.clock.now());
+    await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
+    this.terminal.start();
+    await this.probeService();
+    this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
+    // Webhook and journal health change without an event of their own: re-check now and then.
+    this.#timers.push(setInterval(() => this.#board.emitIfChanged(), STATUS_INTERVAL_MS));
+    // Issue 25: a till left signed in is signed out on time even if its page never calls again.
+    this.#timers.push(setInterval(() => this.#parts.operators?.sweepIdle(), IDLE_SWEEP_MS));
+    for (const t of this.#timers) t.unref();
+    this.log.info('core ready', { service: this.#deps.service.url, webhooks: this.#parts.receiver?.url ?? null });
   }
 
   async stop(): Promise<void> {
-    // A stop asked for while starting (a quit during boot) waits for the start to settle,
-    // so no resource is created after the stop closed them.
-    await this.#starting?.catch(() => undefined);
-    if (this.#state === 'stopped' || this.#state === 'stopping' || this.#state === 'failed') return;
-    this.#setState('stopping');
-    await this.#close();
-    this.#setState('stopped');
+    if (!(await this.#life.stop(() => this.#close()))) return;
     this.log.info('core stopped');
     this.#closeLog?.();
   }
@@ -267,8 +238,8 @@ export class Core {
     const stats = this.#parts.terminal?.stats();
     return {
       version: pkg.version,
-      state: this.#state,
-      startedAt: this.#startedAt === null ? null : new Date(this.#startedAt).toISOString(),
+      state: this.#life.state,
+      startedAt: this.#life.startedAt === null ? null : new Date(this.#life.startedAt).toISOString(),
       lang: this.#settings.lang,
       terminal: this.#settings.checkout,
       device: null,
@@ -343,18 +314,13 @@ export class Core {
     await this.#parts.close(this.log);
   }
 
-  #setState(state: CoreState): void {
-    this.#state = state;
-    this.#board.emit();
-  }
-
   #whenOpen<T>(part: T | null): T {
     if (part === null) throw notReady();
     return part;
   }
 
   #whenReady<T>(part: T | null): T {
-    if (this.#state !== 'ready') throw notReady();
+    if (!this.#life.ready) throw notReady();
     return this.#whenOpen(part);
   }
 }

@@ -27,6 +27,10 @@ export interface PartsContext {
   /** The journal's file layer and probe timers (tests make the disk fail and fire timers). */
   journalFs?: JournalFs | undefined;
   journalTimers?: ProbeTimers | undefined;
+  /**
+   * Whether the provider honours refund keys (default: api/routes.ts REFUND_KEYS, not known).
+   * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
+   */
   refundKeys?: RefundKeyContract | undefined;
 }
 
