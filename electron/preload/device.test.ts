@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEVICE_CHANNELS } from '../shared/device-bridge.ts';
 
 /** Connect mode's preload exposes window.posDevice only: three functions, three channels, no window.pos. */
-// Each invoke answers with what it was given: the channel and the arguments.
+
+// The stub's invoke answers with what it was given: the channel and the arguments.
 const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub((...args) => args));
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));

@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { SETUP_CHANNELS } from '../shared/setup-bridge.ts';
 
 /** The setup page's preload exposes window.posSetup only: probe and confirm, on their own channels. */
-// Each invoke answers with what it was given: the channel and the arguments.
+
+// The stub's invoke answers with what it was given: the channel and the arguments.
 const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub((...args) => args));
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));
