@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLang, type Lang } from '../shared/lang.ts';
+import { writeFileAtomic } from './atomic-file.ts';
+import type { CoreConfig } from './config.ts';
+import type { CheckoutKey } from './terminal/terminal.ts';
 
 /**
  * Settings a manager changes in the app (language, this terminal's checkout), kept in the
@@ -39,19 +41,55 @@ export async function readSettings(dataDir: string): Promise<Settings> {
 }
 
 export async function writeSettings(dataDir: string, settings: Settings): Promise<void> {
-  const target = join(dataDir, SETTINGS_FILE);
-  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(clean(settings), null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
+  await writeFileAtomic(join(dataDir, SETTINGS_FILE), JSON.stringify(clean(settings), null, 2) + '\n');
+}
+
+export interface SettingsView {
+  lang: Lang;
+  storeId: number;
+  checkoutId: number;
+}
+
+/** The settings in force: the saved ones, where no flag or environment variable given at start says otherwise. */
+export class TillSettings {
+  #lang: Lang;
+  #checkout: CheckoutKey;
+  readonly #config: Pick<CoreConfig, 'dataDir' | 'explicit'>;
+
+  constructor(config: Pick<CoreConfig, 'dataDir' | 'lang' | 'terminal' | 'explicit'>) {
+    this.#config = config;
+    this.#lang = config.lang;
+    this.#checkout = { ...config.terminal };
   }
-  try {
-    await rename(temp, target);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
+
+  get lang(): Lang {
+    return this.#lang;
+  }
+
+  /** The checkout this terminal rings sales up on. */
+  get checkout(): CheckoutKey {
+    return { ...this.#checkout };
+  }
+
+  view(): SettingsView {
+    return { lang: this.#lang, storeId: this.#checkout.storeId, checkoutId: this.#checkout.checkoutId };
+  }
+
+  async load(): Promise<void> {
+    const saved = await readSettings(this.#config.dataDir);
+    if (saved.lang !== undefined && !this.#config.explicit.lang) this.#lang = saved.lang;
+    if (!this.#config.explicit.terminal) {
+      this.#checkout = { storeId: saved.storeId ?? this.#checkout.storeId, checkoutId: saved.checkoutId ?? this.#checkout.checkoutId };
+    }
+  }
+
+  /** Changes and saves settings; true when the checkout changed. */
+  async update(patch: Settings): Promise<boolean> {
+    const checkoutChanged =
+      (patch.storeId !== undefined && patch.storeId !== this.#checkout.storeId) || (patch.checkoutId !== undefined && patch.checkoutId !== this.#checkout.checkoutId);
+    this.#lang = patch.lang ?? this.#lang;
+    this.#checkout = { storeId: patch.storeId ?? this.#checkout.storeId, checkoutId: patch.checkoutId ?? this.#checkout.checkoutId };
+    await writeSettings(this.#config.dataDir, this.view());
+    return checkoutChanged;
   }
 }

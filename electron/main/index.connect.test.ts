@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer, type Server } from 'node:tls';
@@ -10,6 +9,7 @@ import { IPC_INVOKE_PREFIX } from '../core/contract.ts';
 import { DEVICE_CHANNELS } from '../shared/device-bridge.ts';
 import { SETUP_CHANNELS } from '../shared/setup-bridge.ts';
 import { stub, until } from './fixtures/electron-stub.ts';
+import { freshDataDir } from './fixtures/first-run.ts';
 import { MODE_FILE } from './mode.ts';
 import { CERTIFICATE_ACCEPTED, CERTIFICATE_REFUSED, pemFingerprint } from './pinning.ts';
 
@@ -34,9 +34,7 @@ let origin = '';
 let setupUrl = '';
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-connect-'));
-  process.env.POS_DATA_DIR = dataDir;
-  process.env.POS_LANG = 'en';
+  dataDir = await freshDataDir('connect-', 'en');
   store = createServer({ cert: STORE_CERT, key: fixture('store.key.pem') }, (socket) => socket.end());
   await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
   origin = `https://127.0.0.1:${(store.address() as AddressInfo).port}`;

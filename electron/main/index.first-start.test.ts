@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { get as httpsGet } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_INVOKE_PREFIX, METHODS } from '../core/contract.ts';
 import { stub, until } from './fixtures/electron-stub.ts';
+import { captureLog, freshDataDir } from './fixtures/first-run.ts';
 import { MODE_FILE, STORE_FLAG } from './mode.ts';
 import { pemFingerprint, readPeerFingerprint } from './pinning.ts';
 
@@ -22,15 +22,13 @@ let dataDir = '';
 const logged: string[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-first-'));
-  process.env.POS_DATA_DIR = dataDir;
-  process.env.POS_LANG = 'en';
+  dataDir = await freshDataDir('first-', 'en');
   process.env.POS_WEB_PORT = '0';
   process.env.POS_CUSTOMER_DISPLAY = 'off';
   // The merchant's own certificate for the browser shell: the store serves HTTPS with it.
   process.env.POS_TLS_CERT = fileURLToPath(new URL('./fixtures/store.cert.pem', import.meta.url));
   process.env.POS_TLS_KEY = fileURLToPath(new URL('./fixtures/store.key.pem', import.meta.url));
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
+  captureLog(logged);
   stub.answers.push(0);
   await import('./index.ts');
   stub.resolveReady();

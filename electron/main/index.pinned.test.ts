@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEVICE_CHANNELS } from '../shared/device-bridge.ts';
 import { stub, until } from './fixtures/electron-stub.ts';
+import { freshDataDir } from './fixtures/first-run.ts';
 import { MODE_FILE, writeMode } from './mode.ts';
 import { CERTIFICATE_ACCEPTED, CERTIFICATE_REFUSED, pemFingerprint } from './pinning.ts';
 
@@ -20,9 +19,7 @@ const ORIGIN = 'https://192.168.0.10:5180';
 let dataDir = '';
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-pinned-'));
-  process.env.POS_DATA_DIR = dataDir;
-  process.env.POS_LANG = 'es';
+  dataDir = await freshDataDir('pinned-', 'es');
   await writeMode(dataDir, { mode: 'connect', origin: ORIGIN, fingerprint: pemFingerprint(cert('store')) ?? '' });
   // The store presents another certificate at the first attempt (Chromium refused it through the pin).
   stub.failingLoads.push(Object.assign(new Error('net::ERR_CERT_AUTHORITY_INVALID'), { errno: -202, code: 'ERR_CERT_AUTHORITY_INVALID' }));

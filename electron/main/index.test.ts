@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_PREFIX, METHODS } from '../core/contract.ts';
 import { stub, until } from './fixtures/electron-stub.ts';
+import { captureLog, freshDataDir } from './fixtures/first-run.ts';
 import { MODE_FILE, STORE_FLAG } from './mode.ts';
 
 /**
@@ -21,14 +21,12 @@ let dataDir = '';
 const logged: string[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'pos-electron-'));
-  process.env.POS_DATA_DIR = dataDir;
-  process.env.POS_LANG = 'en';
+  dataDir = await freshDataDir('', 'en');
   process.env.POS_WEB_PORT = '0';
   process.env.POS_WEBHOOK_SECRET = 'whsec_bGl2ZS13ZWJob29rLXNlY3JldC0xMjM0';
   // Whoever starts `npm start` (or a packaged app) may have this set: it must not count.
   process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173/';
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
+  captureLog(logged);
   // What electron/start.ts (npm start) passes.
   process.argv.push('--remember-secrets', STORE_FLAG);
   await import('./index.ts');

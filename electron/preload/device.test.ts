@@ -2,14 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEVICE_CHANNELS } from '../shared/device-bridge.ts';
 
 /** Connect mode's preload exposes window.posDevice only: three functions, three channels, no window.pos. */
-const stub = vi.hoisted(() => {
-  const exposed = new Map<string, Record<string, unknown>>();
-  return {
-    exposed,
-    contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => exposed.set(key, api) },
-    ipcRenderer: { invoke: vi.fn(async (...args: unknown[]) => args) },
-  };
-});
+
+// The stub's invoke answers with what it was given: the channel and the arguments.
+const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub((...args) => args));
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));
 

@@ -2,14 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { SETUP_CHANNELS } from '../shared/setup-bridge.ts';
 
 /** The setup page's preload exposes window.posSetup only: probe and confirm, on their own channels. */
-const stub = vi.hoisted(() => {
-  const exposed = new Map<string, Record<string, unknown>>();
-  return {
-    exposed,
-    contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => exposed.set(key, api) },
-    ipcRenderer: { invoke: vi.fn(async (...args: unknown[]) => args) },
-  };
-});
+
+// The stub's invoke answers with what it was given: the channel and the arguments.
+const stub = await vi.hoisted(async () => (await import('./fixtures/electron-stub.ts')).electronStub((...args) => args));
 
 vi.mock('electron', () => ({ contextBridge: stub.contextBridge, ipcRenderer: stub.ipcRenderer }));
 

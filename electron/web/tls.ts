@@ -1,8 +1,9 @@
 import { createHash, createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.ts';
+import { writeFileAtomic } from '../core/atomic-file.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
 
 /**
@@ -114,13 +115,13 @@ export async function loadTlsIdentity(opts: TlsIdentityOptions): Promise<TlsIden
   } else {
     if (!keptCa.ok && keptCa.reason !== 'missing') opts.log?.warn('making a new store certificate authority; tablets must install its certificate again', { reason: keptCa.reason, dir });
     authority = await generateAuthority(clock);
-    await writePrivate(caKeyPath, authority.key, 0o600);
-    await writePrivate(caCertPath, authority.cert, 0o644);
+    await writeFileAtomic(caKeyPath, authority.key, 0o600);
+    await writeFileAtomic(caCertPath, authority.cert, 0o644);
     opts.log?.info('made a store certificate authority', { dir, fingerprint: certificateFingerprint(authority.cert) });
   }
   const made = await generateIdentity(opts.hosts, clock, authority);
-  await writePrivate(keyPath, made.key, 0o600);
-  await writePrivate(certPath, made.cert, 0o644);
+  await writeFileAtomic(keyPath, made.key, 0o600);
+  await writeFileAtomic(certPath, made.cert, 0o644);
   opts.log?.info('made a browser shell certificate', { dir, fingerprint: made.fingerprint, hosts: opts.hosts });
   return { ...made, ca: authority.cert, generated: true };
 }
@@ -239,22 +240,3 @@ async function generateIdentity(hosts: readonly string[], clock: Clock, ca: { ce
   return { cert: pems.cert, key: pems.private, fingerprint: certificateFingerprint(pems.cert) };
 }
 
-/** Written whole or not at all, with its mode from the first byte (never readable by others, even briefly). */
-async function writePrivate(path: string, text: string, mode: number): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const file = await open(temp, 'wx', mode);
-  try {
-    await file.writeFile(text, 'utf8');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  try {
-    // The umask may have narrowed the mode; the key must be exactly owner-only.
-    await chmod(temp, mode);
-    await rename(temp, path);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
-}

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { CoreError } from '../errors.ts';
 import { newSession, type Caller, type Session } from '../operators/operators.ts';
 import { createDispatcher, handler } from './handler.ts';
-import { v } from './schema.ts';
+import { v } from '../../shared/schema.ts';
+import { argument, fields, list, none, oneOf, text, whole, yesNo } from './arguments.ts';
 
-const charge = v.object({
-  amount: v.string({ min: 1, max: 12, pattern: /^\d+([.,]\d{1,2})?$/, describe: 'an amount like 12,50' }),
-  reference: v.optional(v.string({ min: 1, max: 128 })),
-  checkout: v.optional(v.int({ min: 1, max: 999 })),
+const chargeSchema = fields({
+  amount: text({ min: 1, max: 12, pattern: /^\d+([.,]\d{1,2})?$/, describe: 'an amount like 12,50' }),
+  reference: v.optional(text({ min: 1, max: 128 })),
+  checkout: v.optional(whole(1, 999)),
 });
+const charge = argument(chargeSchema);
 
 describe('schema', () => {
   it('accepts what it describes and drops nothing it knows', () => {
@@ -33,6 +35,50 @@ describe('schema', () => {
     const hostile = JSON.parse('{"amount":"1","__proto__":{"admin":true}}') as unknown;
     expect(() => charge.parse(hostile)).toThrow(/__proto__ must be left out/);
   });
+
+  it('names an unknown key before any field it knows, so a `by` is refused as such', () => {
+    const refund = argument(fields({ amount_cents: whole(1, 100_000_000) }));
+    expect(() => refund.parse({ by: 'Mallory' })).toThrow('by must be left out (it is not a known field).');
+    expect(() => refund.parse({})).toThrow('amount_cents must be a whole number from 1 to 100000000.');
+    expect(() => refund.parse({ amount_cents: '5' })).toThrow('amount_cents must be a whole number from 1 to 100000000.');
+    expect(refund.keys).toEqual(['amount_cents']);
+  });
+
+  it('writes paths into lists and nested objects, and bounds a list before reading its items', () => {
+    const basket = argument(fields({ items: list(fields({ sku: text({ min: 1, max: 8 }), note: v.nullable(text({ max: 20 })) }), 3) }));
+    expect(basket.parse({ items: [{ sku: 'A', note: null }] })).toEqual({ items: [{ sku: 'A', note: null }] });
+    const refused = (input: unknown) => {
+      try {
+        basket.parse(input);
+      } catch (err) {
+        return { message: (err as CoreError).message, params: (err as CoreError).params };
+      }
+      return null;
+    };
+    expect(refused({ items: [{ sku: 'A', note: null }, { sku: 'B', note: null }, { sku: '', note: null }] })).toEqual({
+      message: 'items[2].sku must be text of 1 to 8 characters.',
+      params: { field: 'items[2].sku' },
+    });
+    expect(refused({ items: [{ sku: 'A', note: null, by: 'x' }] })?.message).toBe('items[0].by must be left out (it is not a known field).');
+    expect(refused({ items: [{ sku: 'A' }] })?.message).toBe('items[0].note must be text of 0 to 20 characters.');
+    expect(refused({ items: [1, 2, 3, 4] })?.message).toBe('items must be a list of at most 3 items.');
+    expect(refused({ items: 'A' })?.message).toBe('items must be a list of at most 3 items.');
+  });
+
+  it('takes nothing where a call takes no argument', () => {
+    const nothing = argument(none());
+    expect(nothing.parse(undefined)).toBeUndefined();
+    expect(nothing.parse(null)).toBeUndefined();
+    expect(nothing.keys).toEqual([]);
+    expect(() => nothing.parse({})).toThrow('The argument must be empty (this call takes no argument).');
+  });
+
+  it('reads a fixed set of words and true or false, nothing like them', () => {
+    const mode = argument(fields({ mode: oneOf(['printed', 'dynamic']), confirm: yesNo() }));
+    expect(mode.parse({ mode: 'printed', confirm: false })).toEqual({ mode: 'printed', confirm: false });
+    expect(() => mode.parse({ mode: 'Printed', confirm: false })).toThrow('mode must be one of "printed", "dynamic".');
+    expect(() => mode.parse({ mode: 'printed', confirm: 'yes' })).toThrow('confirm must be true or false.');
+  });
 });
 
 describe('dispatcher', () => {
@@ -44,14 +90,14 @@ describe('dispatcher', () => {
   };
   const dispatch = createDispatcher(
     {
-      'sale.charge': handler('cashier', 'charge a sale', charge, async (a, by) => ({ received: a.amount, by: by.name })),
-      'sale.fail': handler('anyone', 'fail', v.none(), () => {
+      'sale.charge': handler('cashier', 'charge a sale', chargeSchema, async (a, by) => ({ received: a.amount, by: by.name })),
+      'sale.fail': handler('anyone', 'fail', none(), () => {
         throw new CoreError('conflict', 'A sale is already being charged on this checkout.');
       }),
-      'sale.crash': handler('anyone', 'crash', v.none(), () => {
+      'sale.crash': handler('anyone', 'crash', none(), () => {
         throw new TypeError('secret internal detail');
       }),
-      'payment.attribute': handler('supervisor', 'tie a payment to a sale', v.object({ seq: v.int({ min: 1, max: 9 }) }), (_a, by) => {
+      'payment.attribute': handler('supervisor', 'tie a payment to a sale', fields({ seq: whole(1, 9) }), (_a, by) => {
         ran.push(by.name);
         return by.role;
       }),

@@ -2,7 +2,8 @@ import { CoreError, toWireError, type Envelope } from '../errors.ts';
 import { connectionMay, connectionRefusal, type Connection, type Reach } from '../devices/connection.ts';
 import type { Caller, Session } from '../operators/operators.ts';
 import { mayUse, refusal, type Access, type Role } from '../operators/roles.ts';
-import type { Schema } from './schema.ts';
+import type { v } from '../../shared/schema.ts';
+import { argument, type Argument } from './arguments.ts';
 
 /** What a call knows about where it comes from: its connection's session and who is signed in on it. */
 export interface CallContext {
@@ -20,7 +21,7 @@ export interface HandlerDef<A, R> {
   readonly reach: Reach;
   /** "tie a payment to a sale": completes "Only a supervisor or a manager can …". */
   readonly action: string;
-  readonly args: Schema<A>;
+  readonly args: Argument<A>;
   readonly run: (args: A, ctx: CallContext) => Promise<R>;
 }
 
@@ -28,16 +29,27 @@ export interface HandlerDef<A, R> {
  * A method for a role and up: its function receives the signed-in operator, the only
  * source of who did it (no method takes a person's name as an argument).
  */
-export function handler<A, R>(access: Role, action: string, args: Schema<A>, run: (args: A, by: Caller, session: Session) => R | Promise<R>): HandlerDef<A, R>;
+export function handler<S extends v.GenericSchema, R>(
+  access: Role,
+  action: string,
+  args: S,
+  run: (args: v.InferOutput<S>, by: Caller, session: Session) => R | Promise<R>,
+): HandlerDef<v.InferOutput<S>, R>;
 /** A method any connection may call, signed in or not: it receives the connection's session. */
-export function handler<A, R>(access: 'anyone', action: string, args: Schema<A>, run: (args: A, session: Session) => R | Promise<R>): HandlerDef<A, R>;
-export function handler<A, R>(access: Access, action: string, args: Schema<A>, run: (args: A, by: never, session: Session) => R | Promise<R>): HandlerDef<A, R> {
+export function handler<S extends v.GenericSchema, R>(access: 'anyone', action: string, args: S, run: (args: v.InferOutput<S>, session: Session) => R | Promise<R>): HandlerDef<v.InferOutput<S>, R>;
+export function handler<S extends v.GenericSchema, R>(
+  access: Access,
+  action: string,
+  args: S,
+  run: (args: v.InferOutput<S>, by: never, session: Session) => R | Promise<R>,
+): HandlerDef<v.InferOutput<S>, R> {
+  type A = v.InferOutput<S>;
   const serve = run as (args: A, by: Caller | Session, session: Session) => R | Promise<R>;
   return {
     access,
     reach: 'till',
     action,
-    args,
+    args: argument(args),
     run: async (a, ctx) => {
       // The dispatcher checked already; a handler called some other way checks again.
       if (access === 'anyone') return serve(a, ctx.session, ctx.session);
@@ -52,7 +64,7 @@ export function reaching<A, R>(reach: Exclude<Reach, 'till'>, def: HandlerDef<A,
   return { ...def, reach };
 }
 
-type AnyHandlers = { readonly [method: string]: { readonly access: Access; readonly reach: Reach; readonly action: string; readonly args: Schema<unknown>; readonly run: (args: never, ctx: CallContext) => Promise<unknown> } };
+type AnyHandlers = { readonly [method: string]: { readonly access: Access; readonly reach: Reach; readonly action: string; readonly args: Argument<unknown>; readonly run: (args: never, ctx: CallContext) => Promise<unknown> } };
 
 export interface DispatcherDeps {
   /** The operator signed in on a session, looked up at each call; null when none (or disabled). */

@@ -1,0 +1,165 @@
+import { join } from 'node:path';
+import type { Clock } from '../../shared/clock.ts';
+import { createServiceClient, type ServiceClient } from '../api/client.ts';
+import type { ServiceError } from '../api/errors.ts';
+import type { RefundKeyContract } from '../api/routes/route.ts';
+import { BackOffice, OFFICE_PERSON_ACTIONS } from '../backoffice/backoffice.ts';
+import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection } from '../claims/desk.ts';
+import type { CoreConfig } from '../config.ts';
+import { Devices } from '../devices/devices.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
+import { CoreError } from '../errors.ts';
+import { openJournal, type Journal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
+import type { Logger } from '../log.ts';
+import { Operators } from '../operators/operators.ts';
+import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from '../operators/registry.ts';
+import type { ServiceEndpoint } from '../service-endpoint.ts';
+import type { SaleRow } from '../terminal/entries.ts';
+import { Shifts } from '../terminal/shifts.ts';
+import { Terminal, TERMINAL_JOURNAL, type CheckoutKey } from '../terminal/terminal.ts';
+import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../webhooks/receiver.ts';
+
+export interface PartsContext {
+  config: CoreConfig;
+  clock: Clock;
+  sessionClock: Clock;
+  log: Logger;
+  /** The journal's file layer and probe timers (tests make the disk fail and fire timers). */
+  journalFs?: JournalFs | undefined;
+  journalTimers?: ProbeTimers | undefined;
+  /**
+   * Whether the provider honours refund keys (default: api/routes.ts REFUND_KEYS, not known).
+   * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
+   */
+  refundKeys?: RefundKeyContract | undefined;
+}
+
+/** What the parts tell the core that composes them. */
+export interface PartsHooks {
+  /** Charging stops and resumes with the journal's writes: the status bar must say so at once. */
+  journalHealthChanged: () => void;
+  /** Sign-ins the core ended (idle, a changed operator), once per burst while the parts are open. */
+  sessionsEnded: () => void;
+  serviceAnswered: (reached: boolean, error: ServiceError | null) => void;
+  checkoutsChanged: (checkouts: readonly CheckoutKey[]) => void;
+  claimsChanged: () => void;
+  /** Until the terminal is ready this throws, the receiver answers 503 and the service delivers again. */
+  acceptWebhook: (delivery: WebhookDelivery) => ReturnType<Terminal['acceptWebhook']>;
+}
+
+/**
+ * What a started core holds: opened in order at start (the journal first, every other part
+ * reads it) and closed at stop or after a failed start, whatever of them was opened. Each
+ * is null until opened and after closing.
+ */
+export class CoreParts {
+  journal: Journal<SaleRow> | null = null;
+  operators: Operators | null = null;
+  devices: Devices | null = null;
+  receiver: WebhookReceiver | null = null;
+  client: ServiceClient | null = null;
+  terminal: Terminal | null = null;
+  shifts: Shifts | null = null;
+  backOffice: BackOffice | null = null;
+  claims: ClaimsDesk | null = null;
+  /** The service the entry point composed; closed with the parts, so a stopped core cannot start again. */
+  endpoint: ServiceEndpoint | null;
+
+  constructor(endpoint: ServiceEndpoint) {
+    this.endpoint = endpoint;
+  }
+
+  async open(ctx: PartsContext, hooks: PartsHooks): Promise<void> {
+    const { config, clock, log } = ctx;
+    const journal = await openJournal<SaleRow>({
+      dir: join(config.dataDir, 'journal'),
+      clock,
+      ...TERMINAL_JOURNAL,
+      log,
+      operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS],
+      // The operators and devices too are read at start from the checkpoint, never from history.
+      projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
+      ...(ctx.journalFs ? { fs: ctx.journalFs } : {}),
+      ...(ctx.journalTimers ? { timers: ctx.journalTimers } : {}),
+      onHealthChange: hooks.journalHealthChanged,
+    });
+    this.journal = journal;
+
+    const operators = new Operators({ journal, clock, log, lockMinutes: config.lockMinutes, sessionClock: ctx.sessionClock });
+    await operators.load();
+    let telling = false;
+    operators.onSessionsEnded(() => {
+      // Once per burst, after the call that ended them: each till's push is its own status.
+      if (telling) return;
+      telling = true;
+      queueMicrotask(() => {
+        telling = false;
+        if (this.operators === null) return; // stopped meanwhile: no till to tell
+        hooks.sessionsEnded();
+      });
+    });
+    this.operators = operators;
+    const devices = new Devices({ journal, clock, log });
+    devices.load();
+    this.devices = devices;
+
+    const endpoint = this.endpoint;
+    if (endpoint === null) throw new CoreError('conflict', 'This core has stopped; start a new one.');
+    const secret = endpoint.webhookSecret;
+    if (secret !== null) {
+      this.receiver = await startWebhookReceiver({ host: config.webhook.host, port: config.webhook.port, secret, clock, log, accept: hooks.acceptWebhook });
+    } else {
+      log.warn('no webhook secret configured (POS_WEBHOOK_SECRET): payments are followed by polling only');
+    }
+
+    await endpoint.attach?.({ webhookUrl: this.receiver?.url ?? null, log });
+    const client = createServiceClient({ baseUrl: endpoint.url, token: endpoint.token, clock, log, onAnswer: hooks.serviceAnswered });
+    this.client = client;
+
+    this.terminal = new Terminal({
+      journal,
+      client,
+      clock,
+      log,
+      onChange: hooks.checkoutsChanged,
+      ...(ctx.refundKeys === undefined ? {} : { refundKeys: ctx.refundKeys }),
+    });
+    await this.terminal.load();
+    this.shifts = new Shifts(journal, clock);
+    this.backOffice = new BackOffice({ client, journal, clock, log });
+    this.claims = new ClaimsDesk({ client, journal, clock, log, onChange: hooks.claimsChanged });
+    this.claims.start();
+  }
+
+  /** Closes whatever was opened, in order; a part that fails to close is logged and the others still close. */
+  async close(log: Logger): Promise<void> {
+    // Sign-outs the core made just before (idle, a changed operator) reach the journal before it closes.
+    await this.operators?.journaled().catch(() => undefined);
+    const { terminal, receiver, client, endpoint, journal } = this;
+    const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+      ['terminal', terminal ? () => terminal.stop() : undefined],
+      ['webhook receiver', receiver?.close],
+      ['service client', client?.close],
+      ['service endpoint', endpoint ? () => endpoint.close() : undefined],
+      ['journal', journal ? () => journal.close() : undefined],
+    ];
+    for (const [name, close] of steps) {
+      try {
+        await close?.();
+      } catch (err) {
+        log.warn(`could not close the ${name} cleanly`, { error: err });
+      }
+    }
+    this.terminal = null;
+    this.shifts = null;
+    this.receiver = null;
+    this.client = null;
+    this.endpoint = null;
+    this.journal = null;
+    this.operators = null;
+    this.devices = null;
+    this.backOffice = null;
+    this.claims?.stop();
+    this.claims = null;
+  }
+}
