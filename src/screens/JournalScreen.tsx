@@ -1,6 +1,7 @@
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import type { CarriedPayment, DaySummary, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
 import { JournalRepair } from '../components/JournalRepair.tsx';
 import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
@@ -84,117 +85,70 @@ function MoneyTrail({ trail, claims }: { trail: ShiftReport['settlement']; claim
 function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const lang = useLang();
-  return (
-    <div className="table-wrap">
-      <table className="report-table" aria-labelledby="sales-heading">
-        <thead>
-          <tr>
-            <th scope="col">{t('report.col.time')}</th>
-            <th scope="col">{t('report.col.amount')}</th>
-            <th scope="col">{t('report.col.outcome')}</th>
-            <th scope="col">{t('report.col.received')}</th>
-            <th scope="col">{t('report.col.reference')}</th>
-            <th scope="col">{t('report.col.pixId')}</th>
-            <th scope="col">{t('report.col.serviceId')}</th>
-            <th scope="col">{t('report.col.chargedBy')}</th>
-            <th scope="col">{t('report.col.saleId')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sales.length === 0 ? (
-            <tr>
-              <td colSpan={9} className="muted">
-                {t('report.noSales')}
-              </td>
-            </tr>
-          ) : (
-            sales.map((s) => (
-              <tr key={s.sale_id} data-sale-id={s.sale_id} data-status={s.status}>
-                <td className="nowrap">{formatTime(lang, s.requested_at)}</td>
-                <td className="num">{formatMoney(lang, s.amount_cents)}</td>
-                <td>
-                  <StatusWord status={s.status} />
-                  {s.description.needs_person && (
-                    <span className="needs-person">
-                      {' '}
-                      <Icon name="alert" /> {t('report.needsPerson')}
-                    </span>
-                  )}
-                  {s.description.acknowledged.map((a) => (
-                    <span key={`${a.reason}:${a.at}`} className="acknowledged-line">
-                      {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
-                    </span>
-                  ))}
-                  {s.settlement && (
-                    <span className="settled-line" data-testid="settled">
-                      {t('report.settled', {
-                        id: s.settlement.settlement_id,
-                        at: s.settlement.settled_at === null ? t('settlements.inFlight') : formatDateTime(lang, s.settlement.settled_at),
-                      })}
-                    </span>
-                  )}
-                  <RefundSale sale={s} />
-                </td>
-                <td className="num">{s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)}</td>
-                <td>{s.external_id ?? '—'}</td>
-                <td>
-                  <code>{s.pix_id ?? '—'}</code>
-                </td>
-                <td>
-                  <code>{s.service_id ?? '—'}</code>
-                </td>
-                {/* Who charged: an acknowledgement or attribution by someone else never takes its place. */}
-                <td data-testid="charged-by">{s.requested_by}</td>
-                <td>
-                  {/* What a person types to tie a payment without a sale to this one. */}
-                  <code>{s.sale_id}</code>
-                </td>
-              </tr>
-            ))
+  const columns: readonly Column<SaleSummary>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (s) => formatTime(lang, s.requested_at) },
+    { header: t('report.col.amount'), className: 'num', cell: (s) => formatMoney(lang, s.amount_cents) },
+    {
+      header: t('report.col.outcome'),
+      cell: (s) => (
+        <>
+          <StatusWord status={s.status} />
+          {s.description.needs_person && (
+            <span className="needs-person">
+              {' '}
+              <Icon name="alert" /> {t('report.needsPerson')}
+            </span>
           )}
-        </tbody>
-      </table>
-    </div>
+          {s.description.acknowledged.map((a) => (
+            <span key={`${a.reason}:${a.at}`} className="acknowledged-line">
+              {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
+            </span>
+          ))}
+          {s.settlement && (
+            <span className="settled-line" data-testid="settled">
+              {t('report.settled', {
+                id: s.settlement.settlement_id,
+                at: s.settlement.settled_at === null ? t('settlements.inFlight') : formatDateTime(lang, s.settlement.settled_at),
+              })}
+            </span>
+          )}
+          <RefundSale sale={s} />
+        </>
+      ),
+    },
+    { header: t('report.col.received'), className: 'num', cell: (s) => (s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)) },
+    { header: t('report.col.reference'), cell: (s) => s.external_id ?? '—' },
+    { header: t('report.col.pixId'), cell: (s) => <code>{s.pix_id ?? '—'}</code> },
+    { header: t('report.col.serviceId'), cell: (s) => <code>{s.service_id ?? '—'}</code> },
+    // Who charged: an acknowledgement or attribution by someone else never takes its place.
+    { header: t('report.col.chargedBy'), attributes: () => ({ 'data-testid': 'charged-by' }), cell: (s) => s.requested_by },
+    // What a person types to tie a payment without a sale to this one.
+    { header: t('report.col.saleId'), cell: (s) => <code>{s.sale_id}</code> },
+  ];
+  return (
+    <DataTable
+      wrap
+      className="report-table"
+      labelledBy="sales-heading"
+      columns={columns}
+      rows={sales}
+      rowKey={(s) => s.sale_id}
+      rowAttributes={(s) => ({ 'data-sale-id': s.sale_id, 'data-status': s.status })}
+      empty={t('report.noSales')}
+    />
   );
 }
 
 function EventsTable({ events }: { events: readonly JournalEventView[] }) {
   const t = useText();
   const lang = useLang();
-  return (
-    <div className="table-wrap">
-      <table className="report-table events-table" aria-labelledby="events-heading">
-        <thead>
-          <tr>
-            <th scope="col">{t('report.col.time')}</th>
-            <th scope="col">{t('report.col.event')}</th>
-            <th scope="col">{t('report.col.details')}</th>
-            <th scope="col">{t('report.col.by')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.length === 0 ? (
-            <tr>
-              <td colSpan={4} className="muted">
-                {t('report.noEvents')}
-              </td>
-            </tr>
-          ) : (
-            events.map((e) => (
-              <tr key={e.seq}>
-                <td className="nowrap">{formatTime(lang, e.at)}</td>
-                <td data-type={e.type} title={e.type}>
-                  {eventTypeText(lang, e.type)}
-                </td>
-                <td>{eventDetailsText(lang, e.details)}</td>
-                <td>{e.by ?? '—'}</td>
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: readonly Column<JournalEventView>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (e) => formatTime(lang, e.at) },
+    { header: t('report.col.event'), attributes: (e) => ({ 'data-type': e.type, title: e.type }), cell: (e) => eventTypeText(lang, e.type) },
+    { header: t('report.col.details'), cell: (e) => eventDetailsText(lang, e.details) },
+    { header: t('report.col.by'), cell: (e) => e.by ?? '—' },
+  ];
+  return <DataTable wrap className="report-table events-table" labelledBy="events-heading" columns={columns} rows={events} rowKey={(e) => e.seq} empty={t('report.noEvents')} />;
 }
 
 function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
@@ -255,35 +209,24 @@ function UnmatchedPayments() {
     <section className="card report-card" aria-labelledby="unmatched-heading">
       <h2 id="unmatched-heading">{t('unmatched.heading')}</h2>
       <p className="help no-print">{t('unmatched.helpPick')}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-labelledby="unmatched-heading">
-          <thead>
-            <tr>
-              <th scope="col">{t('report.col.time')}</th>
-              <th scope="col">{t('unmatched.col.kind')}</th>
-              <th scope="col">{t('report.col.amount')}</th>
-              <th scope="col">{t('report.col.pixId')}</th>
-              <th scope="col">{t('report.col.serviceId')}</th>
-              <th scope="col">{t('report.col.reference')}</th>
-              <th scope="col">{t('unmatched.col.reason')}</th>
-              <th scope="col" className="no-print">
-                {t('unmatched.attribute')}
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {unmatched.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  {t('unmatched.none')}
-                </td>
-              </tr>
-            ) : (
-              unmatched.map((p) => <UnmatchedRow key={p.seq} payment={p} />)
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        labelledBy="unmatched-heading"
+        headers={[
+          { header: t('report.col.time') },
+          { header: t('unmatched.col.kind') },
+          { header: t('report.col.amount') },
+          { header: t('report.col.pixId') },
+          { header: t('report.col.serviceId') },
+          { header: t('report.col.reference') },
+          { header: t('unmatched.col.reason') },
+          { header: t('unmatched.attribute'), headerClassName: 'no-print' },
+        ]}
+        rows={unmatched}
+        row={(p) => <UnmatchedRow key={p.seq} payment={p} />}
+        empty={t('unmatched.none')}
+      />
     </section>
   );
 }
@@ -303,60 +246,46 @@ function CarriedPayments({ id, heading, help, total, items, cents, refundsCents 
   const lang = useLang();
   const select = useShift((s) => s.select);
   const shown = useShift((s) => s.report?.shift?.shift_id ?? null);
+  const columns: readonly Column<CarriedPayment>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (p) => formatDateTime(lang, p.at) },
+    { header: t('report.col.event'), attributes: (p) => ({ 'data-type': p.type, title: p.type }), cell: (p) => eventTypeText(lang, p.type) },
+    { header: t('report.col.amount'), className: 'num', cell: (p) => (p.amount_cents === null ? '—' : formatMoney(lang, p.amount_cents)) },
+    {
+      header: t('report.col.sale'),
+      cell: (p) => (
+        <>
+          <code>{p.sale_id}</code>{' '}
+          {p.sale_requested_at !== null && <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>}{' '}
+          {p.sale_shift_id === null ? (
+            <span className="muted">{t('report.saleNoShift')}</span>
+          ) : (
+            p.sale_shift_id !== shown && (
+              <button type="button" className="secondary no-print" onClick={() => select({ kind: 'shift', shiftId: p.sale_shift_id as string })}>
+                {t('report.showSaleShift')}
+              </button>
+            )
+          )}
+        </>
+      ),
+    },
+    { header: t('report.col.by'), cell: (p) => p.by ?? '—' },
+  ];
   return (
     <section className="card report-card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{t(heading)}</h2>
       <p className="help">{t(help)}</p>
       <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
       {refundsCents > 0 && <p data-testid={`${id}-refunds`}>{t('report.carriedRefunds', { amount: formatMoney(lang, refundsCents) })}</p>}
-      <div className="table-wrap">
-        <table className="report-table" aria-labelledby={`${id}-heading`}>
-          <thead>
-            <tr>
-              <th scope="col">{t('report.col.time')}</th>
-              <th scope="col">{t('report.col.event')}</th>
-              <th scope="col">{t('report.col.amount')}</th>
-              <th scope="col">{t('report.col.sale')}</th>
-              <th scope="col">{t('report.col.by')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.length === 0 ? (
-              <tr>
-                <td colSpan={5} className="muted">
-                  {t('report.noneCarried')}
-                </td>
-              </tr>
-            ) : (
-              items.map((p) => (
-                <tr key={`${p.seq}:${p.sale_id}`} data-seq={p.seq} data-sale-id={p.sale_id}>
-                  <td className="nowrap">{formatDateTime(lang, p.at)}</td>
-                  <td data-type={p.type} title={p.type}>
-                    {eventTypeText(lang, p.type)}
-                  </td>
-                  <td className="num">{p.amount_cents === null ? '—' : formatMoney(lang, p.amount_cents)}</td>
-                  <td>
-                    <code>{p.sale_id}</code>{' '}
-                    {p.sale_requested_at !== null && (
-                      <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>
-                    )}{' '}
-                    {p.sale_shift_id === null ? (
-                      <span className="muted">{t('report.saleNoShift')}</span>
-                    ) : (
-                      p.sale_shift_id !== shown && (
-                        <button type="button" className="secondary no-print" onClick={() => select({ kind: 'shift', shiftId: p.sale_shift_id as string })}>
-                          {t('report.showSaleShift')}
-                        </button>
-                      )
-                    )}
-                  </td>
-                  <td>{p.by ?? '—'}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        labelledBy={`${id}-heading`}
+        columns={columns}
+        rows={items}
+        rowKey={(p) => `${p.seq}:${p.sale_id}`}
+        rowAttributes={(p) => ({ 'data-seq': p.seq, 'data-sale-id': p.sale_id })}
+        empty={t('report.noneCarried')}
+      />
     </section>
   );
 }
@@ -385,58 +314,42 @@ function ShiftList() {
   const olderShifts = useShift((s) => s.olderShifts);
   const newerShifts = useShift((s) => s.newerShifts);
   const shifts = page?.shifts ?? [];
+  const columns: readonly Column<ShiftSummary>[] = [
+    { header: t('history.col.opened'), className: 'nowrap', cell: (s) => formatDateTime(lang, s.opened_at) },
+    { header: t('history.col.openedBy'), cell: (s) => s.opened_by },
+    { header: t('history.col.closed'), className: 'nowrap', cell: (s) => (s.closed_at === null ? <span className="muted">{t('history.stillOpen')}</span> : formatDateTime(lang, s.closed_at)) },
+    { header: t('history.col.closedBy'), cell: (s) => s.closed_by ?? '—' },
+    { header: t('history.col.note'), cell: (s) => [s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—' },
+    { header: t('report.count'), className: 'num', cell: (s) => formatCount(lang, s.totals.count) },
+    { header: t('report.received'), className: 'num', cell: (s) => formatMoney(lang, s.totals.received_cents) },
+    { header: t('report.net'), className: 'num', cell: (s) => formatMoney(lang, s.totals.net_cents) },
+    {
+      header: t('report.col.details'),
+      cell: (s) => (
+        <button
+          type="button"
+          className="secondary"
+          aria-label={t('history.showShift', { by: s.opened_by, at: formatDateTime(lang, s.opened_at) })}
+          onClick={() => select(s.closed_at === null ? { kind: 'current' } : { kind: 'shift', shiftId: s.shift_id })}
+        >
+          {t('history.show')}
+        </button>
+      ),
+    },
+  ];
   return (
     <>
       <p className="help">{t('history.page', { page: cursors.length + 1 })}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-label={t('history.shifts')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('history.col.opened')}</th>
-              <th scope="col">{t('history.col.openedBy')}</th>
-              <th scope="col">{t('history.col.closed')}</th>
-              <th scope="col">{t('history.col.closedBy')}</th>
-              <th scope="col">{t('history.col.note')}</th>
-              <th scope="col">{t('report.count')}</th>
-              <th scope="col">{t('report.received')}</th>
-              <th scope="col">{t('report.net')}</th>
-              <th scope="col">{t('report.col.details')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shifts.length === 0 ? (
-              <tr>
-                <td colSpan={9} className="muted">
-                  {t('history.noShifts')}
-                </td>
-              </tr>
-            ) : (
-              shifts.map((s) => (
-                <tr key={s.shift_id} data-shift-id={s.shift_id} aria-current={s.shift_id === selected ? 'true' : undefined}>
-                  <td className="nowrap">{formatDateTime(lang, s.opened_at)}</td>
-                  <td>{s.opened_by}</td>
-                  <td className="nowrap">{s.closed_at === null ? <span className="muted">{t('history.stillOpen')}</span> : formatDateTime(lang, s.closed_at)}</td>
-                  <td>{s.closed_by ?? '—'}</td>
-                  <td>{[s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—'}</td>
-                  <td className="num">{formatCount(lang, s.totals.count)}</td>
-                  <td className="num">{formatMoney(lang, s.totals.received_cents)}</td>
-                  <td className="num">{formatMoney(lang, s.totals.net_cents)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={t('history.showShift', { by: s.opened_by, at: formatDateTime(lang, s.opened_at) })}
-                      onClick={() => select(s.closed_at === null ? { kind: 'current' } : { kind: 'shift', shiftId: s.shift_id })}
-                    >
-                      {t('history.show')}
-                    </button>
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        label={t('history.shifts')}
+        columns={columns}
+        rows={shifts}
+        rowKey={(s) => s.shift_id}
+        rowAttributes={(s) => ({ 'data-shift-id': s.shift_id, 'aria-current': s.shift_id === selected ? 'true' : undefined })}
+        empty={t('history.noShifts')}
+      />
       <Pager newer={cursors.length > 0} older={page?.older != null} onNewer={newerShifts} onOlder={olderShifts} />
     </>
   );
@@ -450,39 +363,33 @@ function DayList() {
   const select = useShift((s) => s.select);
   const olderDays = useShift((s) => s.olderDays);
   const newerDays = useShift((s) => s.newerDays);
+  const columns: readonly Column<DaySummary>[] = [
+    { header: t('history.col.day'), className: 'nowrap', cell: (d) => formatDay(lang, d.day) },
+    { header: t('report.count'), className: 'num', cell: (d) => (d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)) },
+    { header: t('report.paid'), className: 'num', cell: (d) => formatCount(lang, d.totals.paid) },
+    { header: t('report.received'), className: 'num', cell: (d) => formatMoney(lang, d.totals.received_cents) },
+    { header: t('report.net'), className: 'num', cell: (d) => formatMoney(lang, d.totals.net_cents) },
+    {
+      header: t('report.col.details'),
+      cell: (d) => (
+        <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
+          {t('history.show')}
+        </button>
+      ),
+    },
+  ];
   return (
     <>
       <p className="help">{t('history.daysHelp', { zone: screenTimeZone() })}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-label={t('history.days')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('history.col.day')}</th>
-              <th scope="col">{t('report.count')}</th>
-              <th scope="col">{t('report.paid')}</th>
-              <th scope="col">{t('report.received')}</th>
-              <th scope="col">{t('report.net')}</th>
-              <th scope="col">{t('report.col.details')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(page?.days ?? []).map((d) => (
-              <tr key={d.day} data-day={d.day} data-count={d.totals.count} aria-current={d.day === selected ? 'true' : undefined}>
-                <td className="nowrap">{formatDay(lang, d.day)}</td>
-                <td className="num">{d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)}</td>
-                <td className="num">{formatCount(lang, d.totals.paid)}</td>
-                <td className="num">{formatMoney(lang, d.totals.received_cents)}</td>
-                <td className="num">{formatMoney(lang, d.totals.net_cents)}</td>
-                <td>
-                  <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
-                    {t('history.show')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        label={t('history.days')}
+        columns={columns}
+        rows={page?.days ?? []}
+        rowKey={(d) => d.day}
+        rowAttributes={(d) => ({ 'data-day': d.day, 'data-count': d.totals.count, 'aria-current': d.day === selected ? 'true' : undefined })}
+      />
       <Pager newer={page?.newer != null} older={page?.older != null} onNewer={newerDays} onOlder={olderDays} />
     </>
   );
