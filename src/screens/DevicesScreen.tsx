@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
@@ -51,23 +52,19 @@ export function DevicesScreen() {
         )}
         {devices && devices.length === 0 && <p className="muted">{t('devices.none')}</p>}
         {devices && devices.length > 0 && (
-          <table className="operators-table devices-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('devices.name')}</th>
-                <th scope="col">{t('devices.kind')}</th>
-                <th scope="col">{t('devices.checkout')}</th>
-                <th scope="col">{t('devices.lastSeen')}</th>
-                <th scope="col">{t('devices.paired')}</th>
-                <th scope="col">{t('devices.state')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {devices.map((d) => (
-                <DeviceRow key={d.id} device={d} onChanged={load} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            className="operators-table devices-table"
+            headers={[
+              { header: t('devices.name') },
+              { header: t('devices.kind') },
+              { header: t('devices.checkout') },
+              { header: t('devices.lastSeen') },
+              { header: t('devices.paired') },
+              { header: t('devices.state') },
+            ]}
+            rows={devices}
+            row={(d) => <DeviceRow key={d.id} device={d} onChanged={load} />}
+          />
         )}
       </section>
       <PairATill onPaired={load} />

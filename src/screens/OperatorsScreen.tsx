@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ROLES, type OperatorView, type Role } from '../../electron/core/contract.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
@@ -67,21 +68,12 @@ export function OperatorsScreen() {
           </p>
         )}
         {operators && (
-          <table className="operators-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('operators.name')}</th>
-                <th scope="col">{t('operators.role')}</th>
-                <th scope="col">{t('operators.state')}</th>
-                <th scope="col">{t('operators.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {operators.map((o) => (
-                <OperatorRow key={o.id} operator={o} onChanged={load} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            className="operators-table"
+            headers={[{ header: t('operators.name') }, { header: t('operators.role') }, { header: t('operators.state') }, { header: t('operators.actions') }]}
+            rows={operators}
+            row={(o) => <OperatorRow key={o.id} operator={o} onChanged={load} />}
+          />
         )}
       </section>
       <AddOperator onAdded={load} />

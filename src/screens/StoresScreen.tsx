@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { OfficeCheckout, Poster, PrintedQrList, Store, StoreField, WalletChoice } from '../../electron/core/contract.ts';
+import { DataTable } from '../components/DataTable.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -98,44 +99,43 @@ export function StoresScreen() {
           </p>
         )}
         {stores && (
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('stores.name')}</th>
-                  <th scope="col">{t('stores.address')}</th>
-                  <th scope="col">{t('stores.phone')}</th>
-                  <th scope="col">{t('stores.email')}</th>
-                  <th scope="col">{t('checkouts.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {stores.map((s) => (
-                  <tr key={s.store_id} data-store={s.store_id} aria-current={s.store_id === openStore ? 'true' : undefined}>
-                    <th scope="row">
-                      {s.store_name}{' '}
-                      <span className="muted">
-                        · {t('stores.number', { id: s.store_id })} · {t('stores.merchant', { id: s.merchant_id })}
-                      </span>
-                    </th>
-                    <td>{s.address || t('stores.unset')}</td>
-                    <td>{s.phone_number || t('stores.unset')}</td>
-                    <td>{s.email || t('stores.unset')}</td>
-                    <td>
-                      <div className="actions">
-                        <button type="button" className="secondary" aria-label={t('stores.openLabel', { name: s.store_name })} onClick={() => setOpenStore(s.store_id)}>
-                          {t('stores.open')}
-                        </button>
-                        <button type="button" className="secondary" aria-label={t('stores.editLabel', { name: s.store_name })} onClick={() => setEditing(s.store_id)}>
-                          {t('stores.edit')}
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            columns={[
+              {
+                header: t('stores.name'),
+                rowHeader: true,
+                cell: (s) => (
+                  <>
+                    {s.store_name}{' '}
+                    <span className="muted">
+                      · {t('stores.number', { id: s.store_id })} · {t('stores.merchant', { id: s.merchant_id })}
+                    </span>
+                  </>
+                ),
+              },
+              { header: t('stores.address'), cell: (s) => s.address || t('stores.unset') },
+              { header: t('stores.phone'), cell: (s) => s.phone_number || t('stores.unset') },
+              { header: t('stores.email'), cell: (s) => s.email || t('stores.unset') },
+              {
+                header: t('checkouts.actions'),
+                cell: (s) => (
+                  <div className="actions">
+                    <button type="button" className="secondary" aria-label={t('stores.openLabel', { name: s.store_name })} onClick={() => setOpenStore(s.store_id)}>
+                      {t('stores.open')}
+                    </button>
+                    <button type="button" className="secondary" aria-label={t('stores.editLabel', { name: s.store_name })} onClick={() => setEditing(s.store_id)}>
+                      {t('stores.edit')}
+                    </button>
+                  </div>
+                ),
+              },
+            ]}
+            rows={stores}
+            rowKey={(s) => s.store_id}
+            rowAttributes={(s) => ({ 'data-store': s.store_id, 'aria-current': s.store_id === openStore ? 'true' : undefined })}
+          />
         )}
       </section>
       {edited && (
@@ -296,23 +296,13 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
           </p>
         )}
         {checkouts && (
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('checkouts.description')}</th>
-                  <th scope="col">{t('checkouts.wallet')}</th>
-                  <th scope="col">{t('checkouts.mode')}</th>
-                  <th scope="col">{t('checkouts.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {checkouts.map((c) => (
-                  <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            headers={[{ header: t('checkouts.description') }, { header: t('checkouts.wallet') }, { header: t('checkouts.mode') }, { header: t('checkouts.actions') }]}
+            rows={checkouts}
+            row={(c) => <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />}
+          />
         )}
       </section>
       <AddCheckout store={store} wallets={wallets} onAdded={load} />
@@ -583,28 +573,18 @@ function PrintedQrs({ version }: { version: number }) {
       {list && list.total === 0 && <p className="muted">{t('printed.empty')}</p>}
       {list && list.total > 0 && (
         <>
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('printed.store')}</th>
-                  <th scope="col">{t('printed.checkout')}</th>
-                  <th scope="col">{t('printed.address')}</th>
-                  <th scope="col">{t('printed.id')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.rows.map((r) => (
-                  <tr key={r.printed_dynamic_qr_id}>
-                    <td>{r.store_name ?? t('stores.number', { id: r.store_id })}</td>
-                    <th scope="row">{r.checkout_desc ?? String(r.checkout_id)}</th>
-                    <td>{r.address}</td>
-                    <td className="nowrap">{r.printed_dynamic_qr_id}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            columns={[
+              { header: t('printed.store'), cell: (r) => r.store_name ?? t('stores.number', { id: r.store_id }) },
+              { header: t('printed.checkout'), rowHeader: true, cell: (r) => r.checkout_desc ?? String(r.checkout_id) },
+              { header: t('printed.address'), cell: (r) => r.address },
+              { header: t('printed.id'), className: 'nowrap', cell: (r) => r.printed_dynamic_qr_id },
+            ]}
+            rows={list.rows}
+            rowKey={(r) => r.printed_dynamic_qr_id}
+          />
           <div className="actions">
             <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
               {t('printed.previous')}
