@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { CoreStatus } from '../../electron/core/contract.ts';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
@@ -7,6 +7,8 @@ import { brokenReasonText } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAuth } from '../stores/auth.ts';
 import { useStatus } from '../stores/status.ts';
+import { Confirm } from './Confirm.tsx';
+import { ErrorAlert } from './FormError.tsx';
 import { Icon } from './Icon.tsx';
 
 type JournalHealth = CoreStatus['journal'];
@@ -35,10 +37,6 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<UiError | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) cancelRef.current?.focus();
-  }, [asking]);
 
   const ask = (e: FormEvent) => {
     e.preventDefault();
@@ -73,35 +71,18 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
         </form>
       )}
       {asking && (
-        <div
-          className="confirm"
-          role="alertdialog"
-          aria-modal="false"
-          aria-labelledby="repair-confirm-title"
-          aria-describedby="repair-confirm-body"
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') setAsking(false);
-          }}
-        >
-          <h3 id="repair-confirm-title">
-            <Icon name="alert" /> {t('repair.confirmTitle')}
-          </h3>
-          <p id="repair-confirm-body">{t('repair.confirmBody', { good, seq: broken.seq, by })}</p>
-          <div className="actions">
-            <button type="button" className="secondary" ref={cancelRef} onClick={() => setAsking(false)}>
-              {t('repair.confirmNo')}
-            </button>
-            <button type="button" className="danger" disabled={busy} onClick={() => void start()}>
-              {t('repair.confirmYes')}
-            </button>
-          </div>
-        </div>
+        <Confirm
+          id="repair-confirm"
+          title={t('repair.confirmTitle')}
+          body={t('repair.confirmBody', { good, seq: broken.seq, by })}
+          keep={t('repair.confirmNo')}
+          go={t('repair.confirmYes')}
+          busy={busy}
+          onKeep={() => setAsking(false)}
+          onGo={() => void start()}
+        />
       )}
-      {error && (
-        <p className="error" role="alert">
-          {errorText(lang, error)}
-        </p>
-      )}
+      {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
     </section>
   );
 }

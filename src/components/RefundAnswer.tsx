@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { AttentionMessage, SaleSummary } from '../../electron/core/contract.ts';
+import { ErrorAlert } from './FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
@@ -65,11 +66,7 @@ export function RefundAnswer({ sale, item }: { sale: SaleSummary; item: Attentio
           </div>
         </div>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {errorText(lang, error)}
-        </p>
-      )}
+      {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
     </div>
   );
 }

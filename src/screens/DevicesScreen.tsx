@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
 import { DataTable } from '../components/DataTable.tsx';
-import { FormError } from '../components/FormError.tsx';
+import { Confirm } from '../components/Confirm.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -45,11 +47,7 @@ export function DevicesScreen() {
       <section className="card" aria-labelledby="devices-heading">
         <h2 id="devices-heading">{t('devices.heading')}</h2>
         <p className="help">{t('devices.help')}</p>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {devices && devices.length === 0 && <p className="muted">{t('devices.none')}</p>}
         {devices && devices.length > 0 && (
           <DataTable
@@ -78,10 +76,6 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
   const id = `device-${device.id}`;
   const revoke = async () => {
     setBusy(true);
@@ -130,25 +124,21 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
           </>
         )}
         {asking && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('devices.revokeTitle', { name: device.name })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('devices.revokeBody', { name: device.name })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('devices.revokeNo', { name: device.name })}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void revoke()}>
-                {t('devices.revokeLabel', { name: device.name })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('devices.revokeTitle', { name: device.name })}
+            body={t('devices.revokeBody', { name: device.name })}
+            keep={t('devices.revokeNo', { name: device.name })}
+            go={t('devices.revokeLabel', { name: device.name })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void revoke()}
+          />
         )}
         {error && (
-          <p className="error" role="alert">
+          <ErrorAlert>
             <Icon name="cross" /> {error}
-          </p>
+          </ErrorAlert>
         )}
       </td>
     </tr>
@@ -157,10 +147,9 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
 
 function NumberField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
+    <Field id={id} label={label}>
       <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} />
-    </div>
+    </Field>
   );
 }
 
@@ -220,20 +209,18 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
       )}
       {open && (
         <form onSubmit={(e) => void submit(e)} noValidate aria-label={t('devices.pairHeading')}>
-          <div className="field">
-            <label htmlFor="pair-kind">{t('devices.kind')}</label>
+          <Field id="pair-kind" label={t('devices.kind')}>
             <select id="pair-kind" value={kind} onChange={(e) => setKind(e.target.value as DeviceKind)}>
               <option value="till">{t('devices.kind.till')}</option>
               <option value="display">{t('devices.kind.display')}</option>
             </select>
-          </div>
+          </Field>
           <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
           <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout} onChange={setCheckout} />
           <p className="help">{t('devices.checkoutHelp')}</p>
-          <div className="field">
-            <label htmlFor="pair-name">{t('devices.name')}</label>
+          <Field id="pair-name" label={t('devices.name')}>
             <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
-          </div>
+          </Field>
           <button type="submit" className="primary" disabled={busy}>
             {t('devices.createCode')}
           </button>

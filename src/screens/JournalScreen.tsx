@@ -2,6 +2,8 @@ import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, DaySummary, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorAlert } from '../components/FormError.tsx';
 import { JournalRepair } from '../components/JournalRepair.tsx';
 import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
@@ -550,9 +552,9 @@ export function JournalScreen() {
         <ShiftPanel />
       </div>
       {error && (
-        <p className="error" role="alert">
+        <ErrorAlert>
           <Icon name="cross" /> {errorText(lang, error)}
-        </p>
+        </ErrorAlert>
       )}
       <History />
       {report && <Showing report={report} />}
@@ -583,8 +585,7 @@ export function JournalScreen() {
       <section className="card report-card" aria-labelledby="sales-heading">
         <h2 id="sales-heading">{t(day ? 'report.salesOfDay' : 'report.sales')}</h2>
         <form className="filters no-print" role="search" aria-label={t('report.filters')} onSubmit={(e) => e.preventDefault()}>
-          <div className="field">
-            <label htmlFor="filter-outcome">{t('report.outcome')}</label>
+          <Field id="filter-outcome" label={t('report.outcome')}>
             <select id="filter-outcome" value={outcome} onChange={(e) => setOutcome(e.target.value as OutcomeFilter)}>
               <option value="">{t('report.outcomeAll')}</option>
               {OUTCOME_FILTERS.map((s) => (
@@ -593,9 +594,8 @@ export function JournalScreen() {
                 </option>
               ))}
             </select>
-          </div>
-          <div className="field">
-            <label htmlFor="filter-search">{t('report.search')}</label>
+          </Field>
+          <Field id="filter-search" label={t('report.search')}>
             <input
               id="filter-search"
               type="search"
@@ -606,7 +606,7 @@ export function JournalScreen() {
             <span id="filter-search-help" className="help">
               {t('report.searchHelp')}
             </span>
-          </div>
+          </Field>
         </form>
         <SalesTable sales={report?.sales ?? []} />
       </section>

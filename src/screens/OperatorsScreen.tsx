@@ -1,27 +1,15 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ROLES, type OperatorView, type Role } from '../../electron/core/contract.ts';
+import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { Icon } from '../components/Icon.tsx';
+import { Field, PinField } from '../components/Field.tsx';
+import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const PIN_SHAPE = /^\d{4,8}$/;
-
-type Result = { ok: boolean; text: string } | null;
-
-function ResultLine({ result }: { result: Result }) {
-  return (
-    <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-      {result && (
-        <>
-          <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-        </>
-      )}
-    </p>
-  );
-}
 
 function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
   const t = useText();
@@ -62,11 +50,7 @@ export function OperatorsScreen() {
     <div className="operators">
       <section className="card" aria-labelledby="operators-heading">
         <h2 id="operators-heading">{t('operators.heading')}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {operators && (
           <DataTable
             className="operators-table"
@@ -111,18 +95,13 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
     <section className="card" aria-labelledby="add-operator-heading">
       <h2 id="add-operator-heading">{t('operators.add')}</h2>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="add-operator-name">{t('operators.name')}</label>
+        <Field id="add-operator-name" label={t('operators.name')}>
           <input id="add-operator-name" value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="add-operator-role">{t('operators.role')}</label>
+        </Field>
+        <Field id="add-operator-role" label={t('operators.role')}>
           <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
-        </div>
-        <div className="field">
-          <label htmlFor="add-operator-pin">{t('operators.pin')}</label>
-          <input id="add-operator-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
+        </Field>
+        <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
         <button type="submit" className="primary" disabled={busy}>
           {t('operators.save')}
         </button>
@@ -141,10 +120,6 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   const [pin, setPin] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result>(null);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
   const id = `operator-${operator.id}`;
 
   const run = async (call: () => Promise<unknown>, done: string) => {
@@ -209,14 +184,10 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
         )}
         {editing && (
           <form onSubmit={save} noValidate aria-label={t('operators.changeLabel', { name: operator.name })}>
-            <div className="field">
-              <label htmlFor={`${id}-role`}>{t('operators.role')}</label>
+            <Field id={`${id}-role`} label={t('operators.role')}>
               <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
-            </div>
-            <div className="field">
-              <label htmlFor={`${id}-pin`}>{t('operators.newPin')}</label>
-              <input id={`${id}-pin`} type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-            </div>
+            </Field>
+            <PinField id={`${id}-pin`} label={t('operators.newPin')} autoComplete="new-password" value={pin} onChange={setPin} />
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setEditing(false)}>
                 {t('operators.cancel')}
@@ -228,20 +199,16 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
           </form>
         )}
         {asking && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('operators.disableTitle', { name: operator.name })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('operators.disableBody', { name: operator.name })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('operators.disableNo', { name: operator.name })}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void run(() => getBridge().call('operators.disable', { operatorId: operator.id }), t('operators.disabled'))}>
-                {t('operators.disableLabel', { name: operator.name })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('operators.disableTitle', { name: operator.name })}
+            body={t('operators.disableBody', { name: operator.name })}
+            keep={t('operators.disableNo', { name: operator.name })}
+            go={t('operators.disableLabel', { name: operator.name })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void run(() => getBridge().call('operators.disable', { operatorId: operator.id }), t('operators.disabled'))}
+          />
         )}
         <ResultLine result={result} />
       </td>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Field } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { errorText } from '../lib/errorText.ts';
@@ -61,8 +62,7 @@ export function PairScreen() {
       )}
       <p className="help">{t('pair.askManager')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="pair-code">{t('pair.code')}</label>
+        <Field id="pair-code" label={t('pair.code')}>
           <input
             id="pair-code"
             ref={codeRef}
@@ -82,7 +82,7 @@ export function PairScreen() {
           <p id="pair-code-help" className="help">
             {t('pair.codeHelp')}
           </p>
-        </div>
+        </Field>
         <button type="submit" className="primary" disabled={pairing || !online}>
           {t('pair.button')}
         </button>

@@ -1,4 +1,6 @@
 import { Icon } from '../components/Icon.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
@@ -21,7 +23,7 @@ function TerminalSettings() {
   const updateSettings = useStatus((s) => s.updateSettings);
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [result, setResult] = useState<Result>(null);
   const loaded = status !== null;
   useEffect(() => {
     if (!status) return;
@@ -49,24 +51,16 @@ function TerminalSettings() {
   return (
     <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate>
       <h3>{t('settings.checkout')}</h3>
-      <div className="field">
-        <label htmlFor="settings-store">{t('settings.store')}</label>
+      <Field id="settings-store" label={t('settings.store')}>
         <input id="settings-store" inputMode="numeric" value={store} onChange={(e) => setStore(e.target.value)} />
-      </div>
-      <div className="field">
-        <label htmlFor="settings-checkout">{t('settings.checkoutId')}</label>
+      </Field>
+      <Field id="settings-checkout" label={t('settings.checkoutId')}>
         <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
-      </div>
+      </Field>
       <button type="submit" className="primary">
         {t('settings.save')}
       </button>
-      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-        {result && (
-          <>
-            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-          </>
-        )}
-      </p>
+      <ResultLine result={result} />
     </form>
   );
 }
@@ -80,7 +74,7 @@ function DefaultLanguage() {
   const lang = useLang();
   const storeDefault = useStatus((s) => s.status?.lang ?? null);
   const setDefaultLang = useStatus((s) => s.setDefaultLang);
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [result, setResult] = useState<Result>(null);
   if (storeDefault === null) return null;
   const change = async (next: Lang) => {
     try {
@@ -93,8 +87,7 @@ function DefaultLanguage() {
   return (
     <div className="settings-form">
       <h3>{t('settings.defaultLanguage')}</h3>
-      <div className="field">
-        <label htmlFor="settings-default-lang">{t('settings.defaultLanguage')}</label>
+      <Field id="settings-default-lang" label={t('settings.defaultLanguage')}>
         <select id="settings-default-lang" value={storeDefault} onChange={(e) => void change(e.target.value as Lang)} aria-describedby="settings-default-lang-hint">
           {LANGS.map((l) => (
             <option key={l} value={l} lang={l}>
@@ -105,14 +98,8 @@ function DefaultLanguage() {
         <p id="settings-default-lang-hint" className="hint">
           {t('settings.defaultLanguageHint')}
         </p>
-      </div>
-      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-        {result && (
-          <>
-            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-          </>
-        )}
-      </p>
+      </Field>
+      <ResultLine result={result} />
     </div>
   );
 }
@@ -133,11 +120,7 @@ export function SettingsScreen() {
       </section>
       <section className="card" aria-labelledby="status-heading">
         <h2 id="status-heading">{t('status.heading')}</h2>
-        {error && (
-          <p className="error" role="alert">
-            {errorText(lang, error)}
-          </p>
-        )}
+        {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
         {status && (
           <dl className="facts">
             <dt>{t('status.service')}</dt>

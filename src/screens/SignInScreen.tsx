@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Field, PinField } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { formatTime } from '../lib/i18n.ts';
@@ -48,18 +49,11 @@ function CreateFirstManager() {
       <h2 id="create-heading">{t('auth.createHeading')}</h2>
       <p className="help">{t('auth.createHelp')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="create-name">{t('auth.name')}</label>
+        <Field id="create-name" label={t('auth.name')}>
           <input id="create-name" ref={nameRef} value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="create-pin">{t('auth.pin')}</label>
-          <input id="create-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="create-repeat">{t('auth.repeatPin')}</label>
-          <input id="create-repeat" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-        </div>
+        </Field>
+        <PinField id="create-pin" label={t('auth.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
+        <PinField id="create-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
         <button type="submit" className="primary" disabled={busy}>
           {t('auth.create')}
         </button>
@@ -106,14 +100,10 @@ function SignIn() {
       {idleAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleAfter })}</p>}
       {(ended === 'operator_changed' || ended === 'operator_disabled') && <p className="help">{t('auth.endedByManager')}</p>}
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="sign-in-name">{t('auth.name')}</label>
+        <Field id="sign-in-name" label={t('auth.name')}>
           <input id="sign-in-name" ref={nameRef} value={name} maxLength={80} autoComplete="username" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="sign-in-pin">{t('auth.pin')}</label>
-          <input id="sign-in-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="current-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
+        </Field>
+        <PinField id="sign-in-pin" label={t('auth.pin')} autoComplete="current-password" value={pin} onChange={setPin} />
         <button type="submit" className="primary" disabled={busy}>
           {t('auth.signIn')}
         </button>

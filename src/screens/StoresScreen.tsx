@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { OfficeCheckout, Poster, PrintedQrList, Store, StoreField, WalletChoice } from '../../electron/core/contract.ts';
+import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorAlert } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -93,11 +96,7 @@ export function StoresScreen() {
       )}
       <section className={`card ${hidden ?? ''}`} aria-labelledby="stores-heading">
         <h2 id="stores-heading">{t('stores.heading')}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {stores && (
           <DataTable
             wrap
@@ -182,10 +181,9 @@ function StoreFields({ prefix, form, set }: { prefix: string; form: Record<'name
   return (
     <>
       {fields.map(([key, label, auto, max]) => (
-        <div className="field" key={key}>
-          <label htmlFor={`${prefix}-${key}`}>{t(label)}</label>
+        <Field key={key} id={`${prefix}-${key}`} label={t(label)}>
           <input id={`${prefix}-${key}`} value={form[key]} maxLength={max} autoComplete={auto} onChange={(e) => set({ ...form, [key]: e.target.value })} />
-        </div>
+        </Field>
       ))}
     </>
   );
@@ -290,11 +288,7 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
     <>
       <section className="card" aria-labelledby="checkouts-heading">
         <h2 id="checkouts-heading">{t('checkouts.heading', { name: store.store_name })}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {checkouts && (
           <DataTable
             wrap
@@ -331,18 +325,16 @@ function AddCheckout({ store, wallets, onAdded }: { store: Store; wallets: Walle
     <section className="card" aria-labelledby="add-checkout-heading">
       <h2 id="add-checkout-heading">{t('checkouts.add')}</h2>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="add-checkout-description">{t('checkouts.description')}</label>
+        <Field id="add-checkout-description" label={t('checkouts.description')}>
           {/* No maxLength: the core says what is wrong with a longer one, in words. */}
           <input id="add-checkout-description" value={description} autoComplete="off" aria-describedby="add-checkout-rule" onChange={(e) => setDescription(e.target.value)} />
           <span id="add-checkout-rule" className="muted">
             {t('checkouts.descRule')}
           </span>
-        </div>
-        <div className="field">
-          <label htmlFor="add-checkout-wallet">{t('checkouts.wallet')}</label>
+        </Field>
+        <Field id="add-checkout-wallet" label={t('checkouts.wallet')}>
           <WalletSelect id="add-checkout-wallet" wallets={wallets} value={walletId} onChange={setWalletId} />
-        </div>
+        </Field>
         <button type="submit" className="primary" disabled={busy}>
           {t('checkouts.save')}
         </button>
@@ -370,10 +362,6 @@ function CheckoutRow({
   const [changing, setChanging] = useState(false);
   const [walletId, setWalletId] = useState<number | null>(null);
   const [asking, setAsking] = useState(false);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
   const key = { storeId: store.store_id, checkoutId: checkout.checkout_id };
   const name = checkout.checkout_desc;
   const id = `checkout-${checkout.checkout_id}`;
@@ -446,10 +434,9 @@ function CheckoutRow({
         </div>
         {changing && !asking && (
           <form onSubmit={askWallet} noValidate aria-label={t('checkouts.changeWallet')}>
-            <div className="field">
-              <label htmlFor={`${id}-wallet`}>{t('checkouts.wallet')}</label>
+            <Field id={`${id}-wallet`} label={t('checkouts.wallet')}>
               <WalletSelect id={`${id}-wallet`} wallets={wallets} value={walletId} onChange={setWalletId} />
-            </div>
+            </Field>
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setChanging(false)}>
                 {t('checkouts.cancel')}
@@ -461,20 +448,16 @@ function CheckoutRow({
           </form>
         )}
         {asking && walletId !== null && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('checkouts.confirmWalletTitle', { name, id: walletId })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('checkouts.confirmWalletBody', { name, id: walletId })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('checkouts.confirmWalletNo')}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void changeWallet()}>
-                {t('checkouts.confirmWalletYes', { id: walletId })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('checkouts.confirmWalletTitle', { name, id: walletId })}
+            body={t('checkouts.confirmWalletBody', { name, id: walletId })}
+            keep={t('checkouts.confirmWalletNo')}
+            go={t('checkouts.confirmWalletYes', { id: walletId })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void changeWallet()}
+          />
         )}
         <ResultLine result={result}>
           {result?.offerPoster && (
@@ -527,11 +510,7 @@ function PosterView({ poster, onClose }: { poster: Poster; onClose: () => void }
           {t('poster.close')}
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorAlert>{error}</ErrorAlert>}
     </section>
   );
 }
@@ -565,11 +544,7 @@ function PrintedQrs({ version }: { version: number }) {
   return (
     <section className="card" aria-labelledby="printed-heading">
       <h2 id="printed-heading">{t('printed.heading')}</h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorAlert>{error}</ErrorAlert>}
       {list && list.total === 0 && <p className="muted">{t('printed.empty')}</p>}
       {list && list.total > 0 && (
         <>
