@@ -16,6 +16,7 @@ import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey, unmat
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
+import { usePick } from '../stores/pick.ts';
 import { useStatus } from '../stores/status.ts';
 
 const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed', 'partly_refunded'];
@@ -517,14 +518,7 @@ function useLiveReport() {
 export function JournalScreen() {
   const t = useText();
   const lang = useLang();
-  const report = useShift((s) => s.report);
-  const error = useShift((s) => s.error);
-  const outcome = useShift((s) => s.outcome);
-  const search = useShift((s) => s.search);
-  const setOutcome = useShift((s) => s.setOutcome);
-  const setSearch = useShift((s) => s.setSearch);
-  const loadReport = useShift((s) => s.loadReport);
-  const exportCsv = useShift((s) => s.exportCsv);
+  const { report, error, outcome, search, setOutcome, setSearch, loadReport, exportCsv } = usePick(useShift, 'report', 'error', 'outcome', 'search', 'setOutcome', 'setSearch', 'loadReport', 'exportCsv');
   const [printedAt, setPrintedAt] = useState(coreNow);
   useLiveReport();
 

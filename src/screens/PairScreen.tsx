@@ -5,6 +5,7 @@ import { Icon } from '../components/Icon.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useDevice } from '../stores/device.ts';
+import { usePick } from '../stores/pick.ts';
 
 /** 8 digits, typed with or without a space or a dash between the halves (the core reads them the same). */
 const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
@@ -22,11 +23,7 @@ const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
 export function PairScreen() {
   const t = useText();
   const lang = useLang();
-  const online = useDevice((s) => s.online);
-  const pairing = useDevice((s) => s.pairing);
-  const pairError = useDevice((s) => s.pairError);
-  const reason = useDevice((s) => s.reason);
-  const pair = useDevice((s) => s.pair);
+  const { online, pairing, pairError, reason, pair } = usePick(useDevice, 'online', 'pairing', 'pairError', 'reason', 'pair');
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   // Plain http is the store computer's own loopback, where there is no certificate to speak of.

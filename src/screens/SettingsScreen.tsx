@@ -9,6 +9,7 @@ import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { journalProblemText } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { usePick } from '../stores/pick.ts';
 import { useStatus } from '../stores/status.ts';
 
 function positiveInt(text: string): number | null {
@@ -107,9 +108,7 @@ function DefaultLanguage() {
 export function SettingsScreen() {
   const t = useText();
   const lang = useLang();
-  const status = useStatus((s) => s.status);
-  const error = useStatus((s) => s.error);
-  const checkService = useStatus((s) => s.checkService);
+  const { status, error, checkService } = usePick(useStatus, 'status', 'error', 'checkService');
 
   return (
     <div className="settings">
