@@ -33,3 +33,12 @@ export function PinField({
     </Field>
   );
 }
+
+/** A form's one primary action. */
+export function Submit({ disabled, children }: { disabled?: boolean; children: ReactNode }) {
+  return (
+    <button type="submit" className="primary" disabled={disabled}>
+      {children}
+    </button>
+  );
+}

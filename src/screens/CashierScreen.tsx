@@ -1,3 +1,4 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { AttentionList, ClaimNotices, SettlementNotices } from '../components/AttentionList.tsx';
@@ -128,8 +129,7 @@ export function CashierScreen() {
 
   return (
     <div className="cashier">
-      <section className="card charge-card" aria-labelledby="charge-heading">
-        <h2 id="charge-heading">{t('cashier.heading')}</h2>
+      <Card id="charge" heading={t('cashier.heading')} className="charge-card">
         <form className="charge-form" ref={formRef} onSubmit={(e) => void onSubmit(e)} noValidate>
           <label className="field-label" htmlFor="amount">
             {t('cashier.amount')}
@@ -222,7 +222,7 @@ export function CashierScreen() {
           </div>
         </form>
         {hasStatus && !shift && <p className="hint">{t('cashier.noShift')}</p>}
-      </section>
+      </Card>
 
       <div className="cashier-side">
         <section className="card sale-card" aria-labelledby="sale-heading">

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BankAnswer, BankAnswerRecorded, ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
 import { DataTable } from '../components/DataTable.tsx';
+import { Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
@@ -305,9 +306,7 @@ export function ClaimsScreen() {
         )}
         <FormError text={error} />
         <div className="row">
-          <button type="submit" className="primary" disabled={busy || answer === ''}>
-            {t('claims.saveAnswer')}
-          </button>
+          <Submit disabled={busy || answer === ''}>{t('claims.saveAnswer')}</Submit>
           <button type="button" onClick={onCancel} disabled={busy}>
             {t('claims.cancel')}
           </button>
@@ -378,9 +377,7 @@ export function ClaimsScreen() {
           </div>
         ) : (
           <div className="row">
-            <button type="submit" className="primary">
-              {t('claims.submit')}
-            </button>
+            <Submit>{t('claims.submit')}</Submit>
             <button type="button" onClick={onCancel}>
               {t('claims.cancel')}
             </button>

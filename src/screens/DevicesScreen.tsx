@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Confirm } from '../components/Confirm.tsx';
-import { Field } from '../components/Field.tsx';
+import { Field, Submit } from '../components/Field.tsx';
 import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
@@ -44,8 +45,7 @@ export function DevicesScreen() {
 
   return (
     <div className="devices">
-      <section className="card" aria-labelledby="devices-heading">
-        <h2 id="devices-heading">{t('devices.heading')}</h2>
+      <Card id="devices" heading={t('devices.heading')}>
         <p className="help">{t('devices.help')}</p>
         {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {devices && devices.length === 0 && <p className="muted">{t('devices.none')}</p>}
@@ -64,7 +64,7 @@ export function DevicesScreen() {
             row={(d) => <DeviceRow key={d.id} device={d} onChanged={load} />}
           />
         )}
-      </section>
+      </Card>
       <PairATill onPaired={load} />
     </div>
   );
@@ -199,8 +199,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   };
   const address = offer?.urls[0] ?? null;
   return (
-    <section className="card pair-a-till" aria-labelledby="pair-a-till-heading">
-      <h2 id="pair-a-till-heading">{t('devices.pairHeading')}</h2>
+    <Card id="pair-a-till" heading={t('devices.pairHeading')} className="pair-a-till">
       <p className="help">{t('devices.pairHelp')}</p>
       {!open && (
         <button type="button" className="primary" onClick={start}>
@@ -221,9 +220,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           <Field id="pair-name" label={t('devices.name')}>
             <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
           </Field>
-          <button type="submit" className="primary" disabled={busy}>
-            {t('devices.createCode')}
-          </button>
+          <Submit disabled={busy}>{t('devices.createCode')}</Submit>
           <FormError text={problem} />
         </form>
       )}
@@ -270,6 +267,6 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           )}
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,3 +1,4 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, DaySummary, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
@@ -44,8 +45,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
 function FiguresCard({ id, heading, help, figures }: { id: string; heading: string; help?: string; figures: readonly { testId: string; label: TextKey; value: string }[] }) {
   const t = useText();
   return (
-    <section className="card totals-card" aria-labelledby={id}>
-      <h2 id={id}>{heading}</h2>
+    <Card id={id} heading={heading} className="totals-card">
       {help && <p className="muted">{help}</p>}
       <dl className="totals">
         {figures.map(({ testId, label, value }) => (
@@ -55,7 +55,7 @@ function FiguresCard({ id, heading, help, figures }: { id: string; heading: stri
           </div>
         ))}
       </dl>
-    </section>
+    </Card>
   );
 }
 
@@ -63,7 +63,7 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   const t = useText();
   const lang = useLang();
   const figures = TOTALS.map(({ key, label, money }) => ({ testId: `total-${key}`, label, value: money ? formatMoney(lang, totals[key]) : formatCount(lang, totals[key]) }));
-  return <FiguresCard id="totals-heading" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
+  return <FiguresCard id="totals" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
 }
 
 /**
@@ -82,7 +82,7 @@ function MoneyTrail({ trail, claims }: { trail: ShiftReport['settlement']; claim
     { testId: 'trail-awaiting', label: 'report.trail.awaiting', value: sales(trail.awaiting, trail.awaiting_cents) },
     { testId: 'trail-claims', label: 'report.trail.claims', value: t(claims.amount_unknown > 0 ? 'report.trail.claimsUnknown' : 'report.trail.claimsValue', claimed) },
   ] as const;
-  return <FiguresCard id="trail-heading" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
+  return <FiguresCard id="trail" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
 }
 
 function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
@@ -209,8 +209,7 @@ function UnmatchedPayments() {
   const t = useText();
   const unmatched = useShift((s) => s.unmatched);
   return (
-    <section className="card report-card" aria-labelledby="unmatched-heading">
-      <h2 id="unmatched-heading">{t('unmatched.heading')}</h2>
+    <Card id="unmatched" heading={t('unmatched.heading')} className="report-card">
       <p className="help no-print">{t('unmatched.helpPick')}</p>
       <DataTable
         wrap
@@ -230,7 +229,7 @@ function UnmatchedPayments() {
         row={(p) => <UnmatchedRow key={p.seq} payment={p} />}
         empty={t('unmatched.none')}
       />
-    </section>
+    </Card>
   );
 }
 
@@ -274,8 +273,7 @@ function CarriedPayments({ id, heading, help, total, items, cents, refundsCents 
     { header: t('report.col.by'), cell: (p) => p.by ?? '—' },
   ];
   return (
-    <section className="card report-card" aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>{t(heading)}</h2>
+    <Card id={id} heading={t(heading)} className="report-card">
       <p className="help">{t(help)}</p>
       <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
       {refundsCents > 0 && <p data-testid={`${id}-refunds`}>{t('report.carriedRefunds', { amount: formatMoney(lang, refundsCents) })}</p>}
@@ -289,7 +287,7 @@ function CarriedPayments({ id, heading, help, total, items, cents, refundsCents 
         rowAttributes={(p) => ({ 'data-seq': p.seq, 'data-sale-id': p.sale_id })}
         empty={t('report.noneCarried')}
       />
-    </section>
+    </Card>
   );
 }
 
@@ -404,8 +402,7 @@ function History() {
   const view = useShift((s) => s.historyView);
   const setHistoryView = useShift((s) => s.setHistoryView);
   return (
-    <section className="card report-card no-print" aria-labelledby="history-heading">
-      <h2 id="history-heading">{t('history.heading')}</h2>
+    <Card id="history" heading={t('history.heading')} className="report-card no-print">
       <div className="report-actions" role="group" aria-label={t('history.heading')}>
         {(['shifts', 'days'] as const).map((v) => (
           <button key={v} type="button" className={view === v ? undefined : 'secondary'} aria-pressed={view === v} onClick={() => setHistoryView(v)}>
@@ -414,7 +411,7 @@ function History() {
         ))}
       </div>
       {view === 'shifts' ? <ShiftList /> : <DayList />}
-    </section>
+    </Card>
   );
 }
 
@@ -444,8 +441,7 @@ function Integrity() {
   const verify = useShift((s) => s.verify);
   const verifyJournal = useShift((s) => s.verifyJournal);
   return (
-    <section className="card integrity no-print" aria-labelledby="integrity-heading">
-      <h2 id="integrity-heading">{t('report.integrity')}</h2>
+    <Card id="integrity" heading={t('report.integrity')} className="integrity no-print">
       <button type="button" className="secondary" onClick={() => void verifyJournal()}>
         {t('report.verify')}
       </button>
@@ -473,7 +469,7 @@ function Integrity() {
           {t('report.verifyAcknowledged', { seq: b.broken.seq, segment: b.broken.segment, line: b.broken.line, by: b.restart.by, restart: b.restart.seq })}
         </p>
       ))}
-    </section>
+    </Card>
   );
 }
 
@@ -576,8 +572,7 @@ export function JournalScreen() {
         </button>
       </div>
 
-      <section className="card report-card" aria-labelledby="sales-heading">
-        <h2 id="sales-heading">{t(day ? 'report.salesOfDay' : 'report.sales')}</h2>
+      <Card id="sales" heading={t(day ? 'report.salesOfDay' : 'report.sales')} className="report-card">
         <form className="filters no-print" role="search" aria-label={t('report.filters')} onSubmit={(e) => e.preventDefault()}>
           <Field id="filter-outcome" label={t('report.outcome')}>
             <select id="filter-outcome" value={outcome} onChange={(e) => setOutcome(e.target.value as OutcomeFilter)}>
@@ -603,7 +598,7 @@ export function JournalScreen() {
           </Field>
         </form>
         <SalesTable sales={report?.sales ?? []} />
-      </section>
+      </Card>
 
       {report && shift?.closed_at != null && (
         <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} refundsCents={report.after_close_refunds_cents} />
@@ -614,10 +609,9 @@ export function JournalScreen() {
 
       <UnmatchedPayments />
 
-      <section className="card report-card" aria-labelledby="events-heading">
-        <h2 id="events-heading">{t('report.events')}</h2>
+      <Card id="events" heading={t('report.events')} className="report-card">
         <EventsTable events={report?.events ?? []} />
-      </section>
+      </Card>
 
       <Integrity />
     </div>

@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ROLES, type OperatorView, type Role } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { Field, PinField } from '../components/Field.tsx';
+import { Field, PinField, Submit } from '../components/Field.tsx';
 import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
@@ -48,8 +49,7 @@ export function OperatorsScreen() {
 
   return (
     <div className="operators">
-      <section className="card" aria-labelledby="operators-heading">
-        <h2 id="operators-heading">{t('operators.heading')}</h2>
+      <Card id="operators" heading={t('operators.heading')}>
         {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {operators && (
           <DataTable
@@ -59,7 +59,7 @@ export function OperatorsScreen() {
             row={(o) => <OperatorRow key={o.id} operator={o} onChanged={load} />}
           />
         )}
-      </section>
+      </Card>
       <AddOperator onAdded={load} />
     </div>
   );
@@ -92,8 +92,7 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
     }
   };
   return (
-    <section className="card" aria-labelledby="add-operator-heading">
-      <h2 id="add-operator-heading">{t('operators.add')}</h2>
+    <Card id="add-operator" heading={t('operators.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Field id="add-operator-name" label={t('operators.name')}>
           <input id="add-operator-name" value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
@@ -102,12 +101,10 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
           <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
         </Field>
         <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
-        <button type="submit" className="primary" disabled={busy}>
-          {t('operators.save')}
-        </button>
+        <Submit disabled={busy}>{t('operators.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -192,9 +189,7 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
               <button type="button" className="secondary" onClick={() => setEditing(false)}>
                 {t('operators.cancel')}
               </button>
-              <button type="submit" className="primary" disabled={busy}>
-                {t('operators.save')}
-              </button>
+              <Submit disabled={busy}>{t('operators.save')}</Submit>
             </div>
           </form>
         )}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Field } from '../components/Field.tsx';
+import { Card } from '../components/Card.tsx';
+import { Field, Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { errorText } from '../lib/errorText.ts';
@@ -45,8 +46,7 @@ export function PairScreen() {
   };
   const shown = problem ?? (pairError ? errorText(lang, pairError) : null);
   return (
-    <section className="card sign-in pair" aria-labelledby="pair-heading">
-      <h2 id="pair-heading">{t('pair.heading')}</h2>
+    <Card id="pair" heading={t('pair.heading')} className="sign-in pair">
       {reason === 'revoked' && (
         <p className="notice" role="alert" data-testid="pair-revoked">
           <Icon name="alert" /> {t('pair.revoked')}
@@ -80,9 +80,7 @@ export function PairScreen() {
             {t('pair.codeHelp')}
           </p>
         </Field>
-        <button type="submit" className="primary" disabled={pairing || !online}>
-          {t('pair.button')}
-        </button>
+        <Submit disabled={pairing || !online}>{t('pair.button')}</Submit>
         <FormError text={shown} testId="pair-error" />
       </form>
       {secure && (
@@ -92,6 +90,6 @@ export function PairScreen() {
           <p className="help">{t('pair.certificateCa')}</p>
         </div>
       )}
-    </section>
+    </Card>
   );
 }

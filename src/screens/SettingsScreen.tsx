@@ -1,5 +1,6 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
-import { Field } from '../components/Field.tsx';
+import { Field, Submit } from '../components/Field.tsx';
 import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -58,9 +59,7 @@ function TerminalSettings() {
       <Field id="settings-checkout" label={t('settings.checkoutId')}>
         <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
       </Field>
-      <button type="submit" className="primary">
-        {t('settings.save')}
-      </button>
+      <Submit>{t('settings.save')}</Submit>
       <ResultLine result={result} />
     </form>
   );
@@ -112,13 +111,11 @@ export function SettingsScreen() {
 
   return (
     <div className="settings">
-      <section className="card" aria-labelledby="settings-heading">
-        <h2 id="settings-heading">{t('settings.heading')}</h2>
+      <Card id="settings" heading={t('settings.heading')}>
         <TerminalSettings />
         <DefaultLanguage />
-      </section>
-      <section className="card" aria-labelledby="status-heading">
-        <h2 id="status-heading">{t('status.heading')}</h2>
+      </Card>
+      <Card id="status" heading={t('status.heading')}>
         {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
         {status && (
           <dl className="facts">
@@ -160,7 +157,7 @@ export function SettingsScreen() {
             {t('status.checkNow')}
           </button>
         </div>
-      </section>
+      </Card>
     </div>
   );
 }

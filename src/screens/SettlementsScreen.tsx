@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, RefundCheck, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -130,8 +131,7 @@ export function SettlementsScreen() {
   ];
 
   return (
-    <section className="card settlements" aria-labelledby="settlements-heading">
-      <h2 id="settlements-heading">{t('settlements.heading')}</h2>
+    <Card id="settlements" heading={t('settlements.heading')} className="settlements">
       <form className="row" onSubmit={submit}>
         <label>
           {t('settlements.from')} <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />
@@ -167,7 +167,7 @@ export function SettlementsScreen() {
           }}
         />
       )}
-    </section>
+    </Card>
   );
 
   /** A charge the next settlement should pay, or a refund it should deduct, in one table. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Field, PinField } from '../components/Field.tsx';
+import { Card } from '../components/Card.tsx';
+import { Field, PinField, Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { formatTime } from '../lib/i18n.ts';
@@ -45,8 +46,7 @@ function CreateFirstManager() {
   };
   const shown = problem ?? (error ? errorText(lang, error) : null);
   return (
-    <section className="card sign-in" aria-labelledby="create-heading">
-      <h2 id="create-heading">{t('auth.createHeading')}</h2>
+    <Card id="create" heading={t('auth.createHeading')} className="sign-in">
       <p className="help">{t('auth.createHelp')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Field id="create-name" label={t('auth.name')}>
@@ -54,12 +54,10 @@ function CreateFirstManager() {
         </Field>
         <PinField id="create-pin" label={t('auth.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
         <PinField id="create-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
-        <button type="submit" className="primary" disabled={busy}>
-          {t('auth.create')}
-        </button>
+        <Submit disabled={busy}>{t('auth.create')}</Submit>
         <FormError text={shown} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -95,8 +93,7 @@ function SignIn() {
   const shown = problem ?? (until ? t('auth.locked', { at: formatTime(lang, until) }) : forManager ? t('auth.lockedForManager') : error ? errorText(lang, error) : null);
   const idleAfter = idleLockedAfter ?? (ended === 'idle' ? lockMinutes : null);
   return (
-    <section className="card sign-in" aria-labelledby="sign-in-heading">
-      <h2 id="sign-in-heading">{t('auth.signInHeading')}</h2>
+    <Card id="sign-in" heading={t('auth.signInHeading')} className="sign-in">
       {idleAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleAfter })}</p>}
       {(ended === 'operator_changed' || ended === 'operator_disabled') && <p className="help">{t('auth.endedByManager')}</p>}
       <form onSubmit={(e) => void submit(e)} noValidate>
@@ -104,11 +101,9 @@ function SignIn() {
           <input id="sign-in-name" ref={nameRef} value={name} maxLength={80} autoComplete="username" onChange={(e) => setName(e.target.value)} />
         </Field>
         <PinField id="sign-in-pin" label={t('auth.pin')} autoComplete="current-password" value={pin} onChange={setPin} />
-        <button type="submit" className="primary" disabled={busy}>
-          {t('auth.signIn')}
-        </button>
+        <Submit disabled={busy}>{t('auth.signIn')}</Submit>
         <FormError text={shown} />
       </form>
-    </section>
+    </Card>
   );
 }

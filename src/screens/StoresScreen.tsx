@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { OfficeCheckout, Poster, PrintedQrList, Store, StoreField, WalletChoice } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { Field } from '../components/Field.tsx';
+import { Field, Submit } from '../components/Field.tsx';
 import { ErrorAlert } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
@@ -207,16 +208,13 @@ function NewStore({ onCreated }: { onCreated: (store: Store) => Promise<void> })
     }
   };
   return (
-    <section className="card" aria-labelledby="new-store-heading">
-      <h2 id="new-store-heading">{t('stores.new')}</h2>
+    <Card id="new-store" heading={t('stores.new')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <StoreFields prefix="new-store" form={form} set={setForm} />
-        <button type="submit" className="primary" disabled={busy}>
-          {t('stores.save')}
-        </button>
+        <Submit disabled={busy}>{t('stores.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -234,8 +232,7 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
     if (saved) await onSaved();
   };
   return (
-    <section className="card" aria-labelledby="edit-store-heading">
-      <h2 id="edit-store-heading">{t('stores.editLabel', { name: store.store_name })}</h2>
+    <Card id="edit-store" heading={t('stores.editLabel', { name: store.store_name })}>
       <p className="muted">{t('stores.emptyKeeps')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <StoreFields prefix="edit-store" form={form} set={setForm} />
@@ -243,13 +240,11 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
           <button type="button" className="secondary" onClick={onDone}>
             {t('stores.cancel')}
           </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {t('stores.save')}
-          </button>
+          <Submit disabled={busy}>{t('stores.save')}</Submit>
         </div>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -286,8 +281,7 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
   }, [store.store_id]);
   return (
     <>
-      <section className="card" aria-labelledby="checkouts-heading">
-        <h2 id="checkouts-heading">{t('checkouts.heading', { name: store.store_name })}</h2>
+      <Card id="checkouts" heading={t('checkouts.heading', { name: store.store_name })}>
         {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {checkouts && (
           <DataTable
@@ -298,7 +292,7 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
             row={(c) => <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />}
           />
         )}
-      </section>
+      </Card>
       <AddCheckout store={store} wallets={wallets} onAdded={load} />
     </>
   );
@@ -322,8 +316,7 @@ function AddCheckout({ store, wallets, onAdded }: { store: Store; wallets: Walle
     }
   };
   return (
-    <section className="card" aria-labelledby="add-checkout-heading">
-      <h2 id="add-checkout-heading">{t('checkouts.add')}</h2>
+    <Card id="add-checkout" heading={t('checkouts.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Field id="add-checkout-description" label={t('checkouts.description')}>
           {/* No maxLength: the core says what is wrong with a longer one, in words. */}
@@ -335,12 +328,10 @@ function AddCheckout({ store, wallets, onAdded }: { store: Store; wallets: Walle
         <Field id="add-checkout-wallet" label={t('checkouts.wallet')}>
           <WalletSelect id="add-checkout-wallet" wallets={wallets} value={walletId} onChange={setWalletId} />
         </Field>
-        <button type="submit" className="primary" disabled={busy}>
-          {t('checkouts.save')}
-        </button>
+        <Submit disabled={busy}>{t('checkouts.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -441,9 +432,7 @@ function CheckoutRow({
               <button type="button" className="secondary" onClick={() => setChanging(false)}>
                 {t('checkouts.cancel')}
               </button>
-              <button type="submit" className="primary">
-                {t('checkouts.save')}
-              </button>
+              <Submit>{t('checkouts.save')}</Submit>
             </div>
           </form>
         )}
@@ -542,8 +531,7 @@ function PrintedQrs({ version }: { version: number }) {
   }, [page, version]);
   const pages = list ? Math.max(1, Math.ceil(list.total / list.page_size)) : 1;
   return (
-    <section className="card" aria-labelledby="printed-heading">
-      <h2 id="printed-heading">{t('printed.heading')}</h2>
+    <Card id="printed" heading={t('printed.heading')}>
       {error && <ErrorAlert>{error}</ErrorAlert>}
       {list && list.total === 0 && <p className="muted">{t('printed.empty')}</p>}
       {list && list.total > 0 && (
@@ -571,6 +559,6 @@ function PrintedQrs({ version }: { version: number }) {
           </div>
         </>
       )}
-    </section>
+    </Card>
   );
 }
