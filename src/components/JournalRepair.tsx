@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { CoreStatus } from '../../electron/core/contract.ts';
-import { getBridge, toUiError } from '../lib/bridge.ts';
-import { errorText, type UiError } from '../lib/errorText.ts';
+import { getBridge } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { brokenReasonText } from '../lib/messages.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAuth } from '../stores/auth.ts';
 import { useStatus } from '../stores/status.ts';
@@ -35,26 +36,17 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
   const by = useAuth((s) => s.auth?.operator?.name ?? '');
   const isManager = useAuth((s) => s.auth?.operator?.role === 'manager');
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<UiError | null>(null);
+  const { busy, error, attempt } = useAttempt();
 
   const ask = (e: FormEvent) => {
     e.preventDefault();
     setAsking(true);
   };
-  const start = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const status = await getBridge().call('journal.startNewChain');
-      useStatus.setState({ status });
+  const start = () =>
+    attempt(async () => {
+      useStatus.setState({ status: await getBridge().call('journal.startNewChain') });
       setAsking(false);
-    } catch (err) {
-      setError(toUiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const good = journal.entries;
   return (
     <section className="card journal-repair no-print" aria-labelledby="repair-heading" data-testid="journal-repair">

@@ -8,6 +8,7 @@ import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import type { TextKey } from '../lib/texts/en.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', 'credentials_stolen', 'other_fraud', 'unknown'];
@@ -271,20 +272,11 @@ export function ClaimsScreen() {
   function BankAnswerForm({ serviceId, onCancel, onRecorded }: { serviceId: string; onCancel: () => void; onRecorded: (a: BankAnswerRecorded) => void }) {
     const [answer, setAnswer] = useState<BankAnswer | ''>('');
     const [medCaseId, setMedCaseId] = useState('');
-    const [busy, setBusy] = useState(false);
-    const [error, setError] = useState<string | null>(null);
+    const { busy, error, attempt } = useAttempt();
     const submit = async (e: FormEvent) => {
       e.preventDefault();
       if (answer === '') return;
-      setBusy(true);
-      setError(null);
-      try {
-        onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) }));
-      } catch (err) {
-        setError(errorText(lang, toUiError(err)));
-      } finally {
-        setBusy(false);
-      }
+      await attempt(async () => onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) })));
     };
     return (
       <form className="card claim-form" aria-labelledby="bank-answer-heading" onSubmit={(e) => void submit(e)}>
@@ -304,7 +296,7 @@ export function ClaimsScreen() {
             <input value={medCaseId} maxLength={100} onChange={(e) => setMedCaseId(e.target.value)} disabled={busy} autoComplete="off" spellCheck={false} />
           </label>
         )}
-        <FormError text={error} />
+        <FormError text={error && errorText(lang, error)} />
         <div className="row">
           <Submit disabled={busy || answer === ''}>{t('claims.saveAnswer')}</Submit>
           <button type="button" onClick={onCancel} disabled={busy}>
@@ -320,24 +312,15 @@ export function ClaimsScreen() {
     const [details, setDetails] = useState(start.details);
     const [reference, setReference] = useState(start.reference);
     const [confirming, setConfirming] = useState(false);
-    const [busy, setBusy] = useState(false);
-    const [error, setError] = useState<string | null>(null);
+    const { busy, error, attempt } = useAttempt();
     const submit = (e: FormEvent) => {
       e.preventDefault();
       setConfirming(true);
     };
     const confirm = async () => {
-      setBusy(true);
-      setError(null);
-      try {
-        const args = { serviceId: start.serviceId, reason, details, ...(reference.trim() === '' ? {} : { externalId: reference }) };
-        onOpened(start.medCaseId === null ? await getBridge().call('claims.open', args) : await getBridge().call('claims.resubmit', { ...args, medCaseId: start.medCaseId }));
-      } catch (err) {
-        setConfirming(false);
-        setError(errorText(lang, toUiError(err)));
-      } finally {
-        setBusy(false);
-      }
+      const args = { serviceId: start.serviceId, reason, details, ...(reference.trim() === '' ? {} : { externalId: reference }) };
+      const sent = await attempt(async () => onOpened(start.medCaseId === null ? await getBridge().call('claims.open', args) : await getBridge().call('claims.resubmit', { ...args, medCaseId: start.medCaseId })));
+      if (!sent) setConfirming(false);
     };
     return (
       <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit}>
@@ -364,7 +347,7 @@ export function ClaimsScreen() {
           {t('claims.reference')}
           <input value={reference} maxLength={REFERENCE_MAX} onChange={(e) => setReference(e.target.value)} disabled={confirming} />
         </label>
-        {error && <FormError text={error} />}
+        {error && <FormError text={errorText(lang, error)} />}
         {confirming ? (
           <div role="alertdialog" aria-labelledby="claim-confirm-text" className="confirm">
             <p id="claim-confirm-text">{t('claims.confirmText')}</p>

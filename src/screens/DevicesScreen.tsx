@@ -11,6 +11,7 @@ import { getBridge, toUiError } from '../lib/bridge.ts';
 import { formatPairingCode } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { selectTerminal, useStatus } from '../stores/status.ts';
 
@@ -74,22 +75,14 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
   const t = useText();
   const lang = useLang();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, attempt } = useAttempt();
   const id = `device-${device.id}`;
-  const revoke = async () => {
-    setBusy(true);
-    try {
+  const revoke = () =>
+    attempt(async () => {
       await getBridge().call('devices.revoke', { deviceId: device.id });
       setAsking(false);
-      setError(null);
       await onChanged();
-    } catch (err) {
-      setError(errorText(lang, toUiError(err)));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const revoked = device.revokedAt !== null;
   return (
     <tr data-device={device.name} className={revoked ? 'muted' : undefined}>
@@ -137,7 +130,7 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
         )}
         {error && (
           <ErrorAlert>
-            <Icon name="cross" /> {error}
+            <Icon name="cross" /> {errorText(lang, error)}
           </ErrorAlert>
         )}
       </td>
