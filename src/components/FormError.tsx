@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { Result } from '../lib/useRunner.ts';
 import { Icon } from './Icon.tsx';
 
 /**
@@ -25,8 +26,6 @@ export function ErrorAlert({ children }: { children: ReactNode }) {
     </p>
   );
 }
-
-export type Result = { ok: boolean; text: string } | null;
 
 /** How the last step went, in words with its icon; the line stays, so the layout does not jump. */
 export function ResultLine({ result }: { result: Result }) {

@@ -4,10 +4,11 @@ import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Field, PinField, Submit } from '../components/Field.tsx';
-import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
+import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const PIN_SHAPE = /^\d{4,8}$/;
@@ -67,29 +68,25 @@ export function OperatorsScreen() {
 
 function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
   const t = useText();
-  const lang = useLang();
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('cashier');
   const [pin, setPin] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
+  const { busy, result, setResult, run } = useRunner();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (name.trim() === '') return setResult({ ok: false, text: t('auth.needName') });
     if (!PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
-    setBusy(true);
-    try {
-      const added = await getBridge().call('operators.add', { name: name.trim(), role, pin });
-      setResult({ ok: true, text: t('operators.added', { name: added.name }) });
-      setName('');
-      setPin('');
-      setRole('cashier');
-      await onAdded();
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    } finally {
-      setBusy(false);
-    }
+    const added = await run(
+      async () => {
+        const operator = await getBridge().call('operators.add', { name: name.trim(), role, pin });
+        setName('');
+        setPin('');
+        setRole('cashier');
+        return operator;
+      },
+      (operator) => t('operators.added', { name: operator.name }),
+    );
+    if (added) await onAdded();
   };
   return (
     <Card id="add-operator" heading={t('operators.add')}>
@@ -115,24 +112,21 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   const [asking, setAsking] = useState(false);
   const [role, setRole] = useState<Role>(operator.role);
   const [pin, setPin] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
+  const { busy, result, setResult, run: runner } = useRunner();
   const id = `operator-${operator.id}`;
 
   const run = async (call: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
-      await call();
-      setResult({ ok: true, text: done });
-      setEditing(false);
-      setAsking(false);
-      setPin('');
-      await onChanged();
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    } finally {
-      setBusy(false);
-    }
+    const changed = await runner(
+      async () => {
+        await call();
+        setEditing(false);
+        setAsking(false);
+        setPin('');
+        return true;
+      },
+      () => done,
+    );
+    if (changed) await onChanged();
   };
   const save = (e: FormEvent) => {
     e.preventDefault();

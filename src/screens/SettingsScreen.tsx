@@ -1,14 +1,14 @@
 import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { Field, Submit } from '../components/Field.tsx';
-import { ErrorAlert, ResultLine, type Result } from '../components/FormError.tsx';
+import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
-import { toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { journalProblemText } from '../lib/messages.ts';
+import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { usePick } from '../stores/pick.ts';
 import { useStatus } from '../stores/status.ts';
@@ -20,12 +20,11 @@ function positiveInt(text: string): number | null {
 /** This terminal's checkout, kept by the core; and the terminal's health in detail. */
 function TerminalSettings() {
   const t = useText();
-  const lang = useLang();
   const status = useStatus((s) => s.status);
   const updateSettings = useStatus((s) => s.updateSettings);
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
-  const [result, setResult] = useState<Result>(null);
+  const { result, setResult, run } = useRunner();
   const loaded = status !== null;
   useEffect(() => {
     if (!status) return;
@@ -42,12 +41,7 @@ function TerminalSettings() {
       setResult({ ok: false, text: `${t('settings.store')} / ${t('settings.checkoutId')}: 1, 2, 3…` });
       return;
     }
-    try {
-      await updateSettings({ storeId, checkoutId });
-      setResult({ ok: true, text: t('settings.saved') });
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    }
+    await run(() => updateSettings({ storeId, checkoutId }), () => t('settings.saved'));
   };
 
   return (
@@ -71,19 +65,11 @@ function TerminalSettings() {
  */
 function DefaultLanguage() {
   const t = useText();
-  const lang = useLang();
   const storeDefault = useStatus((s) => s.status?.lang ?? null);
   const setDefaultLang = useStatus((s) => s.setDefaultLang);
-  const [result, setResult] = useState<Result>(null);
+  const { result, run } = useRunner();
   if (storeDefault === null) return null;
-  const change = async (next: Lang) => {
-    try {
-      await setDefaultLang(next);
-      setResult({ ok: true, text: t('settings.saved') });
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    }
-  };
+  const change = (next: Lang) => run(() => setDefaultLang(next), () => t('settings.saved'));
   return (
     <div className="settings-form">
       <h3>{t('settings.defaultLanguage')}</h3>

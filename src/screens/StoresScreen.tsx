@@ -9,10 +9,9 @@ import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob, safeFilename } from '../lib/download.ts';
-import { errorText, type UiError } from '../lib/errorText.ts';
+import { errorText } from '../lib/errorText.ts';
+import { useRunner, type Result } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
-
-type Result = { ok: boolean; text: string; offerPoster?: boolean } | null;
 
 function ResultLine({ result, children }: { result: Result; children?: ReactNode }) {
   return (
@@ -25,29 +24,6 @@ function ResultLine({ result, children }: { result: Result; children?: ReactNode
       {children}
     </div>
   );
-}
-
-/** Runs a bridge call, turning its failure into the sentence of the app's language. */
-function useRunner() {
-  const lang = useLang();
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
-  const run = async <T,>(call: () => Promise<T>, done: (value: T) => string | null): Promise<T | null> => {
-    setBusy(true);
-    try {
-      const value = await call();
-      const text = done(value);
-      setResult(text === null ? null : { ok: true, text });
-      return value;
-    } catch (err) {
-      const ui: UiError = toUiError(err);
-      setResult({ ok: false, text: errorText(lang, ui), offerPoster: ui.params?.problem === 'mode_needs_printed_qr' });
-      return null;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, result, setResult, run };
 }
 
 const STORE_FIELD_TEXT = { store_name: 'stores.name', address: 'stores.address', phone_number: 'stores.phone', email: 'stores.email' } as const;
@@ -449,7 +425,7 @@ function CheckoutRow({
           />
         )}
         <ResultLine result={result}>
-          {result?.offerPoster && (
+          {result?.error?.params?.problem === 'mode_needs_printed_qr' && (
             <button type="button" className="primary" disabled={busy} onClick={() => void print()}>
               {t('checkouts.printPoster')}
             </button>
