@@ -308,12 +308,8 @@ function Pager({ newer, older, onNewer, onOlder }: { newer: boolean; older: bool
 function ShiftList() {
   const t = useText();
   const lang = useLang();
-  const page = useShift((s) => s.shiftPage);
-  const cursors = useShift((s) => s.shiftCursors);
+  const { shiftPage: page, shiftCursors: cursors, select, olderShifts, newerShifts } = usePick(useShift, 'shiftPage', 'shiftCursors', 'select', 'olderShifts', 'newerShifts');
   const selected = useShift((s) => (s.selection.kind === 'shift' ? s.selection.shiftId : null));
-  const select = useShift((s) => s.select);
-  const olderShifts = useShift((s) => s.olderShifts);
-  const newerShifts = useShift((s) => s.newerShifts);
   const shifts = page?.shifts ?? [];
   const columns: readonly Column<ShiftSummary>[] = [
     { header: t('history.col.opened'), className: 'nowrap', cell: (s) => formatDateTime(lang, s.opened_at) },
@@ -359,11 +355,8 @@ function ShiftList() {
 function DayList() {
   const t = useText();
   const lang = useLang();
-  const page = useShift((s) => s.dayPage);
+  const { dayPage: page, select, olderDays, newerDays } = usePick(useShift, 'dayPage', 'select', 'olderDays', 'newerDays');
   const selected = useShift((s) => (s.selection.kind === 'day' ? s.selection.day : null));
-  const select = useShift((s) => s.select);
-  const olderDays = useShift((s) => s.olderDays);
-  const newerDays = useShift((s) => s.newerDays);
   const columns: readonly Column<DaySummary>[] = [
     { header: t('history.col.day'), className: 'nowrap', cell: (d) => formatDay(lang, d.day) },
     { header: t('report.count'), className: 'num', cell: (d) => (d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)) },
@@ -438,8 +431,7 @@ function Showing({ report }: { report: ShiftReport }) {
 function Integrity() {
   const t = useText();
   const lang = useLang();
-  const verify = useShift((s) => s.verify);
-  const verifyJournal = useShift((s) => s.verifyJournal);
+  const { verify, verifyJournal } = usePick(useShift, 'verify', 'verifyJournal');
   return (
     <Card id="integrity" heading={t('report.integrity')} className="integrity no-print">
       <button type="button" className="secondary" onClick={() => void verifyJournal()}>

@@ -6,6 +6,7 @@ import { errorText } from '../lib/errorText.ts';
 import { formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAuth } from '../stores/auth.ts';
+import { usePick } from '../stores/pick.ts';
 
 /** The core checks it too (handlers.ts): this only says so beside the field, before sending. */
 const PIN_SHAPE = /^\d{4,8}$/;
@@ -19,30 +20,36 @@ export function SignInScreen() {
   return setup ? <CreateFirstManager /> : <SignIn />;
 }
 
-function usePinProblem() {
+/**
+ * The name and PIN being typed, the name focused first, and the first thing wrong with them,
+ * said beside the form before anything is sent.
+ */
+function useNameAndPin() {
   const t = useText();
-  return (pin: string) => (PIN_SHAPE.test(pin) ? null : t('auth.pinRule'));
+  const [name, setName] = useState('');
+  const [pin, setPin] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => nameRef.current?.focus(), []);
+  /** `more`: what else is wrong once the name and the PIN's shape are right. True when nothing is. */
+  const check = (more: string | null = null): boolean => {
+    const found = name.trim() === '' ? t('auth.needName') : PIN_SHAPE.test(pin) ? more : t('auth.pinRule');
+    setProblem(found);
+    return found === null;
+  };
+  return { name, setName, pin, setPin, problem, nameRef, check };
 }
 
 function CreateFirstManager() {
   const t = useText();
   const lang = useLang();
-  const busy = useAuth((s) => s.busy);
-  const error = useAuth((s) => s.error);
-  const create = useAuth((s) => s.createFirstManager);
-  const pinProblem = usePinProblem();
-  const [name, setName] = useState('');
-  const [pin, setPin] = useState('');
+  const { busy, error, createFirstManager } = usePick(useAuth, 'busy', 'error', 'createFirstManager');
+  const { name, setName, pin, setPin, problem, nameRef, check } = useNameAndPin();
   const [repeat, setRepeat] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const nameRef = useRef<HTMLInputElement>(null);
-  useEffect(() => nameRef.current?.focus(), []);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = name.trim() === '' ? t('auth.needName') : (pinProblem(pin) ?? (pin !== repeat ? t('auth.pinsDiffer') : null));
-    setProblem(found);
-    if (found === null) await create(name, pin);
+    if (check(pin !== repeat ? t('auth.pinsDiffer') : null)) await createFirstManager(name, pin);
   };
   const shown = problem ?? (error ? errorText(lang, error) : null);
   return (
@@ -64,25 +71,15 @@ function CreateFirstManager() {
 function SignIn() {
   const t = useText();
   const lang = useLang();
-  const busy = useAuth((s) => s.busy);
-  const error = useAuth((s) => s.error);
-  const idleLockedAfter = useAuth((s) => s.idleLockedAfter);
+  const { busy, error, idleLockedAfter, signIn } = usePick(useAuth, 'busy', 'error', 'idleLockedAfter', 'signIn');
   // Why the core ended the last sign-in here, when it did (issue 25).
   const ended = useAuth((s) => (s.auth?.operator === null ? s.auth.ended : null));
   const lockMinutes = useAuth((s) => s.auth?.lockMinutes ?? 0);
-  const signIn = useAuth((s) => s.signIn);
-  const pinProblem = usePinProblem();
-  const [name, setName] = useState('');
-  const [pin, setPin] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const nameRef = useRef<HTMLInputElement>(null);
-  useEffect(() => nameRef.current?.focus(), []);
+  const { name, setName, pin, setPin, problem, nameRef, check } = useNameAndPin();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = name.trim() === '' ? t('auth.needName') : pinProblem(pin);
-    setProblem(found);
-    if (found !== null) return;
+    if (!check()) return;
     // A PIN is never kept on screen after an attempt, right or wrong.
     const ok = await signIn(name, pin);
     setPin('');
