@@ -38,7 +38,8 @@ interface TableProps<R> extends Labelled {
 
 /** A row whose cells keep state of their own (a form, a confirmation): the row draws itself. */
 interface OwnRowsProps<R> extends Labelled {
-  headers: readonly Pick<Column<R>, 'header' | 'headerClassName'>[];
+  /** Each column's header: its text, or the text with a class. */
+  headers: readonly (string | Pick<Column<R>, 'header' | 'headerClassName'>)[];
   rows: readonly R[];
   row: (row: R) => ReactNode;
   empty?: ReactNode;
@@ -49,7 +50,7 @@ interface OwnRowsProps<R> extends Labelled {
  * there is nothing (in the table's place, so the layout does not jump).
  */
 export function DataTable<R>(props: TableProps<R> | OwnRowsProps<R>) {
-  const headers = 'columns' in props ? props.columns : props.headers;
+  const headers = 'columns' in props ? props.columns : props.headers.map((h) => (typeof h === 'string' ? { header: h } : h));
   const body =
     'columns' in props
       ? props.rows.map((r) => (

@@ -53,14 +53,7 @@ export function DevicesScreen() {
         {devices && devices.length > 0 && (
           <DataTable
             className="operators-table devices-table"
-            headers={[
-              { header: t('devices.name') },
-              { header: t('devices.kind') },
-              { header: t('devices.checkout') },
-              { header: t('devices.lastSeen') },
-              { header: t('devices.paired') },
-              { header: t('devices.state') },
-            ]}
+            headers={[t('devices.name'), t('devices.kind'), t('devices.checkout'), t('devices.lastSeen'), t('devices.paired'), t('devices.state')]}
             rows={devices}
             row={(d) => <DeviceRow key={d.id} device={d} onChanged={load} />}
           />

@@ -216,13 +216,13 @@ function UnmatchedPayments() {
         className="report-table"
         labelledBy="unmatched-heading"
         headers={[
-          { header: t('report.col.time') },
-          { header: t('unmatched.col.kind') },
-          { header: t('report.col.amount') },
-          { header: t('report.col.pixId') },
-          { header: t('report.col.serviceId') },
-          { header: t('report.col.reference') },
-          { header: t('unmatched.col.reason') },
+          t('report.col.time'),
+          t('unmatched.col.kind'),
+          t('report.col.amount'),
+          t('report.col.pixId'),
+          t('report.col.serviceId'),
+          t('report.col.reference'),
+          t('unmatched.col.reason'),
           { header: t('unmatched.attribute'), headerClassName: 'no-print' },
         ]}
         rows={unmatched}

@@ -55,7 +55,7 @@ export function OperatorsScreen() {
         {operators && (
           <DataTable
             className="operators-table"
-            headers={[{ header: t('operators.name') }, { header: t('operators.role') }, { header: t('operators.state') }, { header: t('operators.actions') }]}
+            headers={[t('operators.name'), t('operators.role'), t('operators.state'), t('operators.actions')]}
             rows={operators}
             row={(o) => <OperatorRow key={o.id} operator={o} onChanged={load} />}
           />

@@ -263,7 +263,7 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
           <DataTable
             wrap
             className="report-table"
-            headers={[{ header: t('checkouts.description') }, { header: t('checkouts.wallet') }, { header: t('checkouts.mode') }, { header: t('checkouts.actions') }]}
+            headers={[t('checkouts.description'), t('checkouts.wallet'), t('checkouts.mode'), t('checkouts.actions')]}
             rows={checkouts}
             row={(c) => <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />}
           />
