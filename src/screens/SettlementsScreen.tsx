@@ -49,6 +49,9 @@ const BOOK_TEXT: Record<BookStatus, TextKey> = {
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** A charge the next settlement should pay, or a refund it should deduct, in one table. */
+type PendingLine = { id: string; charge: PendingRow['pending']['items'][number] } | { id: string; refund: PendingRow['pending']['pending_refunds'][number] };
+
 /**
  * Settlements (issue 11), for supervisors and managers: every settlement of a date range of
  * any length with its status and whether it reconciles with this journal, and a settlement's
@@ -170,15 +173,12 @@ export function SettlementsScreen() {
     </Card>
   );
 
-  /** A charge the next settlement should pay, or a refund it should deduct, in one table. */
-  type PendingLine = { id: string; charge: PendingRow['pending']['items'][number] } | { id: string; refund: PendingRow['pending']['pending_refunds'][number] };
-  const pendingColumns: readonly Column<PendingLine>[] = [
-    { header: t('settlements.col.charge'), cell: (l) => <code>{'charge' in l ? (l.charge.external_id ?? l.id) : l.id}</code> },
-    { header: t('settlements.col.charged'), cell: (l) => settlementFigure('charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
-    { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? settlementFigure(l.charge.settlement_amount) : `−${settlementFigure(l.refund.deduction_amount)}`) },
-  ];
-
   function Pending({ rows: checkouts }: { rows: PendingRow[] }) {
+    const pendingColumns: readonly Column<PendingLine>[] = [
+      { header: t('settlements.col.charge'), cell: (l) => <code>{'charge' in l ? (l.charge.external_id ?? l.id) : l.id}</code> },
+      { header: t('settlements.col.charged'), cell: (l) => settlementFigure('charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
+      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? settlementFigure(l.charge.settlement_amount) : `−${settlementFigure(l.refund.deduction_amount)}`) },
+    ];
     return (
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
         <h3 id="pending-heading">{t('settlements.pendingHeading')}</h3>
