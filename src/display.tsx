@@ -1,5 +1,5 @@
-import { StrictMode, useEffect } from 'react';
-import { createRoot } from 'react-dom/client';
+import { useEffect } from 'react';
+import { mount } from './lib/mount.tsx';
 import { DisplayScreen } from './screens/DisplayScreen.tsx';
 import { PairScreen } from './screens/PairScreen.tsx';
 import { connectDevice, useDevice } from './stores/device.ts';
@@ -19,10 +19,4 @@ function DisplayRoot() {
   return <DisplayScreen />;
 }
 
-const root = document.getElementById('root');
-if (!root) throw new Error('display.html has no #root element');
-createRoot(root).render(
-  <StrictMode>
-    <DisplayRoot />
-  </StrictMode>,
-);
+mount('display.html', <DisplayRoot />);

@@ -1,3 +1,4 @@
+import { Card } from './Card.tsx';
 import { Icon } from './Icon.tsx';
 import { RefundAnswer } from './RefundAnswer.tsx';
 import type { AttentionMessage, ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
@@ -85,8 +86,7 @@ export function SettlementNotices({ notices }: { notices: readonly SettlementNot
   const t = useText();
   if (notices.length === 0) return null;
   return (
-    <section className="card attention claim-notices" aria-labelledby="settlement-notices-heading">
-      <h2 id="settlement-notices-heading">{t('settlements.noticesHeading')}</h2>
+    <Card id="settlement-notices" heading={t('settlements.noticesHeading')} className="attention claim-notices">
       <ul>
         {notices.map((n) => (
           <li key={n.settlement_id} data-settlement={n.settlement_id}>
@@ -94,7 +94,7 @@ export function SettlementNotices({ notices }: { notices: readonly SettlementNot
           </li>
         ))}
       </ul>
-    </section>
+    </Card>
   );
 }
 
@@ -107,8 +107,7 @@ export function ClaimNotices({ notices }: { notices: readonly ClaimNotice[] }) {
   const lang = useLang();
   if (notices.length === 0) return null;
   return (
-    <section className="card attention claim-notices" aria-labelledby="claim-notices-heading">
-      <h2 id="claim-notices-heading">{t('claims.noticesHeading')}</h2>
+    <Card id="claim-notices" heading={t('claims.noticesHeading')} className="attention claim-notices">
       <ul>
         {notices.map((n) => (
           <li key={`${n.med_case_id}:${n.status}`} data-claim={n.med_case_id}>
@@ -118,6 +117,6 @@ export function ClaimNotices({ notices }: { notices: readonly ClaimNotice[] }) {
           </li>
         ))}
       </ul>
-    </section>
+    </Card>
   );
 }

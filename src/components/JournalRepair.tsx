@@ -1,12 +1,15 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { CoreStatus } from '../../electron/core/contract.ts';
-import { getBridge, toUiError } from '../lib/bridge.ts';
-import { errorText, type UiError } from '../lib/errorText.ts';
+import { getBridge } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { brokenReasonText } from '../lib/messages.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAuth } from '../stores/auth.ts';
 import { useStatus } from '../stores/status.ts';
+import { Confirm } from './Confirm.tsx';
+import { ErrorAlert } from './FormError.tsx';
 import { Icon } from './Icon.tsx';
 
 type JournalHealth = CoreStatus['journal'];
@@ -33,30 +36,17 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
   const by = useAuth((s) => s.auth?.operator?.name ?? '');
   const isManager = useAuth((s) => s.auth?.operator?.role === 'manager');
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<UiError | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) cancelRef.current?.focus();
-  }, [asking]);
+  const { busy, error, attempt } = useAttempt();
 
   const ask = (e: FormEvent) => {
     e.preventDefault();
     setAsking(true);
   };
-  const start = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const status = await getBridge().call('journal.startNewChain');
-      useStatus.setState({ status });
+  const start = () =>
+    attempt(async () => {
+      useStatus.setState({ status: await getBridge().call('journal.startNewChain') });
       setAsking(false);
-    } catch (err) {
-      setError(toUiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const good = journal.entries;
   return (
     <section className="card journal-repair no-print" aria-labelledby="repair-heading" data-testid="journal-repair">
@@ -73,35 +63,18 @@ function BrokenJournal({ journal, broken }: { journal: JournalHealth; broken: No
         </form>
       )}
       {asking && (
-        <div
-          className="confirm"
-          role="alertdialog"
-          aria-modal="false"
-          aria-labelledby="repair-confirm-title"
-          aria-describedby="repair-confirm-body"
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') setAsking(false);
-          }}
-        >
-          <h3 id="repair-confirm-title">
-            <Icon name="alert" /> {t('repair.confirmTitle')}
-          </h3>
-          <p id="repair-confirm-body">{t('repair.confirmBody', { good, seq: broken.seq, by })}</p>
-          <div className="actions">
-            <button type="button" className="secondary" ref={cancelRef} onClick={() => setAsking(false)}>
-              {t('repair.confirmNo')}
-            </button>
-            <button type="button" className="danger" disabled={busy} onClick={() => void start()}>
-              {t('repair.confirmYes')}
-            </button>
-          </div>
-        </div>
+        <Confirm
+          id="repair-confirm"
+          title={t('repair.confirmTitle')}
+          body={t('repair.confirmBody', { good, seq: broken.seq, by })}
+          keep={t('repair.confirmNo')}
+          go={t('repair.confirmYes')}
+          busy={busy}
+          onKeep={() => setAsking(false)}
+          onGo={() => void start()}
+        />
       )}
-      {error && (
-        <p className="error" role="alert">
-          {errorText(lang, error)}
-        </p>
-      )}
+      {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
     </section>
   );
 }

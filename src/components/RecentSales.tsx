@@ -2,6 +2,7 @@ import type { SaleSummary } from '../../electron/core/contract.ts';
 import { isExpiringAt } from '../lib/checkoutView.ts';
 import { formatMoney, formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { Card } from './Card.tsx';
 import { StatusWord } from './StatusWord.tsx';
 
 /**
@@ -12,8 +13,7 @@ export function RecentSales({ sales, limit = 8, coreNow = null }: { sales: reado
   const t = useText();
   const lang = useLang();
   return (
-    <section className="card recent" aria-labelledby="recent-heading">
-      <h2 id="recent-heading">{t('cashier.recent')}</h2>
+    <Card id="recent" heading={t('cashier.recent')} className="recent">
       {sales.length === 0 ? (
         <p className="muted">{t('cashier.noRecent')}</p>
       ) : (
@@ -28,6 +28,6 @@ export function RecentSales({ sales, limit = 8, coreNow = null }: { sales: reado
           ))}
         </ol>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,8 +1,10 @@
 import { useState } from 'react';
 import type { AttentionMessage, SaleSummary } from '../../electron/core/contract.ts';
-import { getBridge, toUiError } from '../lib/bridge.ts';
-import { errorText, type UiError } from '../lib/errorText.ts';
+import { ErrorAlert } from './FormError.tsx';
+import { getBridge } from '../lib/bridge.ts';
+import { errorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { selectRole, useAuth } from '../stores/auth.ts';
 
@@ -17,23 +19,15 @@ export function RefundAnswer({ sale, item }: { sale: SaleSummary; item: Attentio
   const lang = useLang();
   const role = useAuth(selectRole);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<UiError | null>(null);
+  const { busy, error, attempt } = useAttempt();
   const amountCents = typeof item.params['amount_cents'] === 'number' ? item.params['amount_cents'] : null;
   if (role === 'cashier' || role === null) return <p className="muted">{t('refund.askSupervisor')}</p>;
 
-  const act = async (call: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const act = (call: () => Promise<unknown>) =>
+    attempt(async () => {
       await call();
       setConfirming(false);
-    } catch (err) {
-      setError(toUiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const refundId = item.subject;
   const amount = amountCents === null ? '' : formatMoney(lang, amountCents);
   return (
@@ -65,11 +59,7 @@ export function RefundAnswer({ sale, item }: { sale: SaleSummary; item: Attentio
           </div>
         </div>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {errorText(lang, error)}
-        </p>
-      )}
+      {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
     </div>
   );
 }

@@ -1,5 +1,7 @@
+import { Confirm } from './Confirm.tsx';
+import { Field } from './Field.tsx';
 import { Icon } from './Icon.tsx';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ShiftView } from '../../electron/core/contract.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -26,35 +28,18 @@ function ConfirmClose() {
   const closeShift = useShift((s) => s.closeShift);
   const cancelClose = useShift((s) => s.cancelClose);
   const busy = useShift((s) => s.busy);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (pendingClose) keepRef.current?.focus();
-  }, [pendingClose]);
   if (!pendingClose) return null;
   return (
-    <div
-      className="confirm"
-      role="alertdialog"
-      aria-modal="false"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-body"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') cancelClose();
-      }}
-    >
-      <h3 id="confirm-title">
-        <Icon name="alert" /> {t('shift.confirmTitle')}
-      </h3>
-      <p id="confirm-body">{t('shift.confirmBody', { count: pendingClose.pending })}</p>
-      <div className="actions">
-        <button type="button" className="secondary" ref={keepRef} onClick={cancelClose}>
-          {t('shift.confirmNo')}
-        </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => void closeShift(pendingClose.note, true)}>
-          {t('shift.confirmYes')}
-        </button>
-      </div>
-    </div>
+    <Confirm
+      id="confirm"
+      title={t('shift.confirmTitle')}
+      body={t('shift.confirmBody', { count: pendingClose.pending })}
+      keep={t('shift.confirmNo')}
+      go={t('shift.confirmYes')}
+      busy={busy}
+      onKeep={cancelClose}
+      onGo={() => void closeShift(pendingClose.note, true)}
+    />
   );
 }
 
@@ -88,10 +73,9 @@ export function ShiftPanel() {
       {lastClosed && <ShiftFacts shift={lastClosed} />}
       <form className="shift-form" onSubmit={(e) => void submit(e)} noValidate>
         <h3>{current ? t('shift.close') : t('shift.openHeading')}</h3>
-        <div className="field">
-          <label htmlFor="shift-note">{current ? t('shift.closeNote') : t('shift.note')}</label>
+        <Field id="shift-note" label={current ? t('shift.closeNote') : t('shift.note')}>
           <input id="shift-note" value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} />
-        </div>
+        </Field>
         <button type="submit" className={current ? 'danger' : 'primary'} disabled={busy || pendingClose !== null}>
           {current ? t('shift.close') : t('shift.open')}
         </button>

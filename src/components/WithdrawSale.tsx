@@ -1,3 +1,4 @@
+import { ErrorAlert } from './FormError.tsx';
 import { Icon } from './Icon.tsx';
 import { useEffect, useRef, useState } from 'react';
 import type { SaleSummary } from '../../electron/core/contract.ts';
@@ -31,11 +32,7 @@ export function WithdrawSale({ sale, newer, disabled }: { sale: SaleSummary; new
         <button type="button" className="secondary withdraw-button" aria-disabled={disabled || undefined} onClick={() => !disabled && setAsking(true)}>
           <Icon name="cross" /> {t(newer ? 'withdraw.newer' : 'withdraw.button')}
         </button>
-        {error && (
-          <p className="error" role="alert">
-            {errorText(lang, error)}
-          </p>
-        )}
+        {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
       </div>
     );
   }

@@ -12,31 +12,19 @@ export interface Note {
   wave: OscillatorType;
 }
 
+const tone = (hz: number, ms: number, wave: OscillatorType): Note => ({ hz, ms, wave });
+/** A silence between two tones. */
+const rest = (ms: number): Note => tone(0, ms, 'sine');
+
 export const TUNES: Record<Outcome, readonly Note[]> = {
   // Rising major third: done, all good.
-  paid: [
-    { hz: 660, ms: 120, wave: 'sine' },
-    { hz: 880, ms: 220, wave: 'sine' },
-  ],
+  paid: [tone(660, 120, 'sine'), tone(880, 220, 'sine')],
   // Two low buzzes: stop and look.
-  amount_mismatch: [
-    { hz: 220, ms: 180, wave: 'square' },
-    { hz: 0, ms: 90, wave: 'sine' },
-    { hz: 220, ms: 180, wave: 'square' },
-  ],
+  amount_mismatch: [tone(220, 180, 'square'), rest(90), tone(220, 180, 'square')],
   // One falling tone: time is over.
-  expired: [
-    { hz: 440, ms: 160, wave: 'triangle' },
-    { hz: 330, ms: 260, wave: 'triangle' },
-  ],
+  expired: [tone(440, 160, 'triangle'), tone(330, 260, 'triangle')],
   // Three quick high beeps: an alert about money already received.
-  paid_late: [
-    { hz: 988, ms: 90, wave: 'sawtooth' },
-    { hz: 0, ms: 60, wave: 'sine' },
-    { hz: 988, ms: 90, wave: 'sawtooth' },
-    { hz: 0, ms: 60, wave: 'sine' },
-    { hz: 988, ms: 90, wave: 'sawtooth' },
-  ],
+  paid_late: [tone(988, 90, 'sawtooth'), rest(60), tone(988, 90, 'sawtooth'), rest(60), tone(988, 90, 'sawtooth')],
 };
 
 let context: AudioContext | null = null;

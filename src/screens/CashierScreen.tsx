@@ -1,3 +1,4 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { AttentionList, ClaimNotices, SettlementNotices } from '../components/AttentionList.tsx';
@@ -23,6 +24,7 @@ import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAttention } from '../stores/attention.ts';
 import { useCheckout } from '../stores/checkout.ts';
+import { usePick } from '../stores/pick.ts';
 import { selectReady, selectShift, useStatus } from '../stores/status.ts';
 
 /**
@@ -47,14 +49,7 @@ export function escapeClearsChargeForm(target: EventTarget | null, chargeForm: H
 export function CashierScreen() {
   const t = useText();
   const lang = useLang();
-  const view = useCheckout((s) => s.view);
-  const receivedAt = useCheckout((s) => s.receivedAt);
-  const charging = useCheckout((s) => s.charging);
-  const chargeError = useCheckout((s) => s.chargeError);
-  const charge = useCheckout((s) => s.charge);
-  const landed = useCheckout((s) => s.landed);
-  const clearError = useCheckout((s) => s.clearError);
-  const load = useCheckout((s) => s.load);
+  const { view, receivedAt, charging, chargeError, charge, landed, clearError, load } = usePick(useCheckout, 'view', 'receivedAt', 'charging', 'chargeError', 'charge', 'landed', 'clearError', 'load');
   const ready = useStatus(selectReady);
   const shift = useStatus(selectShift);
   const hasStatus = useStatus((s) => s.status !== null);
@@ -62,9 +57,7 @@ export function CashierScreen() {
   // Once the core was heard, losing it is a dead link: nothing on screen can be trusted.
   const offline = connection !== 'open' && view !== null;
   const withdrawable = withdrawableSale(view);
-  const merchantAttention = useAttention((s) => s.items);
-  const claimNotices = useAttention((s) => s.claims);
-  const settlementNotices = useAttention((s) => s.settlements);
+  const { items: merchantAttention, claims: claimNotices, settlements: settlementNotices } = usePick(useAttention, 'items', 'claims', 'settlements');
 
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
@@ -136,8 +129,7 @@ export function CashierScreen() {
 
   return (
     <div className="cashier">
-      <section className="card charge-card" aria-labelledby="charge-heading">
-        <h2 id="charge-heading">{t('cashier.heading')}</h2>
+      <Card id="charge" heading={t('cashier.heading')} className="charge-card">
         <form className="charge-form" ref={formRef} onSubmit={(e) => void onSubmit(e)} noValidate>
           <label className="field-label" htmlFor="amount">
             {t('cashier.amount')}
@@ -230,7 +222,7 @@ export function CashierScreen() {
           </div>
         </form>
         {hasStatus && !shift && <p className="hint">{t('cashier.noShift')}</p>}
-      </section>
+      </Card>
 
       <div className="cashier-side">
         <section className="card sale-card" aria-labelledby="sale-heading">

@@ -1,11 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BankAnswer, BankAnswerRecorded, ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
+import { DataTable } from '../components/DataTable.tsx';
+import { Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import type { TextKey } from '../lib/texts/en.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', 'credentials_stolen', 'other_fraud', 'unknown'];
@@ -159,55 +162,50 @@ export function ClaimsScreen() {
     if (rows === null) return <p>{t('claims.loading')}</p>;
     if (rows.length === 0) return <p>{t('claims.noPayouts')}</p>;
     return (
-      <table aria-label={t('claims.payouts')}>
-        <thead>
-          <tr>
-            <th scope="col">{t('claims.col.payout')}</th>
-            <th scope="col">{t('claims.col.amount')}</th>
-            <th scope="col">{t('claims.col.date')}</th>
-            <th scope="col">{t('claims.col.claim')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(({ payout, claim, med_case_id }) => (
-            <tr key={payout.service_id} data-payout={payout.service_id}>
-              <td>
-                <code>{payout.external_id ?? payout.service_id}</code>
-              </td>
-              <td>{payout.currency === 'BRL' && payout.amount.scale === 2 ? formatMoney(lang, payout.amount.minor) : `${payout.amount.minor / 10 ** payout.amount.scale} ${payout.currency}`}</td>
-              <td>{payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)}</td>
-              <td>
-                {claim.claimable ? (
-                  <>
-                    {t('claims.daysLeft', { days: claim.daysLeft })}{' '}
-                    <button type="button" onClick={() => onClaim(payout.service_id)}>
-                      {t('claims.open')}
-                    </button>
-                  </>
-                ) : (
-                  <>
-                    {t(WHY_TEXT[claim.why])}
-                    {claim.why === 'unconfirmed' && (
-                      <>
-                        {' '}
-                        <button type="button" onClick={() => onAnswer(payout.service_id)}>
-                          {t('claims.recordAnswer')}
-                        </button>
-                      </>
-                    )}
-                    {med_case_id && (
-                      <>
-                        {' '}
-                        <code>{med_case_id}</code>
-                      </>
-                    )}
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label={t('claims.payouts')}
+        columns={[
+          { header: t('claims.col.payout'), cell: ({ payout }) => <code>{payout.external_id ?? payout.service_id}</code> },
+          {
+            header: t('claims.col.amount'),
+            cell: ({ payout }) => (payout.currency === 'BRL' && payout.amount.scale === 2 ? formatMoney(lang, payout.amount.minor) : `${payout.amount.minor / 10 ** payout.amount.scale} ${payout.currency}`),
+          },
+          { header: t('claims.col.date'), cell: ({ payout }) => (payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)) },
+          {
+            header: t('claims.col.claim'),
+            cell: ({ payout, claim, med_case_id }) =>
+              claim.claimable ? (
+                <>
+                  {t('claims.daysLeft', { days: claim.daysLeft })}{' '}
+                  <button type="button" onClick={() => onClaim(payout.service_id)}>
+                    {t('claims.open')}
+                  </button>
+                </>
+              ) : (
+                <>
+                  {t(WHY_TEXT[claim.why])}
+                  {claim.why === 'unconfirmed' && (
+                    <>
+                      {' '}
+                      <button type="button" onClick={() => onAnswer(payout.service_id)}>
+                        {t('claims.recordAnswer')}
+                      </button>
+                    </>
+                  )}
+                  {med_case_id && (
+                    <>
+                      {' '}
+                      <code>{med_case_id}</code>
+                    </>
+                  )}
+                </>
+              ),
+          },
+        ]}
+        rows={rows}
+        rowKey={({ payout }) => payout.service_id}
+        rowAttributes={({ payout }) => ({ 'data-payout': payout.service_id })}
+      />
     );
   }
 
@@ -215,63 +213,54 @@ export function ClaimsScreen() {
     if (rows === null) return <p>{t('claims.loading')}</p>;
     if (rows.length === 0) return <p>{t('claims.none')}</p>;
     return (
-      <table aria-label={t('claims.list')}>
-        <thead>
-          <tr>
-            <th scope="col">{t('claims.col.payout')}</th>
-            <th scope="col">{t('claims.col.claimId')}</th>
-            <th scope="col">{t('claims.col.status')}</th>
-            <th scope="col">{t('claims.col.days')}</th>
-            <th scope="col">{t('claims.col.result')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) =>
-            row.handling === 'manual' ? (
-              <tr key={`manual-${row.service_id}-${row.at}`} data-status="manual">
-                <td>
-                  <code>{row.service_id}</code>
-                </td>
-                <td>—</td>
-                <td>{t('claims.status.manual')}</td>
-                <td>{t('claims.byOn', { by: row.by, date: new Date(row.at).toLocaleDateString(lang) })}</td>
-                <td>
-                  {row.message} {t('claims.contactSupport')}
-                </td>
-              </tr>
-            ) : (
-              <tr key={row.claim.med_case_id} data-status={row.status} data-claim={row.claim.med_case_id}>
-                <td>
-                  <code>{row.claim.service_id}</code>
-                </td>
-                <td>
-                  <code>{row.claim.med_case_id}</code>
-                </td>
-                <td>
+      <DataTable
+        label={t('claims.list')}
+        columns={[
+          { header: t('claims.col.payout'), cell: (row) => <code>{row.handling === 'manual' ? row.service_id : row.claim.service_id}</code> },
+          { header: t('claims.col.claimId'), cell: (row) => (row.handling === 'manual' ? '—' : <code>{row.claim.med_case_id}</code>) },
+          {
+            header: t('claims.col.status'),
+            cell: (row) =>
+              row.handling === 'manual' ? (
+                t('claims.status.manual')
+              ) : (
+                <>
                   {t(CLAIM_STATUS_TEXT[row.status])}
                   {row.backwards && <span className="hint"> {t('claims.backwards')}</span>}
-                </td>
-                <td>{t('claims.days', { days: row.days_open })}</td>
-                <td>
-                  {row.status === 'closed'
-                    ? row.claim.money_refunded && row.claim.refunded_cents !== null
-                      ? t('claims.moneyReturned', { amount: formatMoney(lang, row.claim.refunded_cents) })
-                      : t('claims.noMoneyReturned')
-                    : row.status === 'dispatching' && row.claim.outcome_hint
-                      ? row.resubmittable
-                        ? (
-                            <button type="button" onClick={() => onResubmit(row)}>
-                              {t('claims.resubmit')}
-                            </button>
-                          )
-                        : t('claims.notConfirmedYet')
-                      : '—'}
-                </td>
-              </tr>
-            ),
-          )}
-        </tbody>
-      </table>
+                </>
+              ),
+          },
+          { header: t('claims.col.days'), cell: (row) => (row.handling === 'manual' ? t('claims.byOn', { by: row.by, date: new Date(row.at).toLocaleDateString(lang) }) : t('claims.days', { days: row.days_open })) },
+          {
+            header: t('claims.col.result'),
+            cell: (row) =>
+              row.handling === 'manual' ? (
+                <>
+                  {row.message} {t('claims.contactSupport')}
+                </>
+              ) : row.status === 'closed' ? (
+                row.claim.money_refunded && row.claim.refunded_cents !== null ? (
+                  t('claims.moneyReturned', { amount: formatMoney(lang, row.claim.refunded_cents) })
+                ) : (
+                  t('claims.noMoneyReturned')
+                )
+              ) : row.status === 'dispatching' && row.claim.outcome_hint ? (
+                row.resubmittable ? (
+                  <button type="button" onClick={() => onResubmit(row)}>
+                    {t('claims.resubmit')}
+                  </button>
+                ) : (
+                  t('claims.notConfirmedYet')
+                )
+              ) : (
+                '—'
+              ),
+          },
+        ]}
+        rows={rows}
+        rowKey={(row) => (row.handling === 'manual' ? `manual-${row.service_id}-${row.at}` : row.claim.med_case_id)}
+        rowAttributes={(row) => (row.handling === 'manual' ? { 'data-status': 'manual' } : { 'data-status': row.status, 'data-claim': row.claim.med_case_id })}
+      />
     );
   }
 
@@ -283,20 +272,11 @@ export function ClaimsScreen() {
   function BankAnswerForm({ serviceId, onCancel, onRecorded }: { serviceId: string; onCancel: () => void; onRecorded: (a: BankAnswerRecorded) => void }) {
     const [answer, setAnswer] = useState<BankAnswer | ''>('');
     const [medCaseId, setMedCaseId] = useState('');
-    const [busy, setBusy] = useState(false);
-    const [error, setError] = useState<string | null>(null);
+    const { busy, error, attempt } = useAttempt();
     const submit = async (e: FormEvent) => {
       e.preventDefault();
       if (answer === '') return;
-      setBusy(true);
-      setError(null);
-      try {
-        onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) }));
-      } catch (err) {
-        setError(errorText(lang, toUiError(err)));
-      } finally {
-        setBusy(false);
-      }
+      await attempt(async () => onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) })));
     };
     return (
       <form className="card claim-form" aria-labelledby="bank-answer-heading" onSubmit={(e) => void submit(e)}>
@@ -316,11 +296,9 @@ export function ClaimsScreen() {
             <input value={medCaseId} maxLength={100} onChange={(e) => setMedCaseId(e.target.value)} disabled={busy} autoComplete="off" spellCheck={false} />
           </label>
         )}
-        <FormError text={error} />
+        <FormError text={error && errorText(lang, error)} />
         <div className="row">
-          <button type="submit" className="primary" disabled={busy || answer === ''}>
-            {t('claims.saveAnswer')}
-          </button>
+          <Submit disabled={busy || answer === ''}>{t('claims.saveAnswer')}</Submit>
           <button type="button" onClick={onCancel} disabled={busy}>
             {t('claims.cancel')}
           </button>
@@ -334,24 +312,15 @@ export function ClaimsScreen() {
     const [details, setDetails] = useState(start.details);
     const [reference, setReference] = useState(start.reference);
     const [confirming, setConfirming] = useState(false);
-    const [busy, setBusy] = useState(false);
-    const [error, setError] = useState<string | null>(null);
+    const { busy, error, attempt } = useAttempt();
     const submit = (e: FormEvent) => {
       e.preventDefault();
       setConfirming(true);
     };
     const confirm = async () => {
-      setBusy(true);
-      setError(null);
-      try {
-        const args = { serviceId: start.serviceId, reason, details, ...(reference.trim() === '' ? {} : { externalId: reference }) };
-        onOpened(start.medCaseId === null ? await getBridge().call('claims.open', args) : await getBridge().call('claims.resubmit', { ...args, medCaseId: start.medCaseId }));
-      } catch (err) {
-        setConfirming(false);
-        setError(errorText(lang, toUiError(err)));
-      } finally {
-        setBusy(false);
-      }
+      const args = { serviceId: start.serviceId, reason, details, ...(reference.trim() === '' ? {} : { externalId: reference }) };
+      const sent = await attempt(async () => onOpened(start.medCaseId === null ? await getBridge().call('claims.open', args) : await getBridge().call('claims.resubmit', { ...args, medCaseId: start.medCaseId })));
+      if (!sent) setConfirming(false);
     };
     return (
       <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit}>
@@ -378,7 +347,7 @@ export function ClaimsScreen() {
           {t('claims.reference')}
           <input value={reference} maxLength={REFERENCE_MAX} onChange={(e) => setReference(e.target.value)} disabled={confirming} />
         </label>
-        {error && <FormError text={error} />}
+        {error && <FormError text={errorText(lang, error)} />}
         {confirming ? (
           <div role="alertdialog" aria-labelledby="claim-confirm-text" className="confirm">
             <p id="claim-confirm-text">{t('claims.confirmText')}</p>
@@ -391,9 +360,7 @@ export function ClaimsScreen() {
           </div>
         ) : (
           <div className="row">
-            <button type="submit" className="primary">
-              {t('claims.submit')}
-            </button>
+            <Submit>{t('claims.submit')}</Submit>
             <button type="button" onClick={onCancel}>
               {t('claims.cancel')}
             </button>

@@ -1,12 +1,17 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
-import { FormError } from '../components/FormError.tsx';
+import { Card } from '../components/Card.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { Confirm } from '../components/Confirm.tsx';
+import { Field, Submit } from '../components/Field.tsx';
+import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { formatPairingCode } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { selectTerminal, useStatus } from '../stores/status.ts';
 
@@ -41,35 +46,19 @@ export function DevicesScreen() {
 
   return (
     <div className="devices">
-      <section className="card" aria-labelledby="devices-heading">
-        <h2 id="devices-heading">{t('devices.heading')}</h2>
+      <Card id="devices" heading={t('devices.heading')}>
         <p className="help">{t('devices.help')}</p>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {devices && devices.length === 0 && <p className="muted">{t('devices.none')}</p>}
         {devices && devices.length > 0 && (
-          <table className="operators-table devices-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('devices.name')}</th>
-                <th scope="col">{t('devices.kind')}</th>
-                <th scope="col">{t('devices.checkout')}</th>
-                <th scope="col">{t('devices.lastSeen')}</th>
-                <th scope="col">{t('devices.paired')}</th>
-                <th scope="col">{t('devices.state')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {devices.map((d) => (
-                <DeviceRow key={d.id} device={d} onChanged={load} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            className="operators-table devices-table"
+            headers={[t('devices.name'), t('devices.kind'), t('devices.checkout'), t('devices.lastSeen'), t('devices.paired'), t('devices.state')]}
+            rows={devices}
+            row={(d) => <DeviceRow key={d.id} device={d} onChanged={load} />}
+          />
         )}
-      </section>
+      </Card>
       <PairATill onPaired={load} />
     </div>
   );
@@ -79,26 +68,14 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
   const t = useText();
   const lang = useLang();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
+  const { busy, error, attempt } = useAttempt();
   const id = `device-${device.id}`;
-  const revoke = async () => {
-    setBusy(true);
-    try {
+  const revoke = () =>
+    attempt(async () => {
       await getBridge().call('devices.revoke', { deviceId: device.id });
       setAsking(false);
-      setError(null);
       await onChanged();
-    } catch (err) {
-      setError(errorText(lang, toUiError(err)));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const revoked = device.revokedAt !== null;
   return (
     <tr data-device={device.name} className={revoked ? 'muted' : undefined}>
@@ -133,25 +110,21 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
           </>
         )}
         {asking && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('devices.revokeTitle', { name: device.name })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('devices.revokeBody', { name: device.name })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('devices.revokeNo', { name: device.name })}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void revoke()}>
-                {t('devices.revokeLabel', { name: device.name })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('devices.revokeTitle', { name: device.name })}
+            body={t('devices.revokeBody', { name: device.name })}
+            keep={t('devices.revokeNo', { name: device.name })}
+            go={t('devices.revokeLabel', { name: device.name })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void revoke()}
+          />
         )}
         {error && (
-          <p className="error" role="alert">
-            <Icon name="cross" /> {error}
-          </p>
+          <ErrorAlert>
+            <Icon name="cross" /> {errorText(lang, error)}
+          </ErrorAlert>
         )}
       </td>
     </tr>
@@ -160,10 +133,9 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
 
 function NumberField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
+    <Field id={id} label={label}>
       <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} />
-    </div>
+    </Field>
   );
 }
 
@@ -213,8 +185,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   };
   const address = offer?.urls[0] ?? null;
   return (
-    <section className="card pair-a-till" aria-labelledby="pair-a-till-heading">
-      <h2 id="pair-a-till-heading">{t('devices.pairHeading')}</h2>
+    <Card id="pair-a-till" heading={t('devices.pairHeading')} className="pair-a-till">
       <p className="help">{t('devices.pairHelp')}</p>
       {!open && (
         <button type="button" className="primary" onClick={start}>
@@ -223,23 +194,19 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
       )}
       {open && (
         <form onSubmit={(e) => void submit(e)} noValidate aria-label={t('devices.pairHeading')}>
-          <div className="field">
-            <label htmlFor="pair-kind">{t('devices.kind')}</label>
+          <Field id="pair-kind" label={t('devices.kind')}>
             <select id="pair-kind" value={kind} onChange={(e) => setKind(e.target.value as DeviceKind)}>
               <option value="till">{t('devices.kind.till')}</option>
               <option value="display">{t('devices.kind.display')}</option>
             </select>
-          </div>
+          </Field>
           <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
           <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout} onChange={setCheckout} />
           <p className="help">{t('devices.checkoutHelp')}</p>
-          <div className="field">
-            <label htmlFor="pair-name">{t('devices.name')}</label>
+          <Field id="pair-name" label={t('devices.name')}>
             <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
-          </div>
-          <button type="submit" className="primary" disabled={busy}>
-            {t('devices.createCode')}
-          </button>
+          </Field>
+          <Submit disabled={busy}>{t('devices.createCode')}</Submit>
           <FormError text={problem} />
         </form>
       )}
@@ -286,6 +253,6 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           )}
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -6,6 +6,7 @@ import { screenAmount } from '../lib/displayView.ts';
 import { formatMoney } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { connectDisplay, useDisplay } from '../stores/display.ts';
+import { usePick } from '../stores/pick.ts';
 
 /**
  * The customer display: the amount, the QR and the paid state in large type, for the
@@ -16,11 +17,7 @@ import { connectDisplay, useDisplay } from '../stores/display.ts';
 export function DisplayScreen() {
   const t = useText();
   const lang = useLang();
-  const connection = useDisplay((s) => s.connection);
-  const view = useDisplay((s) => s.view);
-  const receivedAt = useDisplay((s) => s.receivedAt);
-  const amounts = useDisplay((s) => s.amounts);
-  const load = useDisplay((s) => s.load);
+  const { connection, view, receivedAt, amounts, load } = usePick(useDisplay, 'connection', 'view', 'receivedAt', 'amounts', 'load');
   useEffect(() => connectDisplay(), []);
   useEffect(() => {
     document.documentElement.lang = lang;

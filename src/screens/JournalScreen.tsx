@@ -1,6 +1,10 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useEffect, useState } from 'react';
-import type { CarriedPayment, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import type { CarriedPayment, DaySummary, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorAlert } from '../components/FormError.tsx';
 import { JournalRepair } from '../components/JournalRepair.tsx';
 import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
@@ -13,6 +17,7 @@ import { brokenReasonText, eventDetailsText, eventTypeText, statusWordKey, unmat
 import { useLang, useText } from '../lib/useText.ts';
 import { coreNow } from '../stores/checkout.ts';
 import { screenTimeZone, useShift, type OutcomeFilter } from '../stores/shift.ts';
+import { usePick } from '../stores/pick.ts';
 import { useStatus } from '../stores/status.ts';
 
 const OUTCOME_FILTERS: readonly SaleStatus[] = ['paid', 'amount_mismatch', 'paid_late', 'refunded', 'expired', 'displaced', 'withdrawn', 'pending', 'uncertain', 'failed', 'partly_refunded'];
@@ -40,8 +45,7 @@ const TOTALS: readonly { key: keyof ShiftTotals; label: TextKey; money?: boolean
 function FiguresCard({ id, heading, help, figures }: { id: string; heading: string; help?: string; figures: readonly { testId: string; label: TextKey; value: string }[] }) {
   const t = useText();
   return (
-    <section className="card totals-card" aria-labelledby={id}>
-      <h2 id={id}>{heading}</h2>
+    <Card id={id} heading={heading} className="totals-card">
       {help && <p className="muted">{help}</p>}
       <dl className="totals">
         {figures.map(({ testId, label, value }) => (
@@ -51,7 +55,7 @@ function FiguresCard({ id, heading, help, figures }: { id: string; heading: stri
           </div>
         ))}
       </dl>
-    </section>
+    </Card>
   );
 }
 
@@ -59,7 +63,7 @@ function Totals({ totals, frozen }: { totals: ShiftTotals; frozen: boolean }) {
   const t = useText();
   const lang = useLang();
   const figures = TOTALS.map(({ key, label, money }) => ({ testId: `total-${key}`, label, value: money ? formatMoney(lang, totals[key]) : formatCount(lang, totals[key]) }));
-  return <FiguresCard id="totals-heading" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
+  return <FiguresCard id="totals" heading={t(frozen ? 'report.totalsFrozen' : 'report.totals')} figures={figures} />;
 }
 
 /**
@@ -78,123 +82,76 @@ function MoneyTrail({ trail, claims }: { trail: ShiftReport['settlement']; claim
     { testId: 'trail-awaiting', label: 'report.trail.awaiting', value: sales(trail.awaiting, trail.awaiting_cents) },
     { testId: 'trail-claims', label: 'report.trail.claims', value: t(claims.amount_unknown > 0 ? 'report.trail.claimsUnknown' : 'report.trail.claimsValue', claimed) },
   ] as const;
-  return <FiguresCard id="trail-heading" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
+  return <FiguresCard id="trail" heading={t('report.trail.heading')} help={t('report.trail.help')} figures={figures} />;
 }
 
 function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
   const lang = useLang();
-  return (
-    <div className="table-wrap">
-      <table className="report-table" aria-labelledby="sales-heading">
-        <thead>
-          <tr>
-            <th scope="col">{t('report.col.time')}</th>
-            <th scope="col">{t('report.col.amount')}</th>
-            <th scope="col">{t('report.col.outcome')}</th>
-            <th scope="col">{t('report.col.received')}</th>
-            <th scope="col">{t('report.col.reference')}</th>
-            <th scope="col">{t('report.col.pixId')}</th>
-            <th scope="col">{t('report.col.serviceId')}</th>
-            <th scope="col">{t('report.col.chargedBy')}</th>
-            <th scope="col">{t('report.col.saleId')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sales.length === 0 ? (
-            <tr>
-              <td colSpan={9} className="muted">
-                {t('report.noSales')}
-              </td>
-            </tr>
-          ) : (
-            sales.map((s) => (
-              <tr key={s.sale_id} data-sale-id={s.sale_id} data-status={s.status}>
-                <td className="nowrap">{formatTime(lang, s.requested_at)}</td>
-                <td className="num">{formatMoney(lang, s.amount_cents)}</td>
-                <td>
-                  <StatusWord status={s.status} />
-                  {s.description.needs_person && (
-                    <span className="needs-person">
-                      {' '}
-                      <Icon name="alert" /> {t('report.needsPerson')}
-                    </span>
-                  )}
-                  {s.description.acknowledged.map((a) => (
-                    <span key={`${a.reason}:${a.at}`} className="acknowledged-line">
-                      {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
-                    </span>
-                  ))}
-                  {s.settlement && (
-                    <span className="settled-line" data-testid="settled">
-                      {t('report.settled', {
-                        id: s.settlement.settlement_id,
-                        at: s.settlement.settled_at === null ? t('settlements.inFlight') : formatDateTime(lang, s.settlement.settled_at),
-                      })}
-                    </span>
-                  )}
-                  <RefundSale sale={s} />
-                </td>
-                <td className="num">{s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)}</td>
-                <td>{s.external_id ?? '—'}</td>
-                <td>
-                  <code>{s.pix_id ?? '—'}</code>
-                </td>
-                <td>
-                  <code>{s.service_id ?? '—'}</code>
-                </td>
-                {/* Who charged: an acknowledgement or attribution by someone else never takes its place. */}
-                <td data-testid="charged-by">{s.requested_by}</td>
-                <td>
-                  {/* What a person types to tie a payment without a sale to this one. */}
-                  <code>{s.sale_id}</code>
-                </td>
-              </tr>
-            ))
+  const columns: readonly Column<SaleSummary>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (s) => formatTime(lang, s.requested_at) },
+    { header: t('report.col.amount'), className: 'num', cell: (s) => formatMoney(lang, s.amount_cents) },
+    {
+      header: t('report.col.outcome'),
+      cell: (s) => (
+        <>
+          <StatusWord status={s.status} />
+          {s.description.needs_person && (
+            <span className="needs-person">
+              {' '}
+              <Icon name="alert" /> {t('report.needsPerson')}
+            </span>
           )}
-        </tbody>
-      </table>
-    </div>
+          {s.description.acknowledged.map((a) => (
+            <span key={`${a.reason}:${a.at}`} className="acknowledged-line">
+              {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
+            </span>
+          ))}
+          {s.settlement && (
+            <span className="settled-line" data-testid="settled">
+              {t('report.settled', {
+                id: s.settlement.settlement_id,
+                at: s.settlement.settled_at === null ? t('settlements.inFlight') : formatDateTime(lang, s.settlement.settled_at),
+              })}
+            </span>
+          )}
+          <RefundSale sale={s} />
+        </>
+      ),
+    },
+    { header: t('report.col.received'), className: 'num', cell: (s) => (s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)) },
+    { header: t('report.col.reference'), cell: (s) => s.external_id ?? '—' },
+    { header: t('report.col.pixId'), cell: (s) => <code>{s.pix_id ?? '—'}</code> },
+    { header: t('report.col.serviceId'), cell: (s) => <code>{s.service_id ?? '—'}</code> },
+    // Who charged: an acknowledgement or attribution by someone else never takes its place.
+    { header: t('report.col.chargedBy'), attributes: () => ({ 'data-testid': 'charged-by' }), cell: (s) => s.requested_by },
+    // What a person types to tie a payment without a sale to this one.
+    { header: t('report.col.saleId'), cell: (s) => <code>{s.sale_id}</code> },
+  ];
+  return (
+    <DataTable
+      wrap
+      className="report-table"
+      labelledBy="sales-heading"
+      columns={columns}
+      rows={sales}
+      rowKey={(s) => s.sale_id}
+      rowAttributes={(s) => ({ 'data-sale-id': s.sale_id, 'data-status': s.status })}
+      empty={t('report.noSales')}
+    />
   );
 }
 
 function EventsTable({ events }: { events: readonly JournalEventView[] }) {
   const t = useText();
   const lang = useLang();
-  return (
-    <div className="table-wrap">
-      <table className="report-table events-table" aria-labelledby="events-heading">
-        <thead>
-          <tr>
-            <th scope="col">{t('report.col.time')}</th>
-            <th scope="col">{t('report.col.event')}</th>
-            <th scope="col">{t('report.col.details')}</th>
-            <th scope="col">{t('report.col.by')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.length === 0 ? (
-            <tr>
-              <td colSpan={4} className="muted">
-                {t('report.noEvents')}
-              </td>
-            </tr>
-          ) : (
-            events.map((e) => (
-              <tr key={e.seq}>
-                <td className="nowrap">{formatTime(lang, e.at)}</td>
-                <td data-type={e.type} title={e.type}>
-                  {eventTypeText(lang, e.type)}
-                </td>
-                <td>{eventDetailsText(lang, e.details)}</td>
-                <td>{e.by ?? '—'}</td>
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: readonly Column<JournalEventView>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (e) => formatTime(lang, e.at) },
+    { header: t('report.col.event'), attributes: (e) => ({ 'data-type': e.type, title: e.type }), cell: (e) => eventTypeText(lang, e.type) },
+    { header: t('report.col.details'), cell: (e) => eventDetailsText(lang, e.details) },
+    { header: t('report.col.by'), cell: (e) => e.by ?? '—' },
+  ];
+  return <DataTable wrap className="report-table events-table" labelledBy="events-heading" columns={columns} rows={events} rowKey={(e) => e.seq} empty={t('report.noEvents')} />;
 }
 
 function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
@@ -252,39 +209,27 @@ function UnmatchedPayments() {
   const t = useText();
   const unmatched = useShift((s) => s.unmatched);
   return (
-    <section className="card report-card" aria-labelledby="unmatched-heading">
-      <h2 id="unmatched-heading">{t('unmatched.heading')}</h2>
+    <Card id="unmatched" heading={t('unmatched.heading')} className="report-card">
       <p className="help no-print">{t('unmatched.helpPick')}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-labelledby="unmatched-heading">
-          <thead>
-            <tr>
-              <th scope="col">{t('report.col.time')}</th>
-              <th scope="col">{t('unmatched.col.kind')}</th>
-              <th scope="col">{t('report.col.amount')}</th>
-              <th scope="col">{t('report.col.pixId')}</th>
-              <th scope="col">{t('report.col.serviceId')}</th>
-              <th scope="col">{t('report.col.reference')}</th>
-              <th scope="col">{t('unmatched.col.reason')}</th>
-              <th scope="col" className="no-print">
-                {t('unmatched.attribute')}
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {unmatched.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  {t('unmatched.none')}
-                </td>
-              </tr>
-            ) : (
-              unmatched.map((p) => <UnmatchedRow key={p.seq} payment={p} />)
-            )}
-          </tbody>
-        </table>
-      </div>
-    </section>
+      <DataTable
+        wrap
+        className="report-table"
+        labelledBy="unmatched-heading"
+        headers={[
+          t('report.col.time'),
+          t('unmatched.col.kind'),
+          t('report.col.amount'),
+          t('report.col.pixId'),
+          t('report.col.serviceId'),
+          t('report.col.reference'),
+          t('unmatched.col.reason'),
+          { header: t('unmatched.attribute'), headerClassName: 'no-print' },
+        ]}
+        rows={unmatched}
+        row={(p) => <UnmatchedRow key={p.seq} payment={p} />}
+        empty={t('unmatched.none')}
+      />
+    </Card>
   );
 }
 
@@ -303,61 +248,46 @@ function CarriedPayments({ id, heading, help, total, items, cents, refundsCents 
   const lang = useLang();
   const select = useShift((s) => s.select);
   const shown = useShift((s) => s.report?.shift?.shift_id ?? null);
+  const columns: readonly Column<CarriedPayment>[] = [
+    { header: t('report.col.time'), className: 'nowrap', cell: (p) => formatDateTime(lang, p.at) },
+    { header: t('report.col.event'), attributes: (p) => ({ 'data-type': p.type, title: p.type }), cell: (p) => eventTypeText(lang, p.type) },
+    { header: t('report.col.amount'), className: 'num', cell: (p) => (p.amount_cents === null ? '—' : formatMoney(lang, p.amount_cents)) },
+    {
+      header: t('report.col.sale'),
+      cell: (p) => (
+        <>
+          <code>{p.sale_id}</code>{' '}
+          {p.sale_requested_at !== null && <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>}{' '}
+          {p.sale_shift_id === null ? (
+            <span className="muted">{t('report.saleNoShift')}</span>
+          ) : (
+            p.sale_shift_id !== shown && (
+              <button type="button" className="secondary no-print" onClick={() => select({ kind: 'shift', shiftId: p.sale_shift_id as string })}>
+                {t('report.showSaleShift')}
+              </button>
+            )
+          )}
+        </>
+      ),
+    },
+    { header: t('report.col.by'), cell: (p) => p.by ?? '—' },
+  ];
   return (
-    <section className="card report-card" aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>{t(heading)}</h2>
+    <Card id={id} heading={t(heading)} className="report-card">
       <p className="help">{t(help)}</p>
       <p data-testid={`${id}-total`}>{t(total, { amount: formatMoney(lang, cents) })}</p>
       {refundsCents > 0 && <p data-testid={`${id}-refunds`}>{t('report.carriedRefunds', { amount: formatMoney(lang, refundsCents) })}</p>}
-      <div className="table-wrap">
-        <table className="report-table" aria-labelledby={`${id}-heading`}>
-          <thead>
-            <tr>
-              <th scope="col">{t('report.col.time')}</th>
-              <th scope="col">{t('report.col.event')}</th>
-              <th scope="col">{t('report.col.amount')}</th>
-              <th scope="col">{t('report.col.sale')}</th>
-              <th scope="col">{t('report.col.by')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.length === 0 ? (
-              <tr>
-                <td colSpan={5} className="muted">
-                  {t('report.noneCarried')}
-                </td>
-              </tr>
-            ) : (
-              items.map((p) => (
-                <tr key={`${p.seq}:${p.sale_id}`} data-seq={p.seq} data-sale-id={p.sale_id}>
-                  <td className="nowrap">{formatDateTime(lang, p.at)}</td>
-                  <td data-type={p.type} title={p.type}>
-                    {eventTypeText(lang, p.type)}
-                  </td>
-                  <td className="num">{p.amount_cents === null ? '—' : formatMoney(lang, p.amount_cents)}</td>
-                  <td>
-                    <code>{p.sale_id}</code>{' '}
-                    {p.sale_requested_at !== null && (
-                      <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>
-                    )}{' '}
-                    {p.sale_shift_id === null ? (
-                      <span className="muted">{t('report.saleNoShift')}</span>
-                    ) : (
-                      p.sale_shift_id !== shown && (
-                        <button type="button" className="secondary no-print" onClick={() => select({ kind: 'shift', shiftId: p.sale_shift_id as string })}>
-                          {t('report.showSaleShift')}
-                        </button>
-                      )
-                    )}
-                  </td>
-                  <td>{p.by ?? '—'}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
-    </section>
+      <DataTable
+        wrap
+        className="report-table"
+        labelledBy={`${id}-heading`}
+        columns={columns}
+        rows={items}
+        rowKey={(p) => `${p.seq}:${p.sale_id}`}
+        rowAttributes={(p) => ({ 'data-seq': p.seq, 'data-sale-id': p.sale_id })}
+        empty={t('report.noneCarried')}
+      />
+    </Card>
   );
 }
 
@@ -378,65 +308,45 @@ function Pager({ newer, older, onNewer, onOlder }: { newer: boolean; older: bool
 function ShiftList() {
   const t = useText();
   const lang = useLang();
-  const page = useShift((s) => s.shiftPage);
-  const cursors = useShift((s) => s.shiftCursors);
+  const { shiftPage: page, shiftCursors: cursors, select, olderShifts, newerShifts } = usePick(useShift, 'shiftPage', 'shiftCursors', 'select', 'olderShifts', 'newerShifts');
   const selected = useShift((s) => (s.selection.kind === 'shift' ? s.selection.shiftId : null));
-  const select = useShift((s) => s.select);
-  const olderShifts = useShift((s) => s.olderShifts);
-  const newerShifts = useShift((s) => s.newerShifts);
   const shifts = page?.shifts ?? [];
+  const columns: readonly Column<ShiftSummary>[] = [
+    { header: t('history.col.opened'), className: 'nowrap', cell: (s) => formatDateTime(lang, s.opened_at) },
+    { header: t('history.col.openedBy'), cell: (s) => s.opened_by },
+    { header: t('history.col.closed'), className: 'nowrap', cell: (s) => (s.closed_at === null ? <span className="muted">{t('history.stillOpen')}</span> : formatDateTime(lang, s.closed_at)) },
+    { header: t('history.col.closedBy'), cell: (s) => s.closed_by ?? '—' },
+    { header: t('history.col.note'), cell: (s) => [s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—' },
+    { header: t('report.count'), className: 'num', cell: (s) => formatCount(lang, s.totals.count) },
+    { header: t('report.received'), className: 'num', cell: (s) => formatMoney(lang, s.totals.received_cents) },
+    { header: t('report.net'), className: 'num', cell: (s) => formatMoney(lang, s.totals.net_cents) },
+    {
+      header: t('report.col.details'),
+      cell: (s) => (
+        <button
+          type="button"
+          className="secondary"
+          aria-label={t('history.showShift', { by: s.opened_by, at: formatDateTime(lang, s.opened_at) })}
+          onClick={() => select(s.closed_at === null ? { kind: 'current' } : { kind: 'shift', shiftId: s.shift_id })}
+        >
+          {t('history.show')}
+        </button>
+      ),
+    },
+  ];
   return (
     <>
       <p className="help">{t('history.page', { page: cursors.length + 1 })}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-label={t('history.shifts')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('history.col.opened')}</th>
-              <th scope="col">{t('history.col.openedBy')}</th>
-              <th scope="col">{t('history.col.closed')}</th>
-              <th scope="col">{t('history.col.closedBy')}</th>
-              <th scope="col">{t('history.col.note')}</th>
-              <th scope="col">{t('report.count')}</th>
-              <th scope="col">{t('report.received')}</th>
-              <th scope="col">{t('report.net')}</th>
-              <th scope="col">{t('report.col.details')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shifts.length === 0 ? (
-              <tr>
-                <td colSpan={9} className="muted">
-                  {t('history.noShifts')}
-                </td>
-              </tr>
-            ) : (
-              shifts.map((s) => (
-                <tr key={s.shift_id} data-shift-id={s.shift_id} aria-current={s.shift_id === selected ? 'true' : undefined}>
-                  <td className="nowrap">{formatDateTime(lang, s.opened_at)}</td>
-                  <td>{s.opened_by}</td>
-                  <td className="nowrap">{s.closed_at === null ? <span className="muted">{t('history.stillOpen')}</span> : formatDateTime(lang, s.closed_at)}</td>
-                  <td>{s.closed_by ?? '—'}</td>
-                  <td>{[s.note, s.close_note].filter((n) => n !== null).join(' / ') || '—'}</td>
-                  <td className="num">{formatCount(lang, s.totals.count)}</td>
-                  <td className="num">{formatMoney(lang, s.totals.received_cents)}</td>
-                  <td className="num">{formatMoney(lang, s.totals.net_cents)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={t('history.showShift', { by: s.opened_by, at: formatDateTime(lang, s.opened_at) })}
-                      onClick={() => select(s.closed_at === null ? { kind: 'current' } : { kind: 'shift', shiftId: s.shift_id })}
-                    >
-                      {t('history.show')}
-                    </button>
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        label={t('history.shifts')}
+        columns={columns}
+        rows={shifts}
+        rowKey={(s) => s.shift_id}
+        rowAttributes={(s) => ({ 'data-shift-id': s.shift_id, 'aria-current': s.shift_id === selected ? 'true' : undefined })}
+        empty={t('history.noShifts')}
+      />
       <Pager newer={cursors.length > 0} older={page?.older != null} onNewer={newerShifts} onOlder={olderShifts} />
     </>
   );
@@ -445,44 +355,35 @@ function ShiftList() {
 function DayList() {
   const t = useText();
   const lang = useLang();
-  const page = useShift((s) => s.dayPage);
+  const { dayPage: page, select, olderDays, newerDays } = usePick(useShift, 'dayPage', 'select', 'olderDays', 'newerDays');
   const selected = useShift((s) => (s.selection.kind === 'day' ? s.selection.day : null));
-  const select = useShift((s) => s.select);
-  const olderDays = useShift((s) => s.olderDays);
-  const newerDays = useShift((s) => s.newerDays);
+  const columns: readonly Column<DaySummary>[] = [
+    { header: t('history.col.day'), className: 'nowrap', cell: (d) => formatDay(lang, d.day) },
+    { header: t('report.count'), className: 'num', cell: (d) => (d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)) },
+    { header: t('report.paid'), className: 'num', cell: (d) => formatCount(lang, d.totals.paid) },
+    { header: t('report.received'), className: 'num', cell: (d) => formatMoney(lang, d.totals.received_cents) },
+    { header: t('report.net'), className: 'num', cell: (d) => formatMoney(lang, d.totals.net_cents) },
+    {
+      header: t('report.col.details'),
+      cell: (d) => (
+        <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
+          {t('history.show')}
+        </button>
+      ),
+    },
+  ];
   return (
     <>
       <p className="help">{t('history.daysHelp', { zone: screenTimeZone() })}</p>
-      <div className="table-wrap">
-        <table className="report-table" aria-label={t('history.days')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('history.col.day')}</th>
-              <th scope="col">{t('report.count')}</th>
-              <th scope="col">{t('report.paid')}</th>
-              <th scope="col">{t('report.received')}</th>
-              <th scope="col">{t('report.net')}</th>
-              <th scope="col">{t('report.col.details')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(page?.days ?? []).map((d) => (
-              <tr key={d.day} data-day={d.day} data-count={d.totals.count} aria-current={d.day === selected ? 'true' : undefined}>
-                <td className="nowrap">{formatDay(lang, d.day)}</td>
-                <td className="num">{d.totals.count === 0 ? <span className="muted">{t('history.noSales')}</span> : formatCount(lang, d.totals.count)}</td>
-                <td className="num">{formatCount(lang, d.totals.paid)}</td>
-                <td className="num">{formatMoney(lang, d.totals.received_cents)}</td>
-                <td className="num">{formatMoney(lang, d.totals.net_cents)}</td>
-                <td>
-                  <button type="button" className="secondary" aria-label={t('history.showDay', { day: formatDay(lang, d.day) })} onClick={() => select({ kind: 'day', day: d.day })}>
-                    {t('history.show')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        wrap
+        className="report-table"
+        label={t('history.days')}
+        columns={columns}
+        rows={page?.days ?? []}
+        rowKey={(d) => d.day}
+        rowAttributes={(d) => ({ 'data-day': d.day, 'data-count': d.totals.count, 'aria-current': d.day === selected ? 'true' : undefined })}
+      />
       <Pager newer={page?.newer != null} older={page?.older != null} onNewer={newerDays} onOlder={olderDays} />
     </>
   );
@@ -494,8 +395,7 @@ function History() {
   const view = useShift((s) => s.historyView);
   const setHistoryView = useShift((s) => s.setHistoryView);
   return (
-    <section className="card report-card no-print" aria-labelledby="history-heading">
-      <h2 id="history-heading">{t('history.heading')}</h2>
+    <Card id="history" heading={t('history.heading')} className="report-card no-print">
       <div className="report-actions" role="group" aria-label={t('history.heading')}>
         {(['shifts', 'days'] as const).map((v) => (
           <button key={v} type="button" className={view === v ? undefined : 'secondary'} aria-pressed={view === v} onClick={() => setHistoryView(v)}>
@@ -504,7 +404,7 @@ function History() {
         ))}
       </div>
       {view === 'shifts' ? <ShiftList /> : <DayList />}
-    </section>
+    </Card>
   );
 }
 
@@ -531,11 +431,9 @@ function Showing({ report }: { report: ShiftReport }) {
 function Integrity() {
   const t = useText();
   const lang = useLang();
-  const verify = useShift((s) => s.verify);
-  const verifyJournal = useShift((s) => s.verifyJournal);
+  const { verify, verifyJournal } = usePick(useShift, 'verify', 'verifyJournal');
   return (
-    <section className="card integrity no-print" aria-labelledby="integrity-heading">
-      <h2 id="integrity-heading">{t('report.integrity')}</h2>
+    <Card id="integrity" heading={t('report.integrity')} className="integrity no-print">
       <button type="button" className="secondary" onClick={() => void verifyJournal()}>
         {t('report.verify')}
       </button>
@@ -563,7 +461,7 @@ function Integrity() {
           {t('report.verifyAcknowledged', { seq: b.broken.seq, segment: b.broken.segment, line: b.broken.line, by: b.restart.by, restart: b.restart.seq })}
         </p>
       ))}
-    </section>
+    </Card>
   );
 }
 
@@ -608,14 +506,7 @@ function useLiveReport() {
 export function JournalScreen() {
   const t = useText();
   const lang = useLang();
-  const report = useShift((s) => s.report);
-  const error = useShift((s) => s.error);
-  const outcome = useShift((s) => s.outcome);
-  const search = useShift((s) => s.search);
-  const setOutcome = useShift((s) => s.setOutcome);
-  const setSearch = useShift((s) => s.setSearch);
-  const loadReport = useShift((s) => s.loadReport);
-  const exportCsv = useShift((s) => s.exportCsv);
+  const { report, error, outcome, search, setOutcome, setSearch, loadReport, exportCsv } = usePick(useShift, 'report', 'error', 'outcome', 'search', 'setOutcome', 'setSearch', 'loadReport', 'exportCsv');
   const [printedAt, setPrintedAt] = useState(coreNow);
   useLiveReport();
 
@@ -643,9 +534,9 @@ export function JournalScreen() {
         <ShiftPanel />
       </div>
       {error && (
-        <p className="error" role="alert">
+        <ErrorAlert>
           <Icon name="cross" /> {errorText(lang, error)}
-        </p>
+        </ErrorAlert>
       )}
       <History />
       {report && <Showing report={report} />}
@@ -673,11 +564,9 @@ export function JournalScreen() {
         </button>
       </div>
 
-      <section className="card report-card" aria-labelledby="sales-heading">
-        <h2 id="sales-heading">{t(day ? 'report.salesOfDay' : 'report.sales')}</h2>
+      <Card id="sales" heading={t(day ? 'report.salesOfDay' : 'report.sales')} className="report-card">
         <form className="filters no-print" role="search" aria-label={t('report.filters')} onSubmit={(e) => e.preventDefault()}>
-          <div className="field">
-            <label htmlFor="filter-outcome">{t('report.outcome')}</label>
+          <Field id="filter-outcome" label={t('report.outcome')}>
             <select id="filter-outcome" value={outcome} onChange={(e) => setOutcome(e.target.value as OutcomeFilter)}>
               <option value="">{t('report.outcomeAll')}</option>
               {OUTCOME_FILTERS.map((s) => (
@@ -686,9 +575,8 @@ export function JournalScreen() {
                 </option>
               ))}
             </select>
-          </div>
-          <div className="field">
-            <label htmlFor="filter-search">{t('report.search')}</label>
+          </Field>
+          <Field id="filter-search" label={t('report.search')}>
             <input
               id="filter-search"
               type="search"
@@ -699,10 +587,10 @@ export function JournalScreen() {
             <span id="filter-search-help" className="help">
               {t('report.searchHelp')}
             </span>
-          </div>
+          </Field>
         </form>
         <SalesTable sales={report?.sales ?? []} />
-      </section>
+      </Card>
 
       {report && shift?.closed_at != null && (
         <CarriedPayments id="after-close" heading="report.afterClose" help="report.afterCloseHelp" total="report.afterCloseTotal" items={report.after_close} cents={report.after_close_cents} refundsCents={report.after_close_refunds_cents} />
@@ -713,10 +601,9 @@ export function JournalScreen() {
 
       <UnmatchedPayments />
 
-      <section className="card report-card" aria-labelledby="events-heading">
-        <h2 id="events-heading">{t('report.events')}</h2>
+      <Card id="events" heading={t('report.events')} className="report-card">
         <EventsTable events={report?.events ?? []} />
-      </section>
+      </Card>
 
       <Integrity />
     </div>

@@ -1,26 +1,17 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ROLES, type OperatorView, type Role } from '../../electron/core/contract.ts';
-import { Icon } from '../components/Icon.tsx';
+import { Card } from '../components/Card.tsx';
+import { Confirm } from '../components/Confirm.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { Field, PinField, Submit } from '../components/Field.tsx';
+import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const PIN_SHAPE = /^\d{4,8}$/;
-
-type Result = { ok: boolean; text: string } | null;
-
-function ResultLine({ result }: { result: Result }) {
-  return (
-    <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-      {result && (
-        <>
-          <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-        </>
-      )}
-    </p>
-  );
-}
 
 function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
   const t = useText();
@@ -59,31 +50,17 @@ export function OperatorsScreen() {
 
   return (
     <div className="operators">
-      <section className="card" aria-labelledby="operators-heading">
-        <h2 id="operators-heading">{t('operators.heading')}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+      <Card id="operators" heading={t('operators.heading')}>
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {operators && (
-          <table className="operators-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('operators.name')}</th>
-                <th scope="col">{t('operators.role')}</th>
-                <th scope="col">{t('operators.state')}</th>
-                <th scope="col">{t('operators.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {operators.map((o) => (
-                <OperatorRow key={o.id} operator={o} onChanged={load} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            className="operators-table"
+            headers={[t('operators.name'), t('operators.role'), t('operators.state'), t('operators.actions')]}
+            rows={operators}
+            row={(o) => <OperatorRow key={o.id} operator={o} onChanged={load} />}
+          />
         )}
-      </section>
+      </Card>
       <AddOperator onAdded={load} />
     </div>
   );
@@ -91,52 +68,40 @@ export function OperatorsScreen() {
 
 function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
   const t = useText();
-  const lang = useLang();
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('cashier');
   const [pin, setPin] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
+  const { busy, result, setResult, run } = useRunner();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (name.trim() === '') return setResult({ ok: false, text: t('auth.needName') });
     if (!PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
-    setBusy(true);
-    try {
-      const added = await getBridge().call('operators.add', { name: name.trim(), role, pin });
-      setResult({ ok: true, text: t('operators.added', { name: added.name }) });
-      setName('');
-      setPin('');
-      setRole('cashier');
-      await onAdded();
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    } finally {
-      setBusy(false);
-    }
+    const added = await run(
+      async () => {
+        const operator = await getBridge().call('operators.add', { name: name.trim(), role, pin });
+        setName('');
+        setPin('');
+        setRole('cashier');
+        return operator;
+      },
+      (operator) => t('operators.added', { name: operator.name }),
+    );
+    if (added) await onAdded();
   };
   return (
-    <section className="card" aria-labelledby="add-operator-heading">
-      <h2 id="add-operator-heading">{t('operators.add')}</h2>
+    <Card id="add-operator" heading={t('operators.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="add-operator-name">{t('operators.name')}</label>
+        <Field id="add-operator-name" label={t('operators.name')}>
           <input id="add-operator-name" value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="add-operator-role">{t('operators.role')}</label>
+        </Field>
+        <Field id="add-operator-role" label={t('operators.role')}>
           <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
-        </div>
-        <div className="field">
-          <label htmlFor="add-operator-pin">{t('operators.pin')}</label>
-          <input id="add-operator-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
-        <button type="submit" className="primary" disabled={busy}>
-          {t('operators.save')}
-        </button>
+        </Field>
+        <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
+        <Submit disabled={busy}>{t('operators.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -147,28 +112,21 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   const [asking, setAsking] = useState(false);
   const [role, setRole] = useState<Role>(operator.role);
   const [pin, setPin] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
+  const { busy, result, setResult, run: runner } = useRunner();
   const id = `operator-${operator.id}`;
 
   const run = async (call: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
-      await call();
-      setResult({ ok: true, text: done });
-      setEditing(false);
-      setAsking(false);
-      setPin('');
-      await onChanged();
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    } finally {
-      setBusy(false);
-    }
+    const changed = await runner(
+      async () => {
+        await call();
+        setEditing(false);
+        setAsking(false);
+        setPin('');
+        return true;
+      },
+      () => done,
+    );
+    if (changed) await onChanged();
   };
   const save = (e: FormEvent) => {
     e.preventDefault();
@@ -217,39 +175,29 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
         )}
         {editing && (
           <form onSubmit={save} noValidate aria-label={t('operators.changeLabel', { name: operator.name })}>
-            <div className="field">
-              <label htmlFor={`${id}-role`}>{t('operators.role')}</label>
+            <Field id={`${id}-role`} label={t('operators.role')}>
               <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
-            </div>
-            <div className="field">
-              <label htmlFor={`${id}-pin`}>{t('operators.newPin')}</label>
-              <input id={`${id}-pin`} type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-            </div>
+            </Field>
+            <PinField id={`${id}-pin`} label={t('operators.newPin')} autoComplete="new-password" value={pin} onChange={setPin} />
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setEditing(false)}>
                 {t('operators.cancel')}
               </button>
-              <button type="submit" className="primary" disabled={busy}>
-                {t('operators.save')}
-              </button>
+              <Submit disabled={busy}>{t('operators.save')}</Submit>
             </div>
           </form>
         )}
         {asking && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('operators.disableTitle', { name: operator.name })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('operators.disableBody', { name: operator.name })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('operators.disableNo', { name: operator.name })}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void run(() => getBridge().call('operators.disable', { operatorId: operator.id }), t('operators.disabled'))}>
-                {t('operators.disableLabel', { name: operator.name })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('operators.disableTitle', { name: operator.name })}
+            body={t('operators.disableBody', { name: operator.name })}
+            keep={t('operators.disableNo', { name: operator.name })}
+            go={t('operators.disableLabel', { name: operator.name })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void run(() => getBridge().call('operators.disable', { operatorId: operator.id }), t('operators.disabled'))}
+          />
         )}
         <ResultLine result={result} />
       </td>

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Card } from '../components/Card.tsx';
+import { Field, Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useDevice } from '../stores/device.ts';
+import { usePick } from '../stores/pick.ts';
 
 /** 8 digits, typed with or without a space or a dash between the halves (the core reads them the same). */
 const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
@@ -21,11 +24,7 @@ const CODE_SHAPE = /^\d{4}[\s-]?\d{4}$/;
 export function PairScreen() {
   const t = useText();
   const lang = useLang();
-  const online = useDevice((s) => s.online);
-  const pairing = useDevice((s) => s.pairing);
-  const pairError = useDevice((s) => s.pairError);
-  const reason = useDevice((s) => s.reason);
-  const pair = useDevice((s) => s.pair);
+  const { online, pairing, pairError, reason, pair } = usePick(useDevice, 'online', 'pairing', 'pairError', 'reason', 'pair');
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   // Plain http is the store computer's own loopback, where there is no certificate to speak of.
@@ -47,8 +46,7 @@ export function PairScreen() {
   };
   const shown = problem ?? (pairError ? errorText(lang, pairError) : null);
   return (
-    <section className="card sign-in pair" aria-labelledby="pair-heading">
-      <h2 id="pair-heading">{t('pair.heading')}</h2>
+    <Card id="pair" heading={t('pair.heading')} className="sign-in pair">
       {reason === 'revoked' && (
         <p className="notice" role="alert" data-testid="pair-revoked">
           <Icon name="alert" /> {t('pair.revoked')}
@@ -61,8 +59,7 @@ export function PairScreen() {
       )}
       <p className="help">{t('pair.askManager')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="pair-code">{t('pair.code')}</label>
+        <Field id="pair-code" label={t('pair.code')}>
           <input
             id="pair-code"
             ref={codeRef}
@@ -82,10 +79,8 @@ export function PairScreen() {
           <p id="pair-code-help" className="help">
             {t('pair.codeHelp')}
           </p>
-        </div>
-        <button type="submit" className="primary" disabled={pairing || !online}>
-          {t('pair.button')}
-        </button>
+        </Field>
+        <Submit disabled={pairing || !online}>{t('pair.button')}</Submit>
         <FormError text={shown} testId="pair-error" />
       </form>
       {secure && (
@@ -95,6 +90,6 @@ export function PairScreen() {
           <p className="help">{t('pair.certificateCa')}</p>
         </div>
       )}
-    </section>
+    </Card>
   );
 }

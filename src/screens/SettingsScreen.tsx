@@ -1,12 +1,16 @@
+import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
+import { Field, Submit } from '../components/Field.tsx';
+import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
-import { toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { journalProblemText } from '../lib/messages.ts';
+import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { usePick } from '../stores/pick.ts';
 import { useStatus } from '../stores/status.ts';
 
 function positiveInt(text: string): number | null {
@@ -16,12 +20,11 @@ function positiveInt(text: string): number | null {
 /** This terminal's checkout, kept by the core; and the terminal's health in detail. */
 function TerminalSettings() {
   const t = useText();
-  const lang = useLang();
   const status = useStatus((s) => s.status);
   const updateSettings = useStatus((s) => s.updateSettings);
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const { result, setResult, run } = useRunner();
   const loaded = status !== null;
   useEffect(() => {
     if (!status) return;
@@ -38,35 +41,20 @@ function TerminalSettings() {
       setResult({ ok: false, text: `${t('settings.store')} / ${t('settings.checkoutId')}: 1, 2, 3…` });
       return;
     }
-    try {
-      await updateSettings({ storeId, checkoutId });
-      setResult({ ok: true, text: t('settings.saved') });
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    }
+    await run(() => updateSettings({ storeId, checkoutId }), () => t('settings.saved'));
   };
 
   return (
     <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate>
       <h3>{t('settings.checkout')}</h3>
-      <div className="field">
-        <label htmlFor="settings-store">{t('settings.store')}</label>
+      <Field id="settings-store" label={t('settings.store')}>
         <input id="settings-store" inputMode="numeric" value={store} onChange={(e) => setStore(e.target.value)} />
-      </div>
-      <div className="field">
-        <label htmlFor="settings-checkout">{t('settings.checkoutId')}</label>
+      </Field>
+      <Field id="settings-checkout" label={t('settings.checkoutId')}>
         <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
-      </div>
-      <button type="submit" className="primary">
-        {t('settings.save')}
-      </button>
-      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-        {result && (
-          <>
-            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-          </>
-        )}
-      </p>
+      </Field>
+      <Submit>{t('settings.save')}</Submit>
+      <ResultLine result={result} />
     </form>
   );
 }
@@ -77,24 +65,15 @@ function TerminalSettings() {
  */
 function DefaultLanguage() {
   const t = useText();
-  const lang = useLang();
   const storeDefault = useStatus((s) => s.status?.lang ?? null);
   const setDefaultLang = useStatus((s) => s.setDefaultLang);
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const { result, run } = useRunner();
   if (storeDefault === null) return null;
-  const change = async (next: Lang) => {
-    try {
-      await setDefaultLang(next);
-      setResult({ ok: true, text: t('settings.saved') });
-    } catch (err) {
-      setResult({ ok: false, text: errorText(lang, toUiError(err)) });
-    }
-  };
+  const change = (next: Lang) => run(() => setDefaultLang(next), () => t('settings.saved'));
   return (
     <div className="settings-form">
       <h3>{t('settings.defaultLanguage')}</h3>
-      <div className="field">
-        <label htmlFor="settings-default-lang">{t('settings.defaultLanguage')}</label>
+      <Field id="settings-default-lang" label={t('settings.defaultLanguage')}>
         <select id="settings-default-lang" value={storeDefault} onChange={(e) => void change(e.target.value as Lang)} aria-describedby="settings-default-lang-hint">
           {LANGS.map((l) => (
             <option key={l} value={l} lang={l}>
@@ -105,14 +84,8 @@ function DefaultLanguage() {
         <p id="settings-default-lang-hint" className="hint">
           {t('settings.defaultLanguageHint')}
         </p>
-      </div>
-      <p aria-live="polite" className={result ? (result.ok ? 'good' : 'error') : ''}>
-        {result && (
-          <>
-            <Icon name={result.ok ? 'check' : 'cross'} /> {result.text}
-          </>
-        )}
-      </p>
+      </Field>
+      <ResultLine result={result} />
     </div>
   );
 }
@@ -120,24 +93,16 @@ function DefaultLanguage() {
 export function SettingsScreen() {
   const t = useText();
   const lang = useLang();
-  const status = useStatus((s) => s.status);
-  const error = useStatus((s) => s.error);
-  const checkService = useStatus((s) => s.checkService);
+  const { status, error, checkService } = usePick(useStatus, 'status', 'error', 'checkService');
 
   return (
     <div className="settings">
-      <section className="card" aria-labelledby="settings-heading">
-        <h2 id="settings-heading">{t('settings.heading')}</h2>
+      <Card id="settings" heading={t('settings.heading')}>
         <TerminalSettings />
         <DefaultLanguage />
-      </section>
-      <section className="card" aria-labelledby="status-heading">
-        <h2 id="status-heading">{t('status.heading')}</h2>
-        {error && (
-          <p className="error" role="alert">
-            {errorText(lang, error)}
-          </p>
-        )}
+      </Card>
+      <Card id="status" heading={t('status.heading')}>
+        {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}
         {status && (
           <dl className="facts">
             <dt>{t('status.service')}</dt>
@@ -178,7 +143,7 @@ export function SettingsScreen() {
             {t('status.checkNow')}
           </button>
         </div>
-      </section>
+      </Card>
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, RefundCheck, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
+import { DataTable, type Column } from '../components/DataTable.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
@@ -46,6 +48,9 @@ const BOOK_TEXT: Record<BookStatus, TextKey> = {
 };
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A charge the next settlement should pay, or a refund it should deduct, in one table. */
+type PendingLine = { id: string; charge: PendingRow['pending']['items'][number] } | { id: string; refund: PendingRow['pending']['pending_refunds'][number] };
 
 /**
  * Settlements (issue 11), for supervisors and managers: every settlement of a date range of
@@ -105,9 +110,31 @@ export function SettlementsScreen() {
     void load();
   };
 
+  const listColumns: readonly Column<SettlementListRow>[] = [
+    {
+      header: t('settlements.col.id'),
+      cell: ({ settlement: s }) => (
+        <button type="button" onClick={() => void show(s.settlement_id)} aria-label={t('settlements.open', { id: s.settlement_id })}>
+          {s.settlement_id}
+        </button>
+      ),
+    },
+    { header: t('settlements.col.status'), cell: ({ settlement: s }) => (s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')) },
+    { header: t('settlements.col.amount'), cell: ({ settlement: s }) => (s.amount === null ? '—' : settlementFigure(s.amount)) },
+    { header: t('settlements.col.settledAt'), cell: ({ settlement: s }) => (s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)) },
+    {
+      header: t('settlements.col.reconciled'),
+      cell: ({ reconciled, missing_from }) => (
+        <>
+          {reconciled === null ? t('settlements.notYet') : t(BOOK_TEXT[reconciled])}
+          {missing_from === 'list' && ` · ${t('settlements.notInList')}`}
+        </>
+      ),
+    },
+  ];
+
   return (
-    <section className="card settlements" aria-labelledby="settlements-heading">
-      <h2 id="settlements-heading">{t('settlements.heading')}</h2>
+    <Card id="settlements" heading={t('settlements.heading')} className="settlements">
       <form className="row" onSubmit={submit}>
         <label>
           {t('settlements.from')} <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />
@@ -123,35 +150,13 @@ export function SettlementsScreen() {
       <FormError text={error} />
       {rows !== null && rows.length === 0 && <p>{t('settlements.none')}</p>}
       {rows !== null && rows.length > 0 && (
-        <table aria-label={t('settlements.heading')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('settlements.col.id')}</th>
-              <th scope="col">{t('settlements.col.status')}</th>
-              <th scope="col">{t('settlements.col.amount')}</th>
-              <th scope="col">{t('settlements.col.settledAt')}</th>
-              <th scope="col">{t('settlements.col.reconciled')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ settlement: s, reconciled, missing_from }) => (
-              <tr key={s.settlement_id} data-settlement={s.settlement_id} data-reconciled={reconciled ?? 'none'} data-missing={missing_from ?? 'none'}>
-                <td>
-                  <button type="button" onClick={() => void show(s.settlement_id)} aria-label={t('settlements.open', { id: s.settlement_id })}>
-                    {s.settlement_id}
-                  </button>
-                </td>
-                <td>{s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')}</td>
-                <td>{s.amount === null ? '—' : settlementFigure(s.amount)}</td>
-                <td>{s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)}</td>
-                <td>
-                  {reconciled === null ? t('settlements.notYet') : t(BOOK_TEXT[reconciled])}
-                  {missing_from === 'list' && ` · ${t('settlements.notInList')}`}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label={t('settlements.heading')}
+          columns={listColumns}
+          rows={rows}
+          rowKey={(r) => r.settlement.settlement_id}
+          rowAttributes={({ settlement: s, reconciled, missing_from }) => ({ 'data-settlement': s.settlement_id, 'data-reconciled': reconciled ?? 'none', 'data-missing': missing_from ?? 'none' })}
+        />
       )}
       {pending && <Pending rows={pending} />}
       {unsettled && <Unsettled sales={unsettled} />}
@@ -165,10 +170,15 @@ export function SettlementsScreen() {
           }}
         />
       )}
-    </section>
+    </Card>
   );
 
   function Pending({ rows: checkouts }: { rows: PendingRow[] }) {
+    const pendingColumns: readonly Column<PendingLine>[] = [
+      { header: t('settlements.col.charge'), cell: (l) => <code>{'charge' in l ? (l.charge.external_id ?? l.id) : l.id}</code> },
+      { header: t('settlements.col.charged'), cell: (l) => settlementFigure('charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
+      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? settlementFigure(l.charge.settlement_amount) : `−${settlementFigure(l.refund.deduction_amount)}`) },
+    ];
     return (
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
         <h3 id="pending-heading">{t('settlements.pendingHeading')}</h3>
@@ -176,35 +186,12 @@ export function SettlementsScreen() {
         {checkouts.map(({ store_id, checkout_id, pending: p, net_negative }) => (
           <div key={`${store_id}/${checkout_id}`} data-store={store_id} data-checkout={checkout_id}>
             <h4>{t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}</h4>
-            <table aria-label={t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}>
-              <thead>
-                <tr>
-                  <th scope="col">{t('settlements.col.charge')}</th>
-                  <th scope="col">{t('settlements.col.charged')}</th>
-                  <th scope="col">{t('settlements.col.quoted')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {p.items.map((c) => (
-                  <tr key={c.service_id}>
-                    <td>
-                      <code>{c.external_id ?? c.service_id}</code>
-                    </td>
-                    <td>{settlementFigure(c.charged_amount)}</td>
-                    <td>{settlementFigure(c.settlement_amount)}</td>
-                  </tr>
-                ))}
-                {p.pending_refunds.map((r) => (
-                  <tr key={r.service_refund_id}>
-                    <td>
-                      <code>{r.service_refund_id}</code>
-                    </td>
-                    <td>{settlementFigure(r.refunded_amount)}</td>
-                    <td>−{settlementFigure(r.deduction_amount)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              label={t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}
+              columns={pendingColumns}
+              rows={[...p.items.map((c) => ({ id: c.service_id, charge: c })), ...p.pending_refunds.map((r) => ({ id: r.service_refund_id, refund: r }))]}
+              rowKey={(line) => line.id}
+            />
             <p data-testid="pending-totals">
               {t('settlements.pendingTotals', {
                 count: p.totals.count,
@@ -230,28 +217,18 @@ export function SettlementsScreen() {
         {sales.length === 0 ? (
           <p>{t('settlements.noneUnsettled')}</p>
         ) : (
-          <table aria-label={t('settlements.unsettledHeading')}>
-            <thead>
-              <tr>
-                <th scope="col">{t('settlements.col.paidAt')}</th>
-                <th scope="col">{t('settlements.col.checkout')}</th>
-                <th scope="col">{t('settlements.col.received')}</th>
-                <th scope="col">{t('settlements.col.reference')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sales.map((sale) => (
-                <tr key={sale.sale_id} data-sale-id={sale.sale_id}>
-                  <td>{new Date(sale.paid_at).toLocaleString(lang)}</td>
-                  <td>{t('settlements.pendingCheckout', { store: sale.store_id, checkout: sale.checkout_id })}</td>
-                  <td>{formatMoney(lang, sale.received_cents)}</td>
-                  <td>
-                    <code>{sale.external_id ?? sale.pix_id ?? sale.sale_id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label={t('settlements.unsettledHeading')}
+            columns={[
+              { header: t('settlements.col.paidAt'), cell: (sale) => new Date(sale.paid_at).toLocaleString(lang) },
+              { header: t('settlements.col.checkout'), cell: (sale) => t('settlements.pendingCheckout', { store: sale.store_id, checkout: sale.checkout_id }) },
+              { header: t('settlements.col.received'), cell: (sale) => formatMoney(lang, sale.received_cents) },
+              { header: t('settlements.col.reference'), cell: (sale) => <code>{sale.external_id ?? sale.pix_id ?? sale.sale_id}</code> },
+            ]}
+            rows={sales}
+            rowKey={(sale) => sale.sale_id}
+            rowAttributes={(sale) => ({ 'data-sale-id': sale.sale_id })}
+          />
         )}
       </section>
     );
@@ -331,6 +308,11 @@ export function SettlementsScreen() {
     const totalsHold = result.invariants.every((l) => l.holds);
     // Only the fields the webhook and the detail disagree on; a refused figure or a settlement
     // the service does not have are said under What differs.
+    /** A line of the settlement with the journal's check of it and the sale it names, if any. */
+    const withSale = <L, C extends ChargeCheck | RefundCheck>(charge: L, found: C | undefined) => {
+      const check: C | { kind: 'not_in_journal' } = found ?? { kind: 'not_in_journal' as const };
+      return { charge, check, sale: 'sale_id' in check ? sales[check.sale_id] : undefined };
+    };
     const fields = result.differs.filter((d) => !d.startsWith('decode:') && !d.startsWith('missing:'));
     return (
       <section className="card" aria-labelledby="settlement-detail-heading" data-testid="settlement-detail">
@@ -347,64 +329,46 @@ export function SettlementsScreen() {
             {t('settlements.onlyWebhook')}
           </p>
         )}
-        <table aria-label={t('settlements.charges')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('settlements.col.charge')}</th>
-              <th scope="col">{t('settlements.col.charged')}</th>
-              <th scope="col">{t('settlements.col.quoted')}</th>
-              <th scope="col">{t('settlements.col.match')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.charges.map((c, i) => {
-              const check = result.charges[i]?.check ?? { kind: 'not_in_journal' as const };
-              const sale = 'sale_id' in check ? sales[check.sale_id] : undefined;
-              return (
-                <tr key={c.service_id} data-check={check.kind}>
-                  <td>
-                    <code>{c.external_id ?? c.service_id}</code>
-                  </td>
-                  <td>{settlementFigure(c.charged_amount)}</td>
-                  <td>{c.settlement_amount === null ? '—' : settlementFigure(c.settlement_amount)}</td>
-                  <td>
-                    {checkText(check, 'charge')}
-                    {sale &&
-                      ` · ${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.received_cents ?? sale.amount_cents)}${sale.external_id ? ` · ${sale.external_id}` : ''}`}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          label={t('settlements.charges')}
+          columns={[
+            { header: t('settlements.col.charge'), cell: ({ charge: c }) => <code>{c.external_id ?? c.service_id}</code> },
+            { header: t('settlements.col.charged'), cell: ({ charge: c }) => settlementFigure(c.charged_amount) },
+            { header: t('settlements.col.quoted'), cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : settlementFigure(c.settlement_amount)) },
+            {
+              header: t('settlements.col.match'),
+              cell: ({ check, sale }) => (
+                <>
+                  {checkText(check, 'charge')}
+                  {sale && ` · ${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.received_cents ?? sale.amount_cents)}${sale.external_id ? ` · ${sale.external_id}` : ''}`}
+                </>
+              ),
+            },
+          ]}
+          rows={s.charges.map((charge, i) => withSale(charge, result.charges[i]?.check))}
+          rowKey={({ charge: c }) => c.service_id}
+          rowAttributes={({ check }) => ({ 'data-check': check.kind })}
+        />
         {s.refunds.length > 0 && (
-          <table aria-label={t('settlements.refunds')}>
-            <thead>
-              <tr>
-                <th scope="col">{t('settlements.col.refund')}</th>
-                <th scope="col">{t('settlements.col.deduction')}</th>
-                <th scope="col">{t('settlements.col.original')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.refunds.map((r, i) => {
-                const check = result.refunds[i]?.check ?? { kind: 'not_in_journal' as const };
-                const sale = 'sale_id' in check ? sales[check.sale_id] : undefined;
-                return (
-                  <tr key={r.service_refund_id} data-check={check.kind}>
-                    <td>
-                      <code>{r.service_refund_id}</code>
-                    </td>
-                    <td>{settlementFigure(r.deduction_amount)}</td>
-                    <td>
-                      {check.kind === 'matched' ? null : `${checkText(check, 'refund')}${sale ? ' · ' : ''}`}
-                      {sale ? `${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.amount_cents)}` : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DataTable
+            label={t('settlements.refunds')}
+            columns={[
+              { header: t('settlements.col.refund'), cell: ({ charge: r }) => <code>{r.service_refund_id}</code> },
+              { header: t('settlements.col.deduction'), cell: ({ charge: r }) => settlementFigure(r.deduction_amount) },
+              {
+                header: t('settlements.col.original'),
+                cell: ({ check, sale }) => (
+                  <>
+                    {check.kind === 'matched' ? null : `${checkText(check, 'refund')}${sale ? ' · ' : ''}`}
+                    {sale ? `${new Date(sale.requested_at).toLocaleString(lang)} · ${formatMoney(lang, sale.amount_cents)}` : null}
+                  </>
+                ),
+              },
+            ]}
+            rows={s.refunds.map((refund, i) => withSale(refund, result.refunds[i]?.check))}
+            rowKey={({ charge: r }) => r.service_refund_id}
+            rowAttributes={({ check }) => ({ 'data-check': check.kind })}
+          />
         )}
         <ul aria-label={t('settlements.invariants')}>
           {result.invariants.map((l) => (

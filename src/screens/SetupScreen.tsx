@@ -1,6 +1,8 @@
 import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Lang } from '../../electron/shared/lang.ts';
 import type { PosSetup, ProbeProblem } from '../../electron/shared/setup-bridge.ts';
+import { Card } from '../components/Card.tsx';
+import { Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { translate, type TextKey } from '../lib/i18n.ts';
 
@@ -59,8 +61,7 @@ export function SetupScreen({ lang }: { lang: Lang }) {
   const shown = problem === null ? null : t(`setup.problem.${problem}`);
   return (
     <main className="app-main">
-      <section className="card sign-in" aria-labelledby="setup-heading">
-        <h2 id="setup-heading">{t('setup.title')}</h2>
+      <Card id="setup" heading={t('setup.title')} className="sign-in">
         {probed === null ? (
           <form onSubmit={(e) => void read(e)} noValidate>
             <p className="help">{t('setup.help')}</p>
@@ -68,9 +69,7 @@ export function SetupScreen({ lang }: { lang: Lang }) {
               <label htmlFor="setup-address">{t('setup.address')}</label>
               <input id="setup-address" ref={addressRef} value={address} maxLength={300} autoComplete="off" spellCheck={false} placeholder="https://192.168.0.10:5180" onChange={(e) => setAddress(e.target.value)} />
             </div>
-            <button type="submit" className="primary" disabled={busy || address.trim() === ''}>
-              {t('setup.read')}
-            </button>
+            <Submit disabled={busy || address.trim() === ''}>{t('setup.read')}</Submit>
           </form>
         ) : (
           <div>
@@ -100,7 +99,7 @@ export function SetupScreen({ lang }: { lang: Lang }) {
           </div>
         )}
         <FormError text={shown} />
-      </section>
+      </Card>
     </main>
   );
 }

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Card } from '../components/Card.tsx';
+import { Field, PinField, Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { errorText } from '../lib/errorText.ts';
 import { formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAuth } from '../stores/auth.ts';
+import { usePick } from '../stores/pick.ts';
 
 /** The core checks it too (handlers.ts): this only says so beside the field, before sending. */
 const PIN_SHAPE = /^\d{4,8}$/;
@@ -17,80 +20,66 @@ export function SignInScreen() {
   return setup ? <CreateFirstManager /> : <SignIn />;
 }
 
-function usePinProblem() {
+/**
+ * The name and PIN being typed, the name focused first, and the first thing wrong with them,
+ * said beside the form before anything is sent.
+ */
+function useNameAndPin() {
   const t = useText();
-  return (pin: string) => (PIN_SHAPE.test(pin) ? null : t('auth.pinRule'));
+  const [name, setName] = useState('');
+  const [pin, setPin] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => nameRef.current?.focus(), []);
+  /** `more`: what else is wrong once the name and the PIN's shape are right. True when nothing is. */
+  const check = (more: string | null = null): boolean => {
+    const found = name.trim() === '' ? t('auth.needName') : PIN_SHAPE.test(pin) ? more : t('auth.pinRule');
+    setProblem(found);
+    return found === null;
+  };
+  return { name, setName, pin, setPin, problem, nameRef, check };
 }
 
 function CreateFirstManager() {
   const t = useText();
   const lang = useLang();
-  const busy = useAuth((s) => s.busy);
-  const error = useAuth((s) => s.error);
-  const create = useAuth((s) => s.createFirstManager);
-  const pinProblem = usePinProblem();
-  const [name, setName] = useState('');
-  const [pin, setPin] = useState('');
+  const { busy, error, createFirstManager } = usePick(useAuth, 'busy', 'error', 'createFirstManager');
+  const { name, setName, pin, setPin, problem, nameRef, check } = useNameAndPin();
   const [repeat, setRepeat] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const nameRef = useRef<HTMLInputElement>(null);
-  useEffect(() => nameRef.current?.focus(), []);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = name.trim() === '' ? t('auth.needName') : (pinProblem(pin) ?? (pin !== repeat ? t('auth.pinsDiffer') : null));
-    setProblem(found);
-    if (found === null) await create(name, pin);
+    if (check(pin !== repeat ? t('auth.pinsDiffer') : null)) await createFirstManager(name, pin);
   };
   const shown = problem ?? (error ? errorText(lang, error) : null);
   return (
-    <section className="card sign-in" aria-labelledby="create-heading">
-      <h2 id="create-heading">{t('auth.createHeading')}</h2>
+    <Card id="create" heading={t('auth.createHeading')} className="sign-in">
       <p className="help">{t('auth.createHelp')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="create-name">{t('auth.name')}</label>
+        <Field id="create-name" label={t('auth.name')}>
           <input id="create-name" ref={nameRef} value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="create-pin">{t('auth.pin')}</label>
-          <input id="create-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="create-repeat">{t('auth.repeatPin')}</label>
-          <input id="create-repeat" type="password" inputMode="numeric" maxLength={8} autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-        </div>
-        <button type="submit" className="primary" disabled={busy}>
-          {t('auth.create')}
-        </button>
+        </Field>
+        <PinField id="create-pin" label={t('auth.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
+        <PinField id="create-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
+        <Submit disabled={busy}>{t('auth.create')}</Submit>
         <FormError text={shown} />
       </form>
-    </section>
+    </Card>
   );
 }
 
 function SignIn() {
   const t = useText();
   const lang = useLang();
-  const busy = useAuth((s) => s.busy);
-  const error = useAuth((s) => s.error);
-  const idleLockedAfter = useAuth((s) => s.idleLockedAfter);
+  const { busy, error, idleLockedAfter, signIn } = usePick(useAuth, 'busy', 'error', 'idleLockedAfter', 'signIn');
   // Why the core ended the last sign-in here, when it did (issue 25).
   const ended = useAuth((s) => (s.auth?.operator === null ? s.auth.ended : null));
   const lockMinutes = useAuth((s) => s.auth?.lockMinutes ?? 0);
-  const signIn = useAuth((s) => s.signIn);
-  const pinProblem = usePinProblem();
-  const [name, setName] = useState('');
-  const [pin, setPin] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const nameRef = useRef<HTMLInputElement>(null);
-  useEffect(() => nameRef.current?.focus(), []);
+  const { name, setName, pin, setPin, problem, nameRef, check } = useNameAndPin();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = name.trim() === '' ? t('auth.needName') : pinProblem(pin);
-    setProblem(found);
-    if (found !== null) return;
+    if (!check()) return;
     // A PIN is never kept on screen after an attempt, right or wrong.
     const ok = await signIn(name, pin);
     setPin('');
@@ -101,24 +90,17 @@ function SignIn() {
   const shown = problem ?? (until ? t('auth.locked', { at: formatTime(lang, until) }) : forManager ? t('auth.lockedForManager') : error ? errorText(lang, error) : null);
   const idleAfter = idleLockedAfter ?? (ended === 'idle' ? lockMinutes : null);
   return (
-    <section className="card sign-in" aria-labelledby="sign-in-heading">
-      <h2 id="sign-in-heading">{t('auth.signInHeading')}</h2>
+    <Card id="sign-in" heading={t('auth.signInHeading')} className="sign-in">
       {idleAfter !== null && <p className="help">{t('auth.idleLocked', { minutes: idleAfter })}</p>}
       {(ended === 'operator_changed' || ended === 'operator_disabled') && <p className="help">{t('auth.endedByManager')}</p>}
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="sign-in-name">{t('auth.name')}</label>
+        <Field id="sign-in-name" label={t('auth.name')}>
           <input id="sign-in-name" ref={nameRef} value={name} maxLength={80} autoComplete="username" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="sign-in-pin">{t('auth.pin')}</label>
-          <input id="sign-in-pin" type="password" inputMode="numeric" maxLength={8} autoComplete="current-password" value={pin} onChange={(e) => setPin(e.target.value)} />
-        </div>
-        <button type="submit" className="primary" disabled={busy}>
-          {t('auth.signIn')}
-        </button>
+        </Field>
+        <PinField id="sign-in-pin" label={t('auth.pin')} autoComplete="current-password" value={pin} onChange={setPin} />
+        <Submit disabled={busy}>{t('auth.signIn')}</Submit>
         <FormError text={shown} />
       </form>
-    </section>
+    </Card>
   );
 }

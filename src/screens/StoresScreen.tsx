@@ -1,13 +1,17 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { OfficeCheckout, Poster, PrintedQrList, Store, StoreField, WalletChoice } from '../../electron/core/contract.ts';
+import { Card } from '../components/Card.tsx';
+import { Confirm } from '../components/Confirm.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { Field, Submit } from '../components/Field.tsx';
+import { ErrorAlert } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob, safeFilename } from '../lib/download.ts';
-import { errorText, type UiError } from '../lib/errorText.ts';
+import { errorText } from '../lib/errorText.ts';
+import { useRunner, type Result } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
-
-type Result = { ok: boolean; text: string; offerPoster?: boolean } | null;
 
 function ResultLine({ result, children }: { result: Result; children?: ReactNode }) {
   return (
@@ -20,29 +24,6 @@ function ResultLine({ result, children }: { result: Result; children?: ReactNode
       {children}
     </div>
   );
-}
-
-/** Runs a bridge call, turning its failure into the sentence of the app's language. */
-function useRunner() {
-  const lang = useLang();
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Result>(null);
-  const run = async <T,>(call: () => Promise<T>, done: (value: T) => string | null): Promise<T | null> => {
-    setBusy(true);
-    try {
-      const value = await call();
-      const text = done(value);
-      setResult(text === null ? null : { ok: true, text });
-      return value;
-    } catch (err) {
-      const ui: UiError = toUiError(err);
-      setResult({ ok: false, text: errorText(lang, ui), offerPoster: ui.params?.problem === 'mode_needs_printed_qr' });
-      return null;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, result, setResult, run };
 }
 
 const STORE_FIELD_TEXT = { store_name: 'stores.name', address: 'stores.address', phone_number: 'stores.phone', email: 'stores.email' } as const;
@@ -92,50 +73,45 @@ export function StoresScreen() {
       )}
       <section className={`card ${hidden ?? ''}`} aria-labelledby="stores-heading">
         <h2 id="stores-heading">{t('stores.heading')}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {stores && (
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('stores.name')}</th>
-                  <th scope="col">{t('stores.address')}</th>
-                  <th scope="col">{t('stores.phone')}</th>
-                  <th scope="col">{t('stores.email')}</th>
-                  <th scope="col">{t('checkouts.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {stores.map((s) => (
-                  <tr key={s.store_id} data-store={s.store_id} aria-current={s.store_id === openStore ? 'true' : undefined}>
-                    <th scope="row">
-                      {s.store_name}{' '}
-                      <span className="muted">
-                        · {t('stores.number', { id: s.store_id })} · {t('stores.merchant', { id: s.merchant_id })}
-                      </span>
-                    </th>
-                    <td>{s.address || t('stores.unset')}</td>
-                    <td>{s.phone_number || t('stores.unset')}</td>
-                    <td>{s.email || t('stores.unset')}</td>
-                    <td>
-                      <div className="actions">
-                        <button type="button" className="secondary" aria-label={t('stores.openLabel', { name: s.store_name })} onClick={() => setOpenStore(s.store_id)}>
-                          {t('stores.open')}
-                        </button>
-                        <button type="button" className="secondary" aria-label={t('stores.editLabel', { name: s.store_name })} onClick={() => setEditing(s.store_id)}>
-                          {t('stores.edit')}
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            columns={[
+              {
+                header: t('stores.name'),
+                rowHeader: true,
+                cell: (s) => (
+                  <>
+                    {s.store_name}{' '}
+                    <span className="muted">
+                      · {t('stores.number', { id: s.store_id })} · {t('stores.merchant', { id: s.merchant_id })}
+                    </span>
+                  </>
+                ),
+              },
+              { header: t('stores.address'), cell: (s) => s.address || t('stores.unset') },
+              { header: t('stores.phone'), cell: (s) => s.phone_number || t('stores.unset') },
+              { header: t('stores.email'), cell: (s) => s.email || t('stores.unset') },
+              {
+                header: t('checkouts.actions'),
+                cell: (s) => (
+                  <div className="actions">
+                    <button type="button" className="secondary" aria-label={t('stores.openLabel', { name: s.store_name })} onClick={() => setOpenStore(s.store_id)}>
+                      {t('stores.open')}
+                    </button>
+                    <button type="button" className="secondary" aria-label={t('stores.editLabel', { name: s.store_name })} onClick={() => setEditing(s.store_id)}>
+                      {t('stores.edit')}
+                    </button>
+                  </div>
+                ),
+              },
+            ]}
+            rows={stores}
+            rowKey={(s) => s.store_id}
+            rowAttributes={(s) => ({ 'data-store': s.store_id, 'aria-current': s.store_id === openStore ? 'true' : undefined })}
+          />
         )}
       </section>
       {edited && (
@@ -182,10 +158,9 @@ function StoreFields({ prefix, form, set }: { prefix: string; form: Record<'name
   return (
     <>
       {fields.map(([key, label, auto, max]) => (
-        <div className="field" key={key}>
-          <label htmlFor={`${prefix}-${key}`}>{t(label)}</label>
+        <Field key={key} id={`${prefix}-${key}`} label={t(label)}>
           <input id={`${prefix}-${key}`} value={form[key]} maxLength={max} autoComplete={auto} onChange={(e) => set({ ...form, [key]: e.target.value })} />
-        </div>
+        </Field>
       ))}
     </>
   );
@@ -209,16 +184,13 @@ function NewStore({ onCreated }: { onCreated: (store: Store) => Promise<void> })
     }
   };
   return (
-    <section className="card" aria-labelledby="new-store-heading">
-      <h2 id="new-store-heading">{t('stores.new')}</h2>
+    <Card id="new-store" heading={t('stores.new')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <StoreFields prefix="new-store" form={form} set={setForm} />
-        <button type="submit" className="primary" disabled={busy}>
-          {t('stores.save')}
-        </button>
+        <Submit disabled={busy}>{t('stores.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -236,8 +208,7 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
     if (saved) await onSaved();
   };
   return (
-    <section className="card" aria-labelledby="edit-store-heading">
-      <h2 id="edit-store-heading">{t('stores.editLabel', { name: store.store_name })}</h2>
+    <Card id="edit-store" heading={t('stores.editLabel', { name: store.store_name })}>
       <p className="muted">{t('stores.emptyKeeps')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <StoreFields prefix="edit-store" form={form} set={setForm} />
@@ -245,13 +216,11 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
           <button type="button" className="secondary" onClick={onDone}>
             {t('stores.cancel')}
           </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {t('stores.save')}
-          </button>
+          <Submit disabled={busy}>{t('stores.save')}</Submit>
         </div>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -288,33 +257,18 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
   }, [store.store_id]);
   return (
     <>
-      <section className="card" aria-labelledby="checkouts-heading">
-        <h2 id="checkouts-heading">{t('checkouts.heading', { name: store.store_name })}</h2>
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError}
-          </p>
-        )}
+      <Card id="checkouts" heading={t('checkouts.heading', { name: store.store_name })}>
+        {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {checkouts && (
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('checkouts.description')}</th>
-                  <th scope="col">{t('checkouts.wallet')}</th>
-                  <th scope="col">{t('checkouts.mode')}</th>
-                  <th scope="col">{t('checkouts.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {checkouts.map((c) => (
-                  <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            headers={[t('checkouts.description'), t('checkouts.wallet'), t('checkouts.mode'), t('checkouts.actions')]}
+            rows={checkouts}
+            row={(c) => <CheckoutRow key={c.checkout_id} checkout={c} store={store} wallets={wallets} onChanged={load} onPoster={onPoster} />}
+          />
         )}
-      </section>
+      </Card>
       <AddCheckout store={store} wallets={wallets} onAdded={load} />
     </>
   );
@@ -338,27 +292,22 @@ function AddCheckout({ store, wallets, onAdded }: { store: Store; wallets: Walle
     }
   };
   return (
-    <section className="card" aria-labelledby="add-checkout-heading">
-      <h2 id="add-checkout-heading">{t('checkouts.add')}</h2>
+    <Card id="add-checkout" heading={t('checkouts.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <div className="field">
-          <label htmlFor="add-checkout-description">{t('checkouts.description')}</label>
+        <Field id="add-checkout-description" label={t('checkouts.description')}>
           {/* No maxLength: the core says what is wrong with a longer one, in words. */}
           <input id="add-checkout-description" value={description} autoComplete="off" aria-describedby="add-checkout-rule" onChange={(e) => setDescription(e.target.value)} />
           <span id="add-checkout-rule" className="muted">
             {t('checkouts.descRule')}
           </span>
-        </div>
-        <div className="field">
-          <label htmlFor="add-checkout-wallet">{t('checkouts.wallet')}</label>
+        </Field>
+        <Field id="add-checkout-wallet" label={t('checkouts.wallet')}>
           <WalletSelect id="add-checkout-wallet" wallets={wallets} value={walletId} onChange={setWalletId} />
-        </div>
-        <button type="submit" className="primary" disabled={busy}>
-          {t('checkouts.save')}
-        </button>
+        </Field>
+        <Submit disabled={busy}>{t('checkouts.save')}</Submit>
         <ResultLine result={result} />
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -380,10 +329,6 @@ function CheckoutRow({
   const [changing, setChanging] = useState(false);
   const [walletId, setWalletId] = useState<number | null>(null);
   const [asking, setAsking] = useState(false);
-  const keepRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keepRef.current?.focus();
-  }, [asking]);
   const key = { storeId: store.store_id, checkoutId: checkout.checkout_id };
   const name = checkout.checkout_desc;
   const id = `checkout-${checkout.checkout_id}`;
@@ -456,38 +401,31 @@ function CheckoutRow({
         </div>
         {changing && !asking && (
           <form onSubmit={askWallet} noValidate aria-label={t('checkouts.changeWallet')}>
-            <div className="field">
-              <label htmlFor={`${id}-wallet`}>{t('checkouts.wallet')}</label>
+            <Field id={`${id}-wallet`} label={t('checkouts.wallet')}>
               <WalletSelect id={`${id}-wallet`} wallets={wallets} value={walletId} onChange={setWalletId} />
-            </div>
+            </Field>
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setChanging(false)}>
                 {t('checkouts.cancel')}
               </button>
-              <button type="submit" className="primary">
-                {t('checkouts.save')}
-              </button>
+              <Submit>{t('checkouts.save')}</Submit>
             </div>
           </form>
         )}
         {asking && walletId !== null && (
-          <div className="confirm" role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-            <h3 id={`${id}-confirm-title`}>
-              <Icon name="alert" /> {t('checkouts.confirmWalletTitle', { name, id: walletId })}
-            </h3>
-            <p id={`${id}-confirm-body`}>{t('checkouts.confirmWalletBody', { name, id: walletId })}</p>
-            <div className="actions">
-              <button type="button" className="secondary" ref={keepRef} onClick={() => setAsking(false)}>
-                {t('checkouts.confirmWalletNo')}
-              </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => void changeWallet()}>
-                {t('checkouts.confirmWalletYes', { id: walletId })}
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id={`${id}-confirm`}
+            title={t('checkouts.confirmWalletTitle', { name, id: walletId })}
+            body={t('checkouts.confirmWalletBody', { name, id: walletId })}
+            keep={t('checkouts.confirmWalletNo')}
+            go={t('checkouts.confirmWalletYes', { id: walletId })}
+            busy={busy}
+            onKeep={() => setAsking(false)}
+            onGo={() => void changeWallet()}
+          />
         )}
         <ResultLine result={result}>
-          {result?.offerPoster && (
+          {result?.error?.params?.problem === 'mode_needs_printed_qr' && (
             <button type="button" className="primary" disabled={busy} onClick={() => void print()}>
               {t('checkouts.printPoster')}
             </button>
@@ -537,11 +475,7 @@ function PosterView({ poster, onClose }: { poster: Poster; onClose: () => void }
           {t('poster.close')}
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorAlert>{error}</ErrorAlert>}
     </section>
   );
 }
@@ -573,38 +507,23 @@ function PrintedQrs({ version }: { version: number }) {
   }, [page, version]);
   const pages = list ? Math.max(1, Math.ceil(list.total / list.page_size)) : 1;
   return (
-    <section className="card" aria-labelledby="printed-heading">
-      <h2 id="printed-heading">{t('printed.heading')}</h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+    <Card id="printed" heading={t('printed.heading')}>
+      {error && <ErrorAlert>{error}</ErrorAlert>}
       {list && list.total === 0 && <p className="muted">{t('printed.empty')}</p>}
       {list && list.total > 0 && (
         <>
-          <div className="table-wrap">
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('printed.store')}</th>
-                  <th scope="col">{t('printed.checkout')}</th>
-                  <th scope="col">{t('printed.address')}</th>
-                  <th scope="col">{t('printed.id')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.rows.map((r) => (
-                  <tr key={r.printed_dynamic_qr_id}>
-                    <td>{r.store_name ?? t('stores.number', { id: r.store_id })}</td>
-                    <th scope="row">{r.checkout_desc ?? String(r.checkout_id)}</th>
-                    <td>{r.address}</td>
-                    <td className="nowrap">{r.printed_dynamic_qr_id}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap
+            className="report-table"
+            columns={[
+              { header: t('printed.store'), cell: (r) => r.store_name ?? t('stores.number', { id: r.store_id }) },
+              { header: t('printed.checkout'), rowHeader: true, cell: (r) => r.checkout_desc ?? String(r.checkout_id) },
+              { header: t('printed.address'), cell: (r) => r.address },
+              { header: t('printed.id'), className: 'nowrap', cell: (r) => r.printed_dynamic_qr_id },
+            ]}
+            rows={list.rows}
+            rowKey={(r) => r.printed_dynamic_qr_id}
+          />
           <div className="actions">
             <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
               {t('printed.previous')}
@@ -616,6 +535,6 @@ function PrintedQrs({ version }: { version: number }) {
           </div>
         </>
       )}
-    </section>
+    </Card>
   );
 }

@@ -3,6 +3,7 @@ import type { AuthStatus, Role } from '../../electron/core/contract.ts';
 import { getBridge, onSignedOut, toUiError } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
 import { isTill, useDevice } from './device.ts';
+import { busyStep, readStep } from './steps.ts';
 
 /**
  * Who is signed in on this window, as the core says (each window's connection carries its
@@ -22,30 +23,13 @@ interface AuthState {
 }
 
 export const useAuth = create<AuthState>()((set, get) => {
-  const enter = async (run: () => Promise<AuthStatus>): Promise<boolean> => {
-    set({ busy: true, error: null });
-    try {
-      set({ auth: await run(), idleLockedAfter: null });
-      return true;
-    } catch (err) {
-      set({ error: toUiError(err) });
-      return false;
-    } finally {
-      set({ busy: false });
-    }
-  };
+  const enter = (run: () => Promise<AuthStatus>): Promise<boolean> => busyStep(set, ['busy', 'error'], async () => set({ auth: await run(), idleLockedAfter: null }));
   return {
     auth: null,
     busy: false,
     error: null,
     idleLockedAfter: null,
-    async refresh() {
-      try {
-        set({ auth: await getBridge().call('auth.status') });
-      } catch (err) {
-        set({ error: toUiError(err) });
-      }
-    },
+    refresh: () => readStep(set, async () => ({ auth: await getBridge().call('auth.status') })),
     createFirstManager: (name, pin) => enter(() => getBridge().call('auth.createFirstManager', { name: name.trim(), pin })),
     signIn: (name, pin) => enter(() => getBridge().call('auth.signIn', { name: name.trim(), pin })),
     async signOut(reason = 'by_hand') {

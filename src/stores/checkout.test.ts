@@ -1,8 +1,9 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CheckoutView, Envelope, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
+import type { CheckoutView, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
 import type { Outcome } from '../lib/messages.ts';
 import { useAuth } from './auth.ts';
 import { connectCheckout, connectOutcomeSounds, useCheckout } from './checkout.ts';
+import { preloadStub } from './fixtures/preload-stub.ts';
 import { useStatus } from './status.ts';
 
 const SIGNED_IN = { setup: false, operator: { id: 'op-1', name: 'Caio', role: 'cashier' as const }, lockMinutes: 10, ended: null };
@@ -18,29 +19,9 @@ function view(now: number, sales: SaleSummary[], checkout = 1, screen: ScreenVie
 
 const qr = (id: string): ScreenView => ({ kind: 'qr', sale_id: id, emv: 'x', amount_cents: 1000, expires_at: 9e15, printed: true });
 
-/**
- * The core as the Electron preload exposes it (bridge.ts takes `window.pos` when there is
- * one): each test says how a method answers.
- */
-const answers: Record<string, (args: unknown) => Promise<Envelope<unknown>>> = {};
-const calls: string[] = [];
-
-beforeAll(() => {
-  const pos = new Proxy(
-    {},
-    {
-      get: (_target, method: string) =>
-        method === 'listen'
-          ? () => () => undefined
-          : (args: unknown) => {
-              calls.push(method);
-              const answer = answers[method];
-              return answer ? answer(args) : Promise.resolve({ ok: false, error: { code: 'not_ready', message: 'not in this test' } });
-            },
-    },
-  );
-  (globalThis as unknown as { window: unknown }).window = { pos };
-});
+const core = preloadStub((method) => method);
+const { answers, calls } = core;
+beforeAll(core.install);
 
 describe('checkout store', () => {
   beforeEach(() => {

@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import type { DeviceInfo } from '../../electron/core/contract.ts';
-import { getBridge, toUiError, type DeviceConnection } from '../lib/bridge.ts';
+import { getBridge, type DeviceConnection } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
+import { busyStep } from './steps.ts';
 
 /**
  * What this page's connection is, as the server said when it connected: the store computer's
@@ -32,18 +33,11 @@ export const useDevice = create<DeviceState>()((set, get) => ({
   pairError: null,
   async pair(code) {
     if (get().pairing) return false;
-    set({ pairing: true, pairError: null });
-    try {
+    return busyStep(set, ['pairing', 'pairError'], async () => {
       const { credential } = await getBridge().call('pairing.pair', { code: code.trim() });
       await getBridge().adoptCredential(credential);
       set({ reason: null });
-      return true;
-    } catch (err) {
-      set({ pairError: toUiError(err) });
-      return false;
-    } finally {
-      set({ pairing: false });
-    }
+    });
   },
 }));
 

@@ -1,33 +1,17 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CoreStatus, DisplayView, Envelope } from '../../electron/core/contract.ts';
+import type { CoreStatus, DisplayView } from '../../electron/core/contract.ts';
 import { LANG_KEY, onLangSaved, saveLang, savedLang } from '../lib/langPreference.ts';
 import { useDisplay } from './display.ts';
+import { preloadStub } from './fixtures/preload-stub.ts';
 import { useStatus } from './status.ts';
 
 /**
  * Issue 25: the header's language is this device's own, kept on the device, never the
  * merchant's; the store's default (a manager's setting) is what a device with no choice speaks.
- * The core as the Electron preload exposes it (bridge.ts takes `window.pos` when there is one).
  */
-const calls: Array<[string, unknown]> = [];
-const answers: Record<string, (args: unknown) => Envelope<unknown>> = {};
-
-beforeAll(() => {
-  const pos = new Proxy(
-    {},
-    {
-      get: (_target, method: string) =>
-        method === 'listen'
-          ? () => () => undefined
-          : (args: unknown) => {
-              calls.push([method, args]);
-              const answer = answers[method];
-              return Promise.resolve(answer ? answer(args) : { ok: false, error: { code: 'not_ready', message: 'not in this test' } });
-            },
-    },
-  );
-  (globalThis as unknown as { window: unknown }).window = { pos };
-});
+const core = preloadStub((method, args): [string, unknown] => [method, args]);
+const { answers, calls } = core;
+beforeAll(core.install);
 
 /** The Web Storage of a browser, as the page has it (a platform API, not our code). */
 function webStorage(): Storage {

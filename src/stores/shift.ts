@@ -3,6 +3,7 @@ import type { DayPage, ResultOf, SaleStatus, ShiftPage, ShiftReport, UnmatchedPa
 import { BridgeError, getBridge, toUiError } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
 import { prepareCsv, saveFile } from '../lib/download.ts';
+import { busyStep, readStep } from './steps.ts';
 
 /**
  * The supervisor's shift and its journal report, as the core computes them. Filters live
@@ -90,13 +91,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
   shiftCursors: [],
   dayPage: null,
   dayThrough: undefined,
-  async loadUnmatched() {
-    try {
-      set({ unmatched: await getBridge().call('payments.unmatched') });
-    } catch (err) {
-      set({ error: toUiError(err) });
-    }
-  },
+  loadUnmatched: () => readStep(set, async () => ({ unmatched: await getBridge().call('payments.unmatched') })),
   async attribute(seq, saleId) {
     set({ attributeError: null });
     try {
@@ -179,52 +174,37 @@ export const useShift = create<ShiftState>()((set, get) => ({
   setSearch(search) {
     set({ search });
   },
-  async openShift(note) {
-    set({ busy: true, error: null });
-    try {
+  openShift: (note) =>
+    busyStep(set, ['busy', 'error'], async () => {
       await getBridge().call('shift.open', optionalNote(note));
       set({ selection: { kind: 'current' } });
       await get().loadReport();
-      return true;
-    } catch (err) {
-      set({ error: toUiError(err) });
-      return false;
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async closeShift(note, confirmPending = false) {
-    set({ busy: true, error: null });
-    try {
-      await getBridge().call('shift.close', { ...optionalNote(note), ...(confirmPending ? { confirmPending: true } : {}) });
-      set({ pendingClose: null, selection: { kind: 'current' } });
-      await get().loadReport();
-      return true;
-    } catch (err) {
-      if (err instanceof BridgeError && err.code === 'conflict' && err.params?.['reason'] === 'pending_sale') {
-        const pending = typeof err.params['pending'] === 'number' ? err.params['pending'] : 1;
-        set({ pendingClose: { note, pending } });
-      } else {
-        set({ error: toUiError(err) });
-      }
-      return false;
-    } finally {
-      set({ busy: false });
-    }
-  },
+    }),
+  closeShift: (note, confirmPending = false) =>
+    busyStep(
+      set,
+      ['busy', 'error'],
+      async () => {
+        await getBridge().call('shift.close', { ...optionalNote(note), ...(confirmPending ? { confirmPending: true } : {}) });
+        set({ pendingClose: null, selection: { kind: 'current' } });
+        await get().loadReport();
+      },
+      (err) => {
+        if (err instanceof BridgeError && err.code === 'conflict' && err.params?.['reason'] === 'pending_sale') {
+          return { pendingClose: { note, pending: typeof err.params['pending'] === 'number' ? err.params['pending'] : 1 } };
+        }
+        return { error: toUiError(err) };
+      },
+    ),
   cancelClose() {
     set({ pendingClose: null });
   },
-  async verifyJournal() {
+  verifyJournal() {
     set({ verify: null });
-    try {
-      set({ verify: await getBridge().call('journal.verify') });
-    } catch (err) {
-      set({ error: toUiError(err) });
-    }
+    return readStep(set, async () => ({ verify: await getBridge().call('journal.verify') }));
   },
-  async exportCsv() {
-    try {
+  exportCsv: () =>
+    readStep(set, async () => {
       const { report, selection } = get();
       const shiftId = report?.shift?.shift_id;
       const { filename, csv } =
@@ -232,10 +212,7 @@ export const useShift = create<ShiftState>()((set, get) => ({
           ? await getBridge().call('journal.exportDayCsv', { day: selection.day, timeZone: screenTimeZone() })
           : await getBridge().call('journal.exportCsv', shiftId ? { shiftId } : {});
       saveFile(prepareCsv(filename, csv));
-    } catch (err) {
-      set({ error: toUiError(err) });
-    }
-  },
+    }),
 }));
 
 export const selectTotals = (s: ShiftState) => s.report?.totals ?? null;

@@ -1,9 +1,10 @@
 import { create } from 'zustand';
 import { isLang, type CoreStatus, type Lang, type ResultOf, type ShiftView } from '../../electron/core/contract.ts';
-import { getBridge, toUiError, type ConnectionState } from '../lib/bridge.ts';
+import { getBridge, type ConnectionState } from '../lib/bridge.ts';
 import type { UiError } from '../lib/errorText.ts';
 import { onLangSaved, saveLang, savedLang, spokenLang } from '../lib/langPreference.ts';
 import { isTill, useDevice } from './device.ts';
+import { readStep } from './steps.ts';
 
 export type SettingsView = ResultOf<'settings.get'>;
 export type SettingsPatch = Partial<Pick<SettingsView, 'lang' | 'storeId' | 'checkoutId'>>;
@@ -49,22 +50,12 @@ export const useStatus = create<StatusState>()((set, get) => ({
   error: null,
   own: ownAtStart,
   lang: ownAtStart ?? initialLang(typeof navigator === 'undefined' ? [] : navigator.languages),
-  async refresh() {
-    try {
+  refresh: () =>
+    readStep(set, async () => {
       const status = await getBridge().call('core.status');
-      set({ status, lang: spokenLang(get().own, status.lang), error: null });
-    } catch (err) {
-      set({ error: toUiError(err) });
-    }
-  },
-  async checkService() {
-    try {
-      const status = await getBridge().call('core.checkService');
-      set({ status, error: null });
-    } catch (err) {
-      set({ error: toUiError(err) });
-    }
-  },
+      return { status, lang: spokenLang(get().own, status.lang), error: null };
+    }),
+  checkService: () => readStep(set, async () => ({ status: await getBridge().call('core.checkService'), error: null })),
   setLang(lang) {
     saveLang(lang);
     set({ own: lang, lang });
