@@ -28,7 +28,7 @@ export interface PartsContext {
   journalFs?: JournalFs | undefined;
   journalTimers?: ProbeTimers | undefined;
   /**
-   * Whether the provider honours refund keys (default: api/routes.ts REFUND_KEYS, not known).
+   * Whether the provider honours refund keys (default: api/routes/route.ts REFUND_KEYS, not known).
    * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
    */
   refundKeys?: RefundKeyContract | undefined;
