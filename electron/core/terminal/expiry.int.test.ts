@@ -11,6 +11,7 @@ import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { EXPIRY_GRACE_MS } from '../sales/checkout.ts';
 import type { Sale } from '../sales/lifecycle.ts';
+import { journaledSale } from './fixtures/core.ts';
 import { serviceControl, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -54,11 +55,7 @@ afterEach(async () => {
 });
 
 const charge = async (amountCents: number): Promise<string> => (await core.terminal.charge({ ...CHECKOUT, amountCents, by: 'ana' })).newest?.sale_id ?? '';
-const saleOf = async (saleId: string): Promise<Sale> => {
-  const row = await core.journal.sales.get(saleId);
-  if (!row) throw new Error(`sale ${saleId} is not in the journal`);
-  return row.sale;
-};
+const saleOf = (saleId: string): Promise<Sale> => journaledSale(core, saleId);
 const advance = async (seconds: number) => {
   expect((await svc('POST', '/_sandbox/clock/advance', { seconds })).status).toBe(200);
 };

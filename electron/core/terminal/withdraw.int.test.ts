@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
 import { CoreError } from '../errors.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import { memoryLogger } from '../log.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile } from './fixtures/core.ts';
 
 /**
  * Withdrawing a sale and never inviting a second payment (issue 8, points 4 and 5), on the
  * real terminal over its embedded sandbox: the checkout's view is the one rule both the
  * cashier screen and the customer display obey.
  */
-let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
-
-beforeAll(async () => {
-  env = await startCoreOnSandbox('withdraw', memoryLogger(systemClock), { secondCheckout: false });
-  ({ core, svc } = env);
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+coreOnSandboxForFile('withdraw', memoryLogger(systemClock), (app) => ({ core, svc } = app), { secondCheckout: false });
 
 const checkout = { storeId: 1, checkoutId: 1 };
 const view = () => core.terminal.checkoutView(checkout);
