@@ -106,14 +106,18 @@ describe('whose sale a late payment is about (issue 24 point 7)', () => {
     return settledAs(saleId, 'paid_late');
   };
   const described = async (saleId: string) => (await core.terminal.saleDetail(saleId))?.sale.description;
+  /** The next customer is charged and pays the printed QR. */
+  const nextCustomerPays = async () => {
+    const nextCustomer = await charge(3000);
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(nextCustomer, 'paid');
+  };
 
   it('a correction withdrawn ends the chain: the next customer’s paid sale does not make the late payment "paid twice"', async () => {
     const first = await charge(1000);
     const correction = await charge(1200);
     await core.terminal.withdraw({ saleId: correction, by: 'Ana' });
-    const nextCustomer = await charge(3000);
-    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    await settledAs(nextCustomer, 'paid');
+    await nextCustomerPays();
     await payLate(first);
     for (const d of [await described(first), (await view()).attention.find((s) => s.sale_id === first)?.description]) {
       expect(d?.key).toBe('sale.paid_late');
@@ -125,9 +129,7 @@ describe('whose sale a late payment is about (issue 24 point 7)', () => {
   it('a sale withdrawn, then paid after the next customer’s sale displaced it, is a payment on a withdrawn sale', async () => {
     const first = await charge(1000);
     await core.terminal.withdraw({ saleId: first, by: 'Ana' });
-    const nextCustomer = await charge(3000);
-    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    await settledAs(nextCustomer, 'paid');
+    await nextCustomerPays();
     await payLate(first);
     const d = await described(first);
     expect(d?.key).toBe('sale.paid_withdrawn');
