@@ -13,6 +13,13 @@ function describeIn(events: SaleEvent[], id: string): ReturnType<typeof describe
 
 describe('describeSale', () => {
   // Sale a rung up, then displaced by sale b, both created: the start of every late payment here.
+  // What a payment of sale a (10.00, withdrawn by ana) says to a person, under the reason the journal gave it.
+  const paidWithdrawn = (reason: string) => ({
+    reason,
+    subject: '',
+    key: 'attention.paid_withdrawn',
+    params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
+  });
   const displacedByB: SaleEvent[] = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b')];
 
   it('late payment while the newer sale is open: warns not to collect twice, with cents, not text', () => {
@@ -75,14 +82,7 @@ describe('describeSale', () => {
     expect(before).toMatchObject({ key: 'sale.withdrawn', params: { amount_cents: 1000, by: 'ana', withdrawn_at: T0 + 20 }, needs_person: false });
     const after = describeIn([requested('a', 1, 1000), created('a'), withdrawn, paid('a', '10.00')], 'a');
     expect(after).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
-    expect(after.attention).toEqual([
-      {
-        reason: 'paid_withdrawn',
-        subject: '',
-        key: 'attention.paid_withdrawn',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
-      },
-    ]);
+    expect(after.attention).toEqual([paidWithdrawn('paid_withdrawn')]);
   });
 
   // Issue 24 point 7: only a sale of the late sale's own correction chain (the sale that
@@ -136,14 +136,7 @@ describe('describeSale', () => {
     );
     expect(d).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
     // Acknowledged under the reason the journal gave it; said as a withdrawn sale's payment.
-    expect(d.attention).toEqual([
-      {
-        reason: 'paid_late',
-        subject: '',
-        key: 'attention.paid_withdrawn',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
-      },
-    ]);
+    expect(d.attention).toEqual([paidWithdrawn('paid_late')]);
   });
 
   it('amount mismatch: expected vs received and the direction; acknowledged, it no longer needs a person', () => {

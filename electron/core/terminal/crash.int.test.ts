@@ -24,8 +24,18 @@ const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix'
 const cores = childCoresPerTest();
 const startCore = cores.start;
 const setUp = (): Promise<CrashHarness> => cores.setUp('pos-crash-');
+const setUpAndStart = async (): Promise<{ h: CrashHarness; first: CoreProcess }> => {
+  const h = await setUp();
+  return { h, first: await startCore(h.env) };
+};
 
 const cents = (brl: string | null): number | null => wireBrlCents(brl);
+
+/** Every sale of the restarted core in its true final state (see reconcile); then it stops cleanly. */
+async function expectTrueAndStop(core: CoreProcess, h: CrashHarness): Promise<void> {
+  expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
+  await core.stop();
+}
 
 /** The payer pays the checkout's printed QR: the ids of the charge.paid and charge.done webhooks it sends. */
 async function payPrinted(h: CrashHarness): Promise<[string, string]> {
@@ -107,8 +117,7 @@ const journaledOnce = async (core: CoreProcess, saleId: string, webhookId: strin
 
 describe('SIGKILL at each point of a sale, then a restart on the same data dir', () => {
   it('(a) before create: killed while the create is held at the service, the restarted core sends it again under the same key, and one sale exists', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
     const charging = first.call('charge', { amountCents: 1234 }).then(
       () => 'answered',
@@ -138,13 +147,11 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toMatchObject({ pix_id: sale.pix_id });
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(b) after create: killed once the service made the sale but before its answer arrived, the restart gets the same sale back, no second one', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     // Made and its answer lost; the retry is held, so the core never learns the sale's ids.
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'lost_response', count: 1 });
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
@@ -163,13 +170,11 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     expect(sale.pix_id).toBe(made?.pix_id);
     expect(await h.svc.sales(1, 1)).toHaveLength(1);
     expect(await core.call<Sale[]>('sales')).toHaveLength(1);
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(c) before the webhook is journaled: paid while the core is down, the delivery retried after the restart is journaled once', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     const view = await first.call<CheckoutView>('charge', { amountCents: 3456 });
     const saleId = view.newest?.sale_id ?? '';
     await first.kill();
@@ -192,13 +197,11 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     expect(await journaledOnce(core, saleId, doneHook)).toBe(1);
     const delivered = await deliveries(h, paidHook);
     expect(delivered.at(-1)?.status).toBe(200);
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(d) after the webhook is journaled: still paid after the restart, and a redelivery is a duplicate', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     const saleId = (await first.call<CheckoutView>('charge', { amountCents: 4567 })).newest?.sale_id ?? '';
     const [paidHook, doneHook] = await payPrinted(h);
     await bothJournaled(first, [paidHook, doneHook], 'the webhooks to be journaled');
