@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../shared/clock.ts';
-import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from '../core/journal/generate.ts';
+import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from './generate-history.ts';
 import { openJournal } from '../core/journal/journal.ts';
+import { runToExit } from './report.ts';
 import type { OpenedFrom } from '../core/journal/journal.ts';
 
 const MB = 1024 * 1024;
@@ -152,12 +153,4 @@ export function medianStart(r: HistorySizeResult): StepResult {
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
-if (import.meta.main) {
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runToExit(main);

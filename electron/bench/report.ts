@@ -85,3 +85,14 @@ export function quietLogger(prefix: string): Logger & { warnings: number } {
   };
   return logger;
 }
+
+/** Runs a bench entry point to its end: exit 0 when it is done, 1 with the error printed. */
+export function runToExit(main: () => Promise<unknown>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -32,12 +32,12 @@ import { webhookHeaders } from '../shared/standard-webhooks.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { composeCore } from '../compose.ts';
-import { benchJournal, type JournalBenchResult } from '../core/journal/bench.ts';
+import { benchJournal, type JournalBenchResult } from './journal-throughput.ts';
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import { benchCreateDynamicPix, type BenchResult } from '../sandbox/bench.ts';
 import { benchJournalHistory, medianStart, type HistorySizeResult } from './journal-history.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
-import { markdownTable, percentileMs, renderBenchmarks, quietLogger, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderBenchmarks, quietLogger, runToExit, type Row } from './report.ts';
 
 const JOURNAL_EVENTS = 100_000;
 const HISTORY_SIZES = [10_000, 100_000, 1_000_000];
@@ -303,12 +303,4 @@ the journal's fsync; the 64-till run below shows where one core's time goes.`;
   }
 }
 
-if (import.meta.main) {
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runToExit(main);

@@ -32,7 +32,7 @@ import { systemClock } from '../shared/clock.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
 import { BridgeConnection, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, type Row } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -455,12 +455,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) runToExit(() => main(process.argv.slice(2)));

@@ -1,13 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../sandbox/server.ts';
+import { describe, expect, it } from 'vitest';
 import type { Sale } from '../core/sales/lifecycle.ts';
-import { startCoreProcess } from '../core/terminal/fixtures/core-child.ts';
-import { remoteCoreEnv } from '../core/terminal/fixtures/remote-core.ts';
-import { serviceControl, waitFor } from '../core/terminal/fixtures/service.ts';
+import { childCoresPerTest } from '../core/terminal/fixtures/child-cores.ts';
+import { waitFor } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import { auditJournal, type ServiceSaleRecord } from './audit.ts';
 
@@ -17,13 +11,7 @@ import { auditJournal, type ServiceSaleRecord } from './audit.ts';
  * `it.fails`, its comment naming the cause; once the core is fixed the test passes, vitest
  * reports the `it.fails` as failed, and the marker comes off.
  */
-const children = new Set<ChildProcess>();
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cores = childCoresPerTest();
 
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
@@ -58,17 +46,10 @@ describe('findings of the fault campaign', () => {
  * journal against the sandbox's record.
  */
 async function downWhileCreateUnresolved(downSeconds: number, options: { webhooksGivenUp?: boolean } = {}) {
-  const sandbox = await startSandbox({ port: 0 });
-  const dir = await mkdtemp(join(tmpdir(), 'pos-finding-'));
-  cleanups.push(async () => {
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const svc = serviceControl(sandbox.url);
-  const base = await remoteCoreEnv(sandbox.url, dir);
+  const { svc, env: base } = await cores.setUp('pos-finding-');
   const env = (offsetMs: number) => ({ ...base, CORE_CLOCK_OFFSET_MS: String(offsetMs) });
 
-  const first = await startCoreProcess(env(0), children);
+  const first = await cores.start(env(0));
   // The service makes the sale and its answer is lost; the retry is held: the core never learns the ids.
   await svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'lost_response', count: 1 });
   await svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
@@ -85,7 +66,7 @@ async function downWhileCreateUnresolved(downSeconds: number, options: { webhook
     expect(events.filter((e) => e.event === 'charge.paid').map((e) => e.state)).toEqual(['failed']);
   }
 
-  const core = await startCoreProcess(env(downSeconds * 1_000), children);
+  const core = await cores.start(env(downSeconds * 1_000));
   // Webhook retries (contract 4: 5 s, 30 s, 2 min…) and polls brought due, the core's clock moving with the sandbox's.
   for (let i = 0; i < 6; i++) {
     await core.call('tick');

@@ -4,14 +4,10 @@
  * merchant's own token, never through the app alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeCore } from '../../compose.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
-import { dispatcherAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
-import { newSession } from '../operators/operators.ts';
 import type { CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { DETAILS, okOn, refusedOn, startClaimsApp, type ClaimsApp, type Dispatch } from './fixtures/claims-app.ts';
 import { CLAIM_OPENED, CLAIM_OPERATOR_HANDLED, CLAIM_REQUESTED, CLAIM_STATUS_CHANGED, CLAIM_UNCONFIRMED, type ClaimRow, type OpenOutcome, type PayoutRow } from './desk.ts';
@@ -28,13 +24,7 @@ beforeAll(async () => {
   ({ env, core, call, base } = app);
 }, 60_000);
 
-/** The core started again by the restart test: the fixture stops only the one it started. */
-let restarted: Core | null = null;
-
-afterAll(async () => {
-  await restarted?.stop();
-  await env?.stop();
-});
+afterAll(() => app?.stop());
 
 const ok = <T>(method: string, args?: unknown) => okOn<T>(call, method, args);
 const refused = (method: string, args: unknown) => refusedOn(call, method, args);
@@ -172,13 +162,7 @@ describe('claims handled by the operator', () => {
     expect((await serviceClaims()).some((c) => c.service_id === serviceId)).toBe(false);
     expect(await entries(CLAIM_OPERATOR_HANDLED)).toHaveLength(1);
 
-    await core.stop();
-    core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log });
-    restarted = core;
-    await core.start();
-    const session = newSession();
-    await core.operators.signIn(session, { name: 'Rui', pin: TEST_PIN });
-    call = await dispatcherAs(core, session);
+    ({ core, call } = await app.restart(core));
     const rows = await ok<ClaimRow[]>('claims.list');
     expect(rows.filter((r) => r.handling === 'manual')).toEqual([expect.objectContaining({ service_id: serviceId, by: 'Rui' })]);
     // The restarted core's sandbox answers on a new port; this test is the file's last.

@@ -6,14 +6,11 @@
  * would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeCore } from '../../compose.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
-import { dispatcherAs, sessionAs, TEST_PIN } from '../operators/fixtures/sign-in.ts';
-import { newSession } from '../operators/operators.ts';
+import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { DETAILS, okOn, refusedOn, startClaimsApp, type ClaimsApp, type Dispatch } from './fixtures/claims-app.ts';
 import { CLAIM_BANK_ANSWERED, CLAIM_STATUS_CHANGED, CLAIM_UNCONFIRMED, DESK_PROJECTION, type ClaimRow, type DeskState, type OpenOutcome, type PayoutRow } from './desk.ts';
@@ -32,13 +29,7 @@ beforeAll(async () => {
   cashier = await dispatcherAs(core, await sessionAs(core, 'cashier', 'Ana'));
 }, 60_000);
 
-/** The core started again by the restart test: the fixture stops only the one it started. */
-let restarted: Core | null = null;
-
-afterAll(async () => {
-  await restarted?.stop();
-  await env?.stop();
-});
+afterAll(() => app?.stop());
 
 const ok = <T>(method: string, args?: unknown) => okOn<T>(call, method, args);
 const refused = (method: string, args: unknown, by: Dispatch = call) => refusedOn(by, method, args);
@@ -171,13 +162,7 @@ describe('more claims than the service lists (reference 4.6: the newest 200, no 
 
     // After a restart, what this core read by id is gone from memory: the closed claims off
     // the list are shown from the journal, the open one is read again.
-    await core.stop();
-    core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log });
-    restarted = core;
-    await core.start();
-    const session = newSession();
-    await core.operators.signIn(session, { name: 'Rui', pin: TEST_PIN });
-    call = await dispatcherAs(core, session);
+    ({ core, call } = await app.restart(core));
     const again = await ok<ClaimRow[]>('claims.refresh');
     expect(trackedRow(again, ended)).toMatchObject({ status: 'closed', claim: { money_refunded: true, refunded_cents: 1234 } });
     expect(trackedRow(again, elsewhere)).toMatchObject({ status: 'closed', claim: { money_refunded: true, refunded_cents: 4000 } });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_VERSION, checkpointText, type CheckpointFile } from './checkpoint.ts';
-import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from './generate.ts';
+import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from '../../bench/generate-history.ts';
 import { CHECKPOINT_ENTRIES_PER_SALE, CHECKPOINT_EVERY, openJournal, type Journal } from './journal.ts';
 
 function file(rows: number): CheckpointFile<{ sale_id: string; amount_cents: number; note: string }> {

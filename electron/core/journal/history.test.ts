@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
-import { entriesOf, GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from './generate.ts';
-import type { GeneratedSale, HistoryShape } from './generate.ts';
+import { entriesOf, GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from '../../bench/generate-history.ts';
+import type { GeneratedSale, HistoryShape } from '../../bench/generate-history.ts';
 import { CHAIN_STARTED, openJournal } from './journal.ts';
 import type { Journal, JournalEntry, OpenJournalOptions, Projection } from './journal.ts';
 import { nodeJournalFs } from './log.ts';
-import type { JournalFile, JournalFs, ProbeTimers } from './log.ts';
+import type { JournalFile, JournalFs } from './log.ts';
+import { handTimers } from './fixtures/hand-timers.ts';
 
 /**
  * Years of journal, instant start: the working set is restored from a checkpoint and
@@ -516,25 +517,3 @@ function failingDisk() {
   return { disk, fs };
 }
 
-/** Probe timers fired by hand. */
-function handTimers() {
-  const pending = new Map<number, () => Promise<void>>();
-  let next = 1;
-  const timers: ProbeTimers = {
-    set(fn) {
-      pending.set(next, fn);
-      return next++;
-    },
-    clear(handle) {
-      pending.delete(handle as number);
-    },
-  };
-  return {
-    timers,
-    async fire(): Promise<void> {
-      const due = [...pending.values()];
-      pending.clear();
-      await Promise.all(due.map((fn) => fn()));
-    },
-  };
-}

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { GENERATED_OPEN_STATUSES, generatedSaleReducer } from './generate.ts';
-import type { GeneratedSale } from './generate.ts';
+import { GENERATED_OPEN_STATUSES, generatedSaleReducer } from '../../bench/generate-history.ts';
+import type { GeneratedSale } from '../../bench/generate-history.ts';
 import { openJournal } from './journal.ts';
 import type { Journal } from './journal.ts';
 

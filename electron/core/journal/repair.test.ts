@@ -14,6 +14,7 @@ import { openJournal } from './journal.ts';
 import type { Journal, SaleRecord, SaleReducer } from './journal.ts';
 import { CHAIN_STARTED, JournalUnavailableError, nodeJournalFs, openLog, PROBE_FIRST_MS } from './log.ts';
 import type { JournalEntry, JournalFile, JournalFs, JournalLog, ProbeTimers } from './log.ts';
+import { handTimers } from './fixtures/hand-timers.ts';
 
 let dir: string;
 const opened: { close(): Promise<void> }[] = [];
@@ -63,36 +64,6 @@ function sickDisk(dsyncAppends = nodeJournalFs.dsyncAppends) {
   });
   const fs: JournalFs = { ...nodeJournalFs, dsyncAppends, open: async (path, flags, mode) => wrap(await nodeJournalFs.open(path, flags, mode), flags === 'a-dsync') };
   return { disk, fs };
-}
-
-/** Timers that run only when the test says so; each scheduled delay is kept. */
-function handTimers() {
-  const pending = new Map<number, () => Promise<void>>();
-  const delays: number[] = [];
-  let next = 1;
-  const timers: ProbeTimers = {
-    set(fn, ms) {
-      delays.push(ms);
-      pending.set(next, fn);
-      return next++;
-    },
-    clear(handle) {
-      pending.delete(handle as number);
-    },
-  };
-  return {
-    timers,
-    delays,
-    get count() {
-      return pending.size;
-    },
-    /** Runs every timer due now and waits for what it started to settle. */
-    async fire(): Promise<void> {
-      const due = [...pending.values()];
-      pending.clear();
-      await Promise.all(due.map((fn) => fn()));
-    },
-  };
 }
 
 /** The smallest sale the view can index: enough to see which sales reached it. */

@@ -596,15 +596,20 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     return readEntries(this.#o.dir, live.name, live.firstSeq, live.offsets.slice(0, ordinals.at(-1)! + 2), live.bytes, ordinals, this.#o.fs);
   }
 
-  async eventsForSale(saleId: string): Promise<JournalEntry[]> {
-    const key = bloomHash(bloomKey.sale(saleId));
+  eventsForSale(saleId: string): Promise<JournalEntry[]> {
+    return this.#eventsIndexed('bySale', bloomKey.sale(saleId), saleId);
+  }
+
+  /** The entries an index lists under `name`: the sealed segments whose bloom filter may hold it, then the live one. */
+  async #eventsIndexed(by: 'bySale' | 'byType', bloom: string, name: string): Promise<JournalEntry[]> {
+    const key = bloomHash(bloom);
     const out: JournalEntry[] = [];
     for (let i = 0; i < this.#summaries.length; i++) {
       if (!this.#blooms[i]!.has(key)) continue;
-      const ordinals = own((await this.#index(i)).bySale, saleId);
+      const ordinals = own((await this.#index(i))[by], name);
       if (ordinals) out.push(...(await this.#readSealed(i, ordinals)));
     }
-    out.push(...(await this.#readLive([...(this.#live?.bySale.get(saleId) ?? [])])));
+    out.push(...(await this.#readLive([...(this.#live?.[by].get(name) ?? [])])));
     return out;
   }
 
@@ -626,16 +631,8 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     return out.sort((a, b) => a.at - b.at || a.seq - b.seq);
   }
 
-  async eventsOfType(type: string): Promise<JournalEntry[]> {
-    const key = bloomHash(bloomKey.type(type));
-    const out: JournalEntry[] = [];
-    for (let i = 0; i < this.#summaries.length; i++) {
-      if (!this.#blooms[i]!.has(key)) continue;
-      const ordinals = own((await this.#index(i)).byType, type);
-      if (ordinals) out.push(...(await this.#readSealed(i, ordinals)));
-    }
-    out.push(...(await this.#readLive([...(this.#live?.byType.get(type) ?? [])])));
-    return out;
+  eventsOfType(type: string): Promise<JournalEntry[]> {
+    return this.#eventsIndexed('byType', bloomKey.type(type), type);
   }
 
   async webhookSeq(webhookId: string): Promise<number | undefined> {

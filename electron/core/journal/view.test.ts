@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { entriesOf, generatedSaleReducer } from './generate.ts';
-import type { GeneratedInput, GeneratedSale } from './generate.ts';
+import { entriesOf, generatedSaleReducer } from '../../bench/generate-history.ts';
+import type { GeneratedInput, GeneratedSale } from '../../bench/generate-history.ts';
 import { openView } from './view.ts';
 import type { SaleIndex } from './view.ts';
 

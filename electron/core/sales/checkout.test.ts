@@ -42,6 +42,11 @@ class CheckoutFacts extends SaleFacts {
   answer(id: string, outcome: CreateOutcome, at: number): void {
     this.write(planCreateOutcome(this.sales, id, outcome, at));
   }
+  /** Charged at `at`, and the service's 201 journaled at `answeredAt`. */
+  chargeCreated(id: string, amount = 1000, at = T0, answeredAt = at): void {
+    this.charge(id, amount, at);
+    this.answer(id, createdOutcome(id, answeredAt), answeredAt);
+  }
 }
 
 const pay = (id: string, amount = '10.00', e2e = 'E1'): PaymentReceived => paid(id, amount, e2e, { paidAt: T0 + 100_000, at: T0 + 101_000 });
@@ -49,8 +54,7 @@ const pay = (id: string, amount = '10.00', e2e = 'E1'): PaymentReceived => paid(
 describe('planCharge', () => {
   it('journals the intent with the next seq, and displaces the unpaid pending sale at once', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     const plan = planCharge(checkout.sales, intent('b', 1200, T0 + 20_000));
     expect(plan).toEqual({
       ok: true,
@@ -63,8 +67,7 @@ describe('planCharge', () => {
 
   it('neither displaces nor closes a pending sale past its expires_at: it waits for its last read, noted as left behind', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     const expiresAt = checkout.sale('a').created?.expires_at ?? 0;
     const plan = planCharge(checkout.sales, intent('b', 1200, expiresAt + 1_000));
     if (!plan.ok) throw new Error('refused');
@@ -82,8 +85,7 @@ describe('planCharge', () => {
 
   it('a payment its last read finds once the next sale was charged is paid, and held for a person: the customer may be paying the new sale too', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0), T0);
+    checkout.chargeCreated('a');
     const expiresAt = T0 + SALE_LIFETIME_MS;
     checkout.charge('b', 1200, expiresAt + 1_000);
     checkout.write([paid('a', '10.00', 'E1', { paidAt: expiresAt - 10_000, at: expiresAt + EXPIRY_GRACE_MS })]);
@@ -92,8 +94,7 @@ describe('planCharge', () => {
 
   it('a sale left behind past its expiry is described as expiring until its last read', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0), T0);
+    checkout.chargeCreated('a');
     expect(describeSale(checkout.sale('a')).key).toBe('sale.pending');
     checkout.charge('b', 1200, T0 + SALE_LIFETIME_MS + 1_000);
     expect(describeSale(checkout.sale('a'))).toMatchObject({ key: 'sale.expiring', params: { amount_cents: 1000, expires_at: T0 + SALE_LIFETIME_MS } });
@@ -103,11 +104,9 @@ describe('planCharge', () => {
 
   it('does not displace a paid, expired or refused sale, nor a sale of another checkout', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('paid');
-    checkout.answer('paid', createdOutcome('paid', T0), T0);
+    checkout.chargeCreated('paid');
     checkout.write([pay('paid')]);
-    checkout.charge('expired', 1000, T0 + 1);
-    checkout.answer('expired', createdOutcome('expired', T0 + 1), T0 + 1);
+    checkout.chargeCreated('expired', 1000, T0 + 1);
     checkout.write([{ type: 'sale.expired', sale_id: 'expired', source: 'tx_status', at: T0 + 400_000 }]);
     checkout.charge('refused', 1000, T0 + 2);
     checkout.answer('refused', refusedOutcome, T0 + 2);
@@ -147,8 +146,7 @@ describe('planCharge', () => {
 
   it('refuses a sale id already used', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0), T0);
+    checkout.chargeCreated('a');
     expect(planCharge(checkout.sales, intent('a'))).toMatchObject({ ok: false, reason: 'sale_id_taken' });
   });
 });
@@ -156,8 +154,7 @@ describe('planCharge', () => {
 describe('the displacement rule across create outcomes', () => {
   function correcting(outcome: CreateOutcome): CheckoutFacts {
     const checkout = new CheckoutFacts();
-    checkout.charge('a', 1000);
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     checkout.charge('b', 1200, T0 + 20_000);
     checkout.answer('b', outcome, T0 + 21_000);
     return checkout;
@@ -180,8 +177,7 @@ describe('the displacement rule across create outcomes', () => {
 
   it('newer create refused after the earlier sale was paid meanwhile: an ordinary payment, no warning', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     checkout.charge('b', 1200, T0 + 20_000);
     checkout.write([pay('a')]);
     expect(checkout.sale('a').status).toBe('paid_late');
@@ -207,8 +203,7 @@ describe('the displacement rule across create outcomes', () => {
 
   it('while the newer create is in flight the screen shows no QR', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     checkout.charge('b', 1200, T0 + 20_000);
     expect(checkoutScreen(checkout.sales, 1, 3, T0 + 20_500)).toEqual({ kind: 'creating', sale_id: 'b' });
   });
@@ -216,8 +211,7 @@ describe('the displacement rule across create outcomes', () => {
 
 describe('expiry', () => {
   const checkout = new CheckoutFacts();
-  checkout.charge('a');
-  checkout.answer('a', createdOutcome('a', T0), T0);
+  checkout.chargeCreated('a');
   const expiresAt = T0 + SALE_LIFETIME_MS;
 
   it('the clock alone never closes a sale: it is followed by Tx Status past its expiry, however long', () => {
@@ -272,8 +266,7 @@ describe('expiry', () => {
 
 describe('planTxStatus', () => {
   const checkout = new CheckoutFacts();
-  checkout.charge('a');
-  checkout.answer('a', createdOutcome('a', T0), T0);
+  checkout.chargeCreated('a');
 
   it('expired from Tx Status, as the last read, is an expiry with its source', () => {
     const at = T0 + SALE_LIFETIME_MS + EXPIRY_GRACE_MS;
@@ -296,8 +289,7 @@ describe('planTxStatus', () => {
 describe('openSales', () => {
   it('follows pending by Tx Status, retries the newest unresolved create, and reads a displaced one once its displacement is confirmed', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     checkout.charge('b', 1200, T0 + 20_000); // in flight, or the app crashed here
     expect(openSales(checkout.sales, T0 + 30_000)).toEqual([
       { sale_id: 'a', how: 'webhook_only' },
@@ -334,8 +326,7 @@ describe('openSales', () => {
 
   it('final states are not followed', () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0), T0);
+    checkout.chargeCreated('a');
     checkout.write([pay('a')]);
     checkout.charge('b', 1000, T0 + 1);
     checkout.answer('b', refusedOutcome, T0 + 1);
@@ -347,8 +338,7 @@ describe('checkoutScreen', () => {
   it('idle with no sale; settled once the newest sale is paid', () => {
     expect(checkoutScreen([], 1, 3, T0)).toEqual({ kind: 'idle' });
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0), T0);
+    checkout.chargeCreated('a');
     checkout.write([pay('a')]);
     expect(checkoutScreen(checkout.sales, 1, 3, T0 + 1)).toEqual({ kind: 'settled', sale_id: 'a', status: 'paid' });
   });
@@ -364,8 +354,7 @@ describe('checkoutScreen', () => {
 describe('planWithdraw: the service has no cancel, so a withdrawn sale stays payable', () => {
   const withdrawnCheckout = () => {
     const checkout = new CheckoutFacts();
-    checkout.charge('a');
-    checkout.answer('a', createdOutcome('a', T0 + 1_000), T0 + 1_000);
+    checkout.chargeCreated('a', 1000, T0, T0 + 1_000);
     const plan = planWithdraw(checkout.sales, 'a', 'ana', T0 + 10_000);
     if (!plan.ok) throw new Error(plan.reason);
     checkout.write(plan.events);

@@ -12,8 +12,18 @@ function describeIn(events: SaleEvent[], id: string): ReturnType<typeof describe
 }
 
 describe('describeSale', () => {
+  // Sale a rung up, then displaced by sale b, both created: the start of every late payment here.
+  // What a payment of sale a (10.00, withdrawn by ana) says to a person, under the reason the journal gave it.
+  const paidWithdrawn = (reason: string) => ({
+    reason,
+    subject: '',
+    key: 'attention.paid_withdrawn',
+    params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
+  });
+  const displacedByB: SaleEvent[] = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b')];
+
   it('late payment while the newer sale is open: warns not to collect twice, with cents, not text', () => {
-    const d = describeIn([requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('a', '10.00')], 'a');
+    const d = describeIn([...displacedByB, paid('a', '10.00')], 'a');
     expect(d.key).toBe('sale.paid_late.newer_open');
     expect(d.params).toEqual({
       expected_cents: 1000,
@@ -37,7 +47,7 @@ describe('describeSale', () => {
 
   it('late payment when the newer sale was paid too: says the customer paid twice, not "if"', () => {
     const d = describeIn(
-      [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('b', '12.00', 'E2'), paid('a', '10.00')],
+      [...displacedByB, paid('b', '12.00', 'E2'), paid('a', '10.00')],
       'a',
     );
     expect(d.key).toBe('sale.paid_late.newer_paid');
@@ -48,11 +58,7 @@ describe('describeSale', () => {
   it('late payment once the newer sale expired unpaid: the plain late-payment message', () => {
     const d = describeIn(
       [
-        requested('a', 1, 1000),
-        created('a'),
-        requested('b', 2, 1200),
-        displaced('a', 'b', 2),
-        created('b'),
+        ...displacedByB,
         { type: 'sale.expired', sale_id: 'b', source: 'clock', at: T0 + 40 },
         paid('a', '10.00'),
       ],
@@ -64,7 +70,7 @@ describe('describeSale', () => {
 
   it('late payment whose newer sale is not known here: says "if", never "was not paid"', () => {
     const facts = new SaleFacts();
-    for (const e of [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), paid('a', '10.00')]) facts.write([e]);
+    for (const e of [...displacedByB, paid('a', '10.00')]) facts.write([e]);
     const d = describeSale(facts.sale('a'), [facts.sale('a')]);
     expect(d.key).toBe('sale.paid_late.newer_unknown');
     expect(d.attention[0]?.params).toMatchObject({ newer_known: false, newer_open: false, newer_paid: false });
@@ -76,14 +82,7 @@ describe('describeSale', () => {
     expect(before).toMatchObject({ key: 'sale.withdrawn', params: { amount_cents: 1000, by: 'ana', withdrawn_at: T0 + 20 }, needs_person: false });
     const after = describeIn([requested('a', 1, 1000), created('a'), withdrawn, paid('a', '10.00')], 'a');
     expect(after).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
-    expect(after.attention).toEqual([
-      {
-        reason: 'paid_withdrawn',
-        subject: '',
-        key: 'attention.paid_withdrawn',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
-      },
-    ]);
+    expect(after.attention).toEqual([paidWithdrawn('paid_withdrawn')]);
   });
 
   // Issue 24 point 7: only a sale of the late sale's own correction chain (the sale that
@@ -94,7 +93,7 @@ describe('describeSale', () => {
     ['expired', [expired('b')]],
     ['withdrawn', [withdrawn('b'), displaced('b', 'c', 3)]],
   ] as [string, SaleEvent[]][])('the chain ended %s: the next customer’s sale, paid or open, is not this customer’s', (_end, ending) => {
-    const chain = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), ...ending];
+    const chain = [...displacedByB, ...ending];
     const nextPaid = describeIn([...chain, requested('c', 3, 3000), created('c'), paid('c', '30.00', 'E3'), paid('a', '10.00')], 'a');
     expect(nextPaid.key).toBe('sale.paid_late');
     expect(nextPaid.attention[0]?.params).toMatchObject({ newer_paid: false, newer_open: false, newer_known: true });
@@ -106,11 +105,7 @@ describe('describeSale', () => {
   it('the chain ended paid: the customer paid twice, whatever the next customer did', () => {
     const d = describeIn(
       [
-        requested('a', 1, 1000),
-        created('a'),
-        requested('b', 2, 1200),
-        displaced('a', 'b', 2),
-        created('b'),
+        ...displacedByB,
         paid('b', '12.00', 'E2'),
         requested('c', 3, 3000),
         created('c'),
@@ -124,7 +119,7 @@ describe('describeSale', () => {
   });
 
   it('after two corrections, the chain’s last sale is this customer’s: paid, the customer paid twice; unknown, "if"', () => {
-    const chain = [requested('a', 1, 1000), created('a'), requested('b', 2, 1200), displaced('a', 'b', 2), created('b'), requested('c', 3, 1300), displaced('b', 'c', 3), created('c')];
+    const chain = [...displacedByB, requested('c', 3, 1300), displaced('b', 'c', 3), created('c')];
     const facts = new SaleFacts();
     for (const e of [...chain, paid('c', '13.00', 'E3'), requested('d', 4, 4000), created('d'), paid('a', '10.00')]) facts.write([e]);
     expect(describeSale(facts.sale('a'), facts.sales).key).toBe('sale.paid_late.newer_paid');
@@ -141,14 +136,7 @@ describe('describeSale', () => {
     );
     expect(d).toMatchObject({ key: 'sale.paid_withdrawn', tone: 'danger', needs_person: true });
     // Acknowledged under the reason the journal gave it; said as a withdrawn sale's payment.
-    expect(d.attention).toEqual([
-      {
-        reason: 'paid_late',
-        subject: '',
-        key: 'attention.paid_withdrawn',
-        params: { received_cents: 1000, expected_cents: 1000, amount_matches: true, withdrawn_by: 'ana', newer_open: false, newer_paid: false },
-      },
-    ]);
+    expect(d.attention).toEqual([paidWithdrawn('paid_late')]);
   });
 
   it('amount mismatch: expected vs received and the direction; acknowledged, it no longer needs a person', () => {

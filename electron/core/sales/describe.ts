@@ -136,110 +136,7 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onC
     }
     return around;
   };
-  const paid = sale.paid;
-  const received = paid?.received_cents ?? null;
-  let key: SaleMessageKey;
-  let params: MessageParams;
-  let tone: Tone;
-  switch (sale.status) {
-    case 'requested':
-      key = 'sale.requested';
-      params = { amount_cents: sale.amount_cents };
-      tone = 'info';
-      break;
-    case 'pending':
-      // Issue 24: the next sale was charged past its expiry; it waits for its last Tx Status read.
-      key = sale.expiries.some((e) => e.source === 'newer_sale') ? 'sale.expiring' : 'sale.pending';
-      params = { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null };
-      tone = 'info';
-      break;
-    case 'paid':
-      key = 'sale.paid';
-      params = { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null };
-      tone = 'success';
-      break;
-    case 'amount_mismatch':
-      key = 'sale.amount_mismatch';
-      params = {
-        expected_cents: sale.amount_cents,
-        received_cents: received,
-        // The raw text matters when it could not be read at all.
-        amount_brl: paid ? String(paid.amount_brl) : null,
-        direction: paid?.amount_check ?? 'invalid',
-      };
-      tone = 'danger';
-      break;
-    case 'expired':
-      key = 'sale.expired';
-      params = { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null };
-      tone = 'warning';
-      break;
-    case 'displaced':
-      key = 'sale.displaced';
-      params = {
-        amount_cents: sale.amount_cents,
-        newer_sale_id: sale.displaced_by ?? null,
-        // A displacement the service confirmed (201 of the newer sale, or TX not found) cannot be undone.
-        confirmed: activeDisplacements(sale).some((d) => d.evidence !== 'newer_sale_requested'),
-      };
-      tone = 'info';
-      break;
-    case 'withdrawn':
-      key = 'sale.withdrawn';
-      params = { amount_cents: sale.amount_cents, by: sale.withdrawn?.by ?? null, withdrawn_at: sale.withdrawn?.at ?? null, expires_at: sale.created?.expires_at ?? null };
-      tone = 'info';
-      break;
-    case 'paid_late': {
-      // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
-      // open, collecting it too would charge the customer twice. A sale withdrawn before it
-      // was displaced is a payment on a withdrawn sale: what displaced it is another customer's.
-      const displaced = activeDisplacements(sale).length > 0 && sale.withdrawn === undefined;
-      const { newer, newerOpen, newerPaid, newerKnown } = context();
-      key = !displaced
-        ? 'sale.paid_withdrawn'
-        : newerPaid
-          ? 'sale.paid_late.newer_paid'
-          : newerOpen
-            ? 'sale.paid_late.newer_open'
-            : newerKnown
-              ? 'sale.paid_late'
-              : 'sale.paid_late.newer_unknown';
-      params = {
-        expected_cents: sale.amount_cents,
-        received_cents: received,
-        amount_matches: paid?.amount_check === 'equal',
-        newer_sale_id: sale.displaced_by ?? null,
-        newer_amount_cents: newer?.amount_cents ?? null,
-        newer_status: newer?.status ?? null,
-      };
-      tone = 'danger';
-      break;
-    }
-    case 'refunded':
-      // Tx Status `refunded` (contract 3): paid once, and the money went back to the payer.
-      key = 'sale.refunded';
-      params = { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null };
-      tone = 'info';
-      break;
-    case 'partly_refunded': {
-      // Contract 5: part of the payment went back to the payer through a refund.
-      const refunded = refundsMadeCents(sale);
-      key = 'sale.partly_refunded';
-      params = { amount_cents: sale.amount_cents, received_cents: received, refunded_cents: refunded, kept_cents: received === null ? null : Math.max(0, received - refunded) };
-      tone = 'info';
-      break;
-    }
-    case 'uncertain':
-      key = 'sale.uncertain';
-      params = { amount_cents: sale.amount_cents, reason: sale.uncertain?.reason ?? null };
-      tone = 'warning';
-      break;
-    case 'failed':
-      key = 'sale.failed';
-      params = { amount_cents: sale.amount_cents, status: sale.create_error?.status ?? null, code: sale.create_error?.code ?? null };
-      tone = 'danger';
-      break;
-  }
+  const { key, params, tone } = statusMessage(sale, context);
 
   const attention = sale.attention.map((a) => attentionMessage(sale, a, context));
   return {
@@ -250,6 +147,76 @@ export function describeSale(sale: Sale, checkoutSales: Iterable<Sale> = [], onC
     attention,
     acknowledged: sale.acknowledgements.map((a) => ({ reason: a.reason, subject: a.subject, by: a.by, at: a.at })),
   };
+}
+
+/** What the sale's status says, before what needs a person is added. */
+function statusMessage(sale: Sale, context: () => NewerSales): { key: SaleMessageKey; params: MessageParams; tone: Tone } {
+  const paid = sale.paid;
+  const received = paid?.received_cents ?? null;
+  switch (sale.status) {
+    case 'requested':
+      return { key: 'sale.requested', tone: 'info', params: { amount_cents: sale.amount_cents } };
+    case 'pending':
+      // Issue 24: the next sale was charged past its expiry; it waits for its last Tx Status read.
+      return { key: sale.expiries.some((e) => e.source === 'newer_sale') ? 'sale.expiring' : 'sale.pending', tone: 'info', params: { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null } };
+    case 'paid':
+      return { key: 'sale.paid', tone: 'success', params: { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null } };
+    case 'amount_mismatch':
+      return {
+        key: 'sale.amount_mismatch',
+        tone: 'danger',
+        // The raw text matters when it could not be read at all.
+        params: { expected_cents: sale.amount_cents, received_cents: received, amount_brl: paid ? String(paid.amount_brl) : null, direction: paid?.amount_check ?? 'invalid' },
+      };
+    case 'expired':
+      return { key: 'sale.expired', tone: 'warning', params: { amount_cents: sale.amount_cents, expires_at: sale.created?.expires_at ?? null } };
+    case 'displaced':
+      return {
+        key: 'sale.displaced',
+        tone: 'info',
+        // A displacement the service confirmed (201 of the newer sale, or TX not found) cannot be undone.
+        params: { amount_cents: sale.amount_cents, newer_sale_id: sale.displaced_by ?? null, confirmed: activeDisplacements(sale).some((d) => d.evidence !== 'newer_sale_requested') },
+      };
+    case 'withdrawn':
+      return { key: 'sale.withdrawn', tone: 'info', params: { amount_cents: sale.amount_cents, by: sale.withdrawn?.by ?? null, withdrawn_at: sale.withdrawn?.at ?? null, expires_at: sale.created?.expires_at ?? null } };
+    case 'paid_late': {
+      // Reference 4.5 rule 5: the customer paid the displaced sale; if the newer sale is still
+      // open, collecting it too would charge the customer twice. A sale withdrawn before it
+      // was displaced is a payment on a withdrawn sale: what displaced it is another customer's.
+      const displaced = activeDisplacements(sale).length > 0 && sale.withdrawn === undefined;
+      const { newer, newerOpen, newerPaid, newerKnown } = context();
+      const key = !displaced
+        ? 'sale.paid_withdrawn'
+        : newerPaid
+          ? 'sale.paid_late.newer_paid'
+          : newerOpen
+            ? 'sale.paid_late.newer_open'
+            : newerKnown
+              ? 'sale.paid_late'
+              : 'sale.paid_late.newer_unknown';
+      const params = {
+        expected_cents: sale.amount_cents,
+        received_cents: received,
+        amount_matches: paid?.amount_check === 'equal',
+        newer_sale_id: sale.displaced_by ?? null,
+        newer_amount_cents: newer?.amount_cents ?? null,
+        newer_status: newer?.status ?? null,
+      };
+      return { key, tone: 'danger', params };
+    }
+    case 'refunded':
+      // Tx Status `refunded` (contract 3): paid once, and the money went back to the payer.
+      return { key: 'sale.refunded', tone: 'info', params: { amount_cents: sale.amount_cents, received_cents: received, paid_at: paid?.paid_at ?? null } };
+    case 'partly_refunded': {
+      // Contract 5: part of the payment went back to the payer through a refund.
+      const refunded = refundsMadeCents(sale);
+      return { key: 'sale.partly_refunded', tone: 'info', params: { amount_cents: sale.amount_cents, received_cents: received, refunded_cents: refunded, kept_cents: received === null ? null : Math.max(0, received - refunded) } };
+    }
+    case 'uncertain':
+      return { key: 'sale.uncertain', tone: 'warning', params: { amount_cents: sale.amount_cents, reason: sale.uncertain?.reason ?? null } };
+    case 'failed':
+      return { key: 'sale.failed', tone: 'danger', params: { amount_cents: sale.amount_cents, status: sale.create_error?.status ?? null, code: sale.create_error?.code ?? null } };
+  }
 }
 
 function attentionMessage(sale: Sale, a: Attention, context: () => NewerSales): AttentionMessage {

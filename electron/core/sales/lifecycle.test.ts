@@ -123,6 +123,54 @@ type Row = Record<SaleStatus, Expect>;
 const every = (f: (s: SaleStatus) => Expect): Row =>
   Object.fromEntries(SALE_STATUSES.map((s) => [s, f(s)])) as Row;
 
+// Whatever the evidence, a displacement is taken alike; only the provisional one (newer
+// requested) is a duplicate of a sale it already displaced.
+const DISPLACEMENT: Row = {
+  requested: 'displaced!displaced_in_flight',
+  pending: 'displaced',
+  paid: 'paid_late!displaced_after_payment',
+  amount_mismatch: 'paid_late!displaced_after_payment',
+  expired: 'displaced!displaced_after_expiry',
+  withdrawn: 'displaced',
+  displaced: 'displaced',
+  paid_late: 'paid_late',
+  refunded: 'refunded!displaced_after_payment',
+  partly_refunded: 'partly_refunded!displaced_after_payment',
+  uncertain: 'displaced',
+  failed: 'failed!displaced_refused_sale',
+};
+
+// Either source of an expiry ends the sale alike (reference 4.5 rule 4 on a displaced one).
+const EXPIRY: Omit<Row, 'expired'> = {
+  requested: 'requested!expired_before_created',
+  pending: 'expired',
+  paid: 'paid!expired_after_payment',
+  amount_mismatch: 'amount_mismatch!expired_after_payment',
+  withdrawn: 'expired',
+  displaced: 'displaced!expired_while_displaced',
+  paid_late: 'paid_late!expired_while_displaced',
+  refunded: 'refunded!expired_after_payment',
+  partly_refunded: 'partly_refunded!expired_after_payment',
+  uncertain: 'uncertain!expired_before_created',
+  failed: 'failed!expired_before_created',
+};
+
+// A payment of another amount than the sale's, too little or unreadable.
+const OFF_AMOUNT: Row = {
+  requested: 'amount_mismatch',
+  pending: 'amount_mismatch',
+  paid: 'paid',
+  amount_mismatch: 'amount_mismatch',
+  expired: 'amount_mismatch',
+  withdrawn: 'paid_late',
+  displaced: 'paid_late',
+  paid_late: 'paid_late',
+  refunded: 'refunded',
+  partly_refunded: 'partly_refunded',
+  uncertain: 'amount_mismatch',
+  failed: 'amount_mismatch!payment_on_refused_sale',
+};
+
 const TABLE: Record<keyof typeof EVENTS, Row> = {
   'sale.requested (repeated)': every(() => '='),
   'sale.requested (another amount)': every((s) => `${s}!requested_twice`),
@@ -182,48 +230,10 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     uncertain: '=',
     failed: 'failed!uncertain_after_outcome',
   },
-  'sale.displaced (newer requested)': {
-    requested: 'displaced!displaced_in_flight',
-    pending: 'displaced',
-    paid: 'paid_late!displaced_after_payment',
-    amount_mismatch: 'paid_late!displaced_after_payment',
-    expired: 'displaced!displaced_after_expiry',
-    withdrawn: 'displaced',
-    displaced: '=',
-    paid_late: '=',
-    refunded: 'refunded!displaced_after_payment',
-    partly_refunded: 'partly_refunded!displaced_after_payment',
-    uncertain: 'displaced',
-    failed: 'failed!displaced_refused_sale',
-  },
-  'sale.displaced (newer created)': {
-    requested: 'displaced!displaced_in_flight',
-    pending: 'displaced',
-    paid: 'paid_late!displaced_after_payment',
-    amount_mismatch: 'paid_late!displaced_after_payment',
-    expired: 'displaced!displaced_after_expiry',
-    withdrawn: 'displaced',
-    displaced: 'displaced', // the provisional displacement is confirmed
-    paid_late: 'paid_late',
-    refunded: 'refunded!displaced_after_payment',
-    partly_refunded: 'partly_refunded!displaced_after_payment',
-    uncertain: 'displaced',
-    failed: 'failed!displaced_refused_sale',
-  },
-  'sale.displaced (TX not found)': {
-    requested: 'displaced!displaced_in_flight',
-    pending: 'displaced',
-    paid: 'paid_late!displaced_after_payment',
-    amount_mismatch: 'paid_late!displaced_after_payment',
-    expired: 'displaced!displaced_after_expiry',
-    withdrawn: 'displaced',
-    displaced: 'displaced',
-    paid_late: 'paid_late',
-    refunded: 'refunded!displaced_after_payment',
-    partly_refunded: 'partly_refunded!displaced_after_payment',
-    uncertain: 'displaced',
-    failed: 'failed!displaced_refused_sale',
-  },
+  'sale.displaced (newer requested)': { ...DISPLACEMENT, displaced: '=', paid_late: '=' },
+  // On a displaced sale the provisional displacement is confirmed.
+  'sale.displaced (newer created)': DISPLACEMENT,
+  'sale.displaced (TX not found)': DISPLACEMENT,
   'sale.reinstated': {
     requested: 'requested!reinstated_without_displacement',
     pending: 'pending!reinstated_without_displacement',
@@ -238,34 +248,8 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     uncertain: 'uncertain!reinstated_without_displacement',
     failed: 'failed!reinstated_without_displacement',
   },
-  'sale.expired (clock)': {
-    requested: 'requested!expired_before_created',
-    pending: 'expired',
-    paid: 'paid!expired_after_payment',
-    amount_mismatch: 'amount_mismatch!expired_after_payment',
-    expired: '=',
-    withdrawn: 'expired',
-    displaced: 'displaced!expired_while_displaced', // reference 4.5 rule 4
-    paid_late: 'paid_late!expired_while_displaced',
-    refunded: 'refunded!expired_after_payment',
-    partly_refunded: 'partly_refunded!expired_after_payment',
-    uncertain: 'uncertain!expired_before_created',
-    failed: 'failed!expired_before_created',
-  },
-  'sale.expired (Tx Status)': {
-    requested: 'requested!expired_before_created',
-    pending: 'expired',
-    paid: 'paid!expired_after_payment',
-    amount_mismatch: 'amount_mismatch!expired_after_payment',
-    expired: 'expired', // a second source agrees
-    withdrawn: 'expired',
-    displaced: 'displaced!expired_while_displaced',
-    paid_late: 'paid_late!expired_while_displaced',
-    refunded: 'refunded!expired_after_payment',
-    partly_refunded: 'partly_refunded!expired_after_payment',
-    uncertain: 'uncertain!expired_before_created',
-    failed: 'failed!expired_before_created',
-  },
+  'sale.expired (clock)': { ...EXPIRY, expired: '=' },
+  'sale.expired (Tx Status)': { ...EXPIRY, expired: 'expired' }, // a second source agrees
   'payment (equal)': {
     requested: 'paid',
     pending: 'paid',
@@ -280,34 +264,8 @@ const TABLE: Record<keyof typeof EVENTS, Row> = {
     uncertain: 'paid', // the sale existed after all
     failed: 'paid!payment_on_refused_sale', // never drop money
   },
-  'payment (under)': {
-    requested: 'amount_mismatch',
-    pending: 'amount_mismatch',
-    paid: 'paid',
-    amount_mismatch: 'amount_mismatch',
-    expired: 'amount_mismatch',
-    withdrawn: 'paid_late',
-    displaced: 'paid_late',
-    paid_late: 'paid_late',
-    refunded: 'refunded',
-    partly_refunded: 'partly_refunded',
-    uncertain: 'amount_mismatch',
-    failed: 'amount_mismatch!payment_on_refused_sale',
-  },
-  'payment (unreadable)': {
-    requested: 'amount_mismatch',
-    pending: 'amount_mismatch',
-    paid: 'paid',
-    amount_mismatch: 'amount_mismatch',
-    expired: 'amount_mismatch',
-    withdrawn: 'paid_late',
-    displaced: 'paid_late',
-    paid_late: 'paid_late',
-    refunded: 'refunded',
-    partly_refunded: 'partly_refunded',
-    uncertain: 'amount_mismatch',
-    failed: 'amount_mismatch!payment_on_refused_sale',
-  },
+  'payment (under)': OFF_AMOUNT,
+  'payment (unreadable)': OFF_AMOUNT,
   'payment (other ids)': {
     // No identity yet: the caller vouched for it (a person's attribution), the sale learns the ids.
     requested: 'paid',

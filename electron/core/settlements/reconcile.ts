@@ -150,31 +150,29 @@ export function idsDiffering(sale: SaleForSettlement, ids: { external_id: string
   return out;
 }
 
+/** A line of the settlement against the journal: no sale of its ids, a sale whose other ids differ, or `check`'s answer. */
+function lineCheck<C>(sales: readonly SaleForSettlement[], ids: Parameters<typeof findSale>[1], check: (sale: SaleForSettlement) => C): C | IdsDiffer | { kind: 'not_in_journal' } {
+  const sale = findSale(sales, ids);
+  if (sale === null) return { kind: 'not_in_journal' };
+  const fields = idsDiffering(sale, ids);
+  return fields.length > 0 ? { kind: 'ids_differ', candidate: sale.sale_id, fields } : check(sale);
+}
+
 export function reconcile(facts: SettlementFacts, sales: readonly SaleForSettlement[], other: SettlementFacts | null = null): Reconciliation {
   const charges = facts.charges.map((c) => {
-    const sale = findSale(sales, c);
-    const differing = sale === null ? [] : idsDiffering(sale, c);
-    let check: ChargeCheck;
-    if (sale === null) check = { kind: 'not_in_journal' };
-    else if (differing.length > 0) check = { kind: 'ids_differ', candidate: sale.sale_id, fields: differing };
-    else {
+    const check = lineCheck<ChargeCheck>(sales, c, (sale) => {
       const earlier = sale.settled_in.find((id) => id !== facts.settlement_id);
       const charged = c.charged.scale === 2 ? c.charged.minor : null;
-      if (earlier !== undefined) check = { kind: 'settled_twice', sale_id: sale.sale_id, earlier };
-      else if (charged === null || sale.received_cents !== charged) check = { kind: 'amount_differs', sale_id: sale.sale_id, charged_cents: charged, received_cents: sale.received_cents };
-      else check = { kind: 'matched', sale_id: sale.sale_id };
-    }
+      if (earlier !== undefined) return { kind: 'settled_twice', sale_id: sale.sale_id, earlier };
+      if (charged === null || sale.received_cents !== charged) return { kind: 'amount_differs', sale_id: sale.sale_id, charged_cents: charged, received_cents: sale.received_cents };
+      return { kind: 'matched', sale_id: sale.sale_id };
+    });
     return { service_id: c.service_id, check };
   });
   // Each of the app's refunds without an id answers for one deduction at most.
   const usedWithoutId = new Set<object>();
   const refunds = facts.refunds.map((r) => {
-    const sale = findSale(sales, r);
-    const differing = sale === null ? [] : idsDiffering(sale, r);
-    let check: RefundCheck;
-    if (sale === null) check = { kind: 'not_in_journal' };
-    else if (differing.length > 0) check = { kind: 'ids_differ', candidate: sale.sale_id, fields: differing };
-    else check = refundCheck(sale, r, usedWithoutId, facts.settlement_id);
+    const check = lineCheck<RefundCheck>(sales, r, (sale) => refundCheck(sale, r, usedWithoutId, facts.settlement_id));
     return { service_refund_id: r.service_refund_id, service_id: r.service_id, check };
   });
   const invariants = invariantLines(facts);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
@@ -6,7 +6,7 @@ import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { PendingRow, SettlementListRow, SettlementView } from './reconciler.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import { coreOnSandboxForFile } from '../terminal/fixtures/core.ts';
 import { waitFor, type ServiceControl } from '../terminal/fixtures/service.ts';
 import type { Reconciliation } from './reconcile.ts';
 import { SETTLEMENT_RECONCILED } from './reconciler.ts';
@@ -18,15 +18,9 @@ import { SETTLEMENT_RECONCILED } from './reconciler.ts';
  * delivered twice reconciles once.
  */
 const log = memoryLogger(systemClock);
-let app: CoreOnSandbox;
 let core: Core;
 let svc: ServiceControl;
-
-beforeAll(async () => {
-  app = await startCoreOnSandbox('settlements', log, { secondCheckout: false });
-  ({ core, svc } = app);
-}, 60_000);
-afterAll(() => app?.stop());
+coreOnSandboxForFile('settlements', log, (app) => ({ core, svc } = app), { secondCheckout: false });
 
 async function paidSale(amountCents: number, externalId: string): Promise<string> {
   const saleId = (await core.charge({ by: 'Caio', amountCents, externalId })).newest?.sale_id ?? '';

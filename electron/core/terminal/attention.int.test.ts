@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile } from './fixtures/core.ts';
 
 /**
  * What needs a person stays on the cashier's view however old it is, until a person
  * acknowledges it. The core runs on its embedded sandbox; days pass on the sandbox clock.
  */
-let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
-
-beforeAll(async () => {
-  env = await startCoreOnSandbox('attention', memoryLogger(systemClock), { secondCheckout: false });
-  ({ core, svc } = env);
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+coreOnSandboxForFile('attention', memoryLogger(systemClock), (app) => ({ core, svc } = app), { secondCheckout: false });
 
 const view = () => core.terminal.checkoutView({ storeId: 1, checkoutId: 1 });
 

@@ -1,17 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
-import { startSandbox, type Sandbox } from '../../sandbox/server.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { startCoreProcess, type CoreProcess } from './fixtures/core-child.ts';
-import { remoteCoreEnv } from './fixtures/remote-core.ts';
-import { serviceControl, waitFor, type ServiceControl, type ServiceSale } from './fixtures/service.ts';
+import { childCoresPerTest, type CrashHarness } from './fixtures/child-cores.ts';
+import { waitFor, type ServiceSale } from './fixtures/service.ts';
+import type { CoreProcess } from './fixtures/core-child.ts';
 import type { CheckoutView } from './views.ts';
 import { mulberry32 } from '../../shared/prng.ts';
 
@@ -26,38 +21,35 @@ import { mulberry32 } from '../../shared/prng.ts';
 const SEED = Number(process.env.CORE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
-const children = new Set<ChildProcess>();
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  // Every child this file started, by its pid; then the sandboxes and data dirs.
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const startCore = (env: Record<string, string>): Promise<CoreProcess> => startCoreProcess(env, children);
-
-interface Harness {
-  sandbox: Sandbox;
-  svc: ServiceControl;
-  /** The environment the core process is started with, every time: same data dir, same webhook port. */
-  env: Record<string, string>;
-}
-
-/** A sandbox here, a printed checkout, a data dir and a fixed webhook port for the core. */
-async function setUp(): Promise<Harness> {
-  const sandbox = await startSandbox({ port: 0 });
-  const dir = await mkdtemp(join(tmpdir(), 'pos-crash-'));
-  cleanups.push(async () => {
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  // In remote mode the core does not print its checkout's QR: a manager did, at the service.
-  return { sandbox, svc: serviceControl(sandbox.url), env: await remoteCoreEnv(sandbox.url, dir) };
-}
+const cores = childCoresPerTest();
+const startCore = cores.start;
+const setUp = (): Promise<CrashHarness> => cores.setUp('pos-crash-');
+const setUpAndStart = async (): Promise<{ h: CrashHarness; first: CoreProcess }> => {
+  const h = await setUp();
+  return { h, first: await startCore(h.env) };
+};
 
 const cents = (brl: string | null): number | null => wireBrlCents(brl);
+
+/** Every sale of the restarted core in its true final state (see reconcile); then it stops cleanly. */
+async function expectTrueAndStop(core: CoreProcess, h: CrashHarness): Promise<void> {
+  expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
+  await core.stop();
+}
+
+/** The payer pays the checkout's printed QR: the ids of the charge.paid and charge.done webhooks it sends. */
+async function payPrinted(h: CrashHarness): Promise<[string, string]> {
+  return ((await h.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).body as { webhook_ids: [string, string] }).webhook_ids;
+}
+
+/** The service's attempts to deliver one webhook, oldest first. */
+async function deliveries(h: CrashHarness, webhookId: string): Promise<Array<{ webhook_id: string; status: number | null; error: string | null }>> {
+  const all = (await h.svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; status: number | null; error: string | null }>;
+  return all.filter((a) => a.webhook_id === webhookId);
+}
+
+const bothJournaled = (core: CoreProcess, webhookIds: [string, string], what: string): Promise<true> =>
+  waitFor(async () => ((await core.call('journaled', { webhookId: webhookIds[0] })) && (await core.call('journaled', { webhookId: webhookIds[1] })) ? true : undefined), what);
 
 /**
  * Where the journal and the service disagree: every sale the service made is in the journal
@@ -92,7 +84,7 @@ function reconcile(journal: readonly Sale[], service: readonly ServiceSale[]): s
 }
 
 /** Moves the sandbox clock to its next webhook retry, if one is waiting (contract 4's schedule). */
-async function advanceToNextDelivery(h: Harness): Promise<void> {
+async function advanceToNextDelivery(h: CrashHarness): Promise<void> {
   const events = (await h.svc('GET', '/_sandbox/events')).body as Array<{ state: string; next_attempt_at: string | null }>;
   const now = h.sandbox.clock.now();
   const waits = events.filter((e) => e.state === 'pending' && e.next_attempt_at !== null).map((e) => Date.parse(e.next_attempt_at as string) - now);
@@ -101,7 +93,7 @@ async function advanceToNextDelivery(h: Harness): Promise<void> {
 }
 
 /** Runs the core's follow-up loop and the service's retries until the journal agrees with the service. */
-async function settle(h: Harness, core: CoreProcess, where: string): Promise<Sale[]> {
+async function settle(h: CrashHarness, core: CoreProcess, where: string): Promise<Sale[]> {
   const deadline = performance.now() + 40_000;
   for (;;) {
     await core.call('tick');
@@ -125,8 +117,7 @@ const journaledOnce = async (core: CoreProcess, saleId: string, webhookId: strin
 
 describe('SIGKILL at each point of a sale, then a restart on the same data dir', () => {
   it('(a) before create: killed while the create is held at the service, the restarted core sends it again under the same key, and one sale exists', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
     const charging = first.call('charge', { amountCents: 1234 }).then(
       () => 'answered',
@@ -156,13 +147,11 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toMatchObject({ pix_id: sale.pix_id });
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(b) after create: killed once the service made the sale but before its answer arrived, the restart gets the same sale back, no second one', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     // Made and its answer lost; the retry is held, so the core never learns the sale's ids.
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'lost_response', count: 1 });
     await h.svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
@@ -181,21 +170,18 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     expect(sale.pix_id).toBe(made?.pix_id);
     expect(await h.svc.sales(1, 1)).toHaveLength(1);
     expect(await core.call<Sale[]>('sales')).toHaveLength(1);
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(c) before the webhook is journaled: paid while the core is down, the delivery retried after the restart is journaled once', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     const view = await first.call<CheckoutView>('charge', { amountCents: 3456 });
     const saleId = view.newest?.sale_id ?? '';
     await first.kill();
 
-    const paid = (await h.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).body as { webhook_ids: [string, string] };
-    const [paidHook, doneHook] = paid.webhook_ids;
+    const [paidHook, doneHook] = await payPrinted(h);
     const failed = await waitFor(async () => {
-      const attempts = ((await h.svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; status: number | null; error: string | null }>).filter((a) => a.webhook_id === paidHook);
+      const attempts = await deliveries(h, paidHook);
       return attempts.length > 0 && attempts.every((a) => a.error !== null) ? attempts : undefined;
     }, 'the delivery to the dead core to fail');
     expect(failed[0]).toMatchObject({ status: null, error: 'ECONNREFUSED' });
@@ -203,25 +189,22 @@ describe('SIGKILL at each point of a sale, then a restart on the same data dir',
     const core = await startCore(h.env);
     // Contract 4: the next attempt comes 5 s (sandbox time) after the failure.
     await h.svc('POST', '/_sandbox/clock/advance', { seconds: 6 });
-    await waitFor(async () => ((await core.call('journaled', { webhookId: paidHook })) && (await core.call('journaled', { webhookId: doneHook })) ? true : undefined), 'the redelivered webhooks to be journaled');
+    await bothJournaled(core, [paidHook, doneHook], 'the redelivered webhooks to be journaled');
     const sale = await saleWith(core, saleId, 'paid');
     expect(sale).toMatchObject({ paid: { received_cents: 3456 }, attention: [], issues: [] });
     expect(sale.payments).toHaveLength(1);
     expect(await journaledOnce(core, saleId, paidHook)).toBe(1);
     expect(await journaledOnce(core, saleId, doneHook)).toBe(1);
-    const delivered = ((await h.svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; status: number | null }>).filter((a) => a.webhook_id === paidHook);
+    const delivered = await deliveries(h, paidHook);
     expect(delivered.at(-1)?.status).toBe(200);
-    expect(reconcile(await core.call<Sale[]>('sales'), await h.svc.sales(1, 1))).toEqual([]);
-    await core.stop();
+    await expectTrueAndStop(core, h);
   }, 90_000);
 
   it('(d) after the webhook is journaled: still paid after the restart, and a redelivery is a duplicate', async () => {
-    const h = await setUp();
-    const first = await startCore(h.env);
+    const { h, first } = await setUpAndStart();
     const saleId = (await first.call<CheckoutView>('charge', { amountCents: 4567 })).newest?.sale_id ?? '';
-    const paid = (await h.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).body as { webhook_ids: [string, string] };
-    const [paidHook, doneHook] = paid.webhook_ids;
-    await waitFor(async () => ((await first.call('journaled', { webhookId: paidHook })) && (await first.call('journaled', { webhookId: doneHook })) ? true : undefined), 'the webhooks to be journaled');
+    const [paidHook, doneHook] = await payPrinted(h);
+    await bothJournaled(first, [paidHook, doneHook], 'the webhooks to be journaled');
     const before = await first.call<Sale[]>('sales');
     expect(before).toMatchObject([{ sale_id: saleId, status: 'paid', paid: { received_cents: 4567 } }]);
     const eventsBefore = await first.call<JournalEntry[]>('events', { saleId });

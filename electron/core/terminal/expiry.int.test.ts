@@ -11,6 +11,7 @@ import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { EXPIRY_GRACE_MS } from '../sales/checkout.ts';
 import type { Sale } from '../sales/lifecycle.ts';
+import { journaledSale } from './fixtures/core.ts';
 import { serviceControl, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -54,11 +55,7 @@ afterEach(async () => {
 });
 
 const charge = async (amountCents: number): Promise<string> => (await core.terminal.charge({ ...CHECKOUT, amountCents, by: 'ana' })).newest?.sale_id ?? '';
-const saleOf = async (saleId: string): Promise<Sale> => {
-  const row = await core.journal.sales.get(saleId);
-  if (!row) throw new Error(`sale ${saleId} is not in the journal`);
-  return row.sale;
-};
+const saleOf = (saleId: string): Promise<Sale> => journaledSale(core, saleId);
 const advance = async (seconds: number) => {
   expect((await svc('POST', '/_sandbox/clock/advance', { seconds })).status).toBe(200);
 };
@@ -68,6 +65,19 @@ const advanceTo = async (at: number) => advance((at - sandbox.clock.now()) / 100
 const freshTick = async () => {
   await core.terminal.tick();
   await core.terminal.tick();
+};
+/** `rounds` passes of the loop, each after `seconds` more on the shared clock. */
+const passes = async (rounds: number, seconds: number) => {
+  for (let round = 0; round < rounds; round++) {
+    await advance(seconds);
+    await freshTick();
+  }
+};
+/** The newer sale's QR is held back while a person looks at the earlier sale's payment. */
+const expectHeld = async (saleId: string, reason: string, next: string) => {
+  const view = await core.terminal.checkoutView(CHECKOUT);
+  expect(view.hold?.items).toContainEqual({ sale_id: saleId, reason });
+  expect(view.screen).toMatchObject({ kind: 'held', sale_id: next });
 };
 const expiresAtOf = async (saleId: string): Promise<number> => (await saleOf(saleId)).created?.expires_at ?? 0;
 const payNewest = async () => {
@@ -94,27 +104,19 @@ describe('polling only', () => {
     expect(await saleOf(first)).toMatchObject({ status: 'displaced', displaced_by: next });
     // The service credited the payment before the newer sale existed, so it did not displace
     // the earlier one (reference 3.1): Tx Status answers `paid` for it, not TX not found.
-    for (let round = 0; round < 3; round++) {
-      await advance(5);
-      await freshTick();
-    }
+    await passes(3, 5);
     const found = await saleOf(first);
     expect(found).toMatchObject({ status: 'paid_late', attention: [{ reason: 'paid_late', subject: '' }], paid: { received_cents: 1000 } });
     expect(found.payments[0]?.sources).toEqual(['tx_status']);
     // The newer sale's QR is held back: the customer who paid must not be asked to pay again.
-    const view = await core.terminal.checkoutView(CHECKOUT);
-    expect(view.hold?.items).toContainEqual({ sale_id: first, reason: 'paid_late' });
-    expect(view.screen).toMatchObject({ kind: 'held', sale_id: next });
+    await expectHeld(first, 'paid_late', next);
   }, 60_000);
 
   it('the customer pays 10 s before expiry and the cashier charges the next sale just after it: the sale stays open until its last read finds the payment, held for a person', async () => {
     const first = await charge(1000);
     const expiresAt = await expiresAtOf(first);
     // Every read answers pending and the reads space out (to every 30 s at most).
-    for (let round = 0; round < 7; round++) {
-      await advance(31);
-      await freshTick();
-    }
+    await passes(7, 31);
     await advanceTo(expiresAt - 10_000);
     await freshTick();
     expect((await saleOf(first)).status).toBe('pending');
@@ -124,15 +126,10 @@ describe('polling only', () => {
     // Not closed by the clock, nor by the next charge (the service cannot displace it): open, no QR of it.
     expect((await saleOf(first)).status).toBe('pending');
     expect((await core.terminal.checkoutView(CHECKOUT)).screen).toMatchObject({ kind: 'qr', sale_id: next });
-    for (let round = 0; round < 4; round++) {
-      await advance(31);
-      await freshTick();
-    }
+    await passes(4, 31);
     const found = await saleOf(first);
     expect(found).toMatchObject({ status: 'paid', attention: [{ reason: 'paid_after_expiry', subject: '' }], paid: { received_cents: 1000 } });
-    const view = await core.terminal.checkoutView(CHECKOUT);
-    expect(view.hold?.items).toContainEqual({ sale_id: first, reason: 'paid_after_expiry' });
-    expect(view.screen).toMatchObject({ kind: 'held', sale_id: next });
+    await expectHeld(first, 'paid_after_expiry', next);
   }, 60_000);
 
   it('an unpaid sale shows expiring, with no QR, until a read made a minute after its expiry says it expired', async () => {

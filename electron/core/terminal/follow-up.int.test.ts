@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -18,12 +18,10 @@ let svc: ServiceControl;
 const log = memoryLogger(systemClock);
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
-beforeAll(async () => {
-  app = await startCoreOnSandbox('follow-up', log);
-  ({ core, svc } = app);
+coreOnSandboxForFile('follow-up', log, (started) => {
+  app = started;
+  ({ core, svc } = started);
 });
-
-afterAll(() => app?.stop());
 
 afterEach(async () => {
   await svc('PUT', '/_sandbox/gateway', { printed_disabled: false });
@@ -31,11 +29,7 @@ afterEach(async () => {
 });
 
 const charge = (checkoutId: number, amountCents: number) => core.terminal.charge({ storeId: 1, checkoutId, amountCents, by: 'ana' });
-const saleOf = async (saleId: string): Promise<Sale> => {
-  const row = await core.journal.sales.get(saleId);
-  if (!row) throw new Error(`sale ${saleId} is not in the journal`);
-  return row.sale;
-};
+const saleOf = (saleId: string): Promise<Sale> => journaledSale(core, saleId);
 const seqOf = async (saleId: string, type: string): Promise<number | undefined> => (await core.journal.eventsForSale(saleId)).find((e) => e.type === type && (e.data.events as Array<{ sale_id?: string }>)[0]?.sale_id === saleId)?.seq;
 /** How many of a sale's creates the service refused for certain, from the terminal's log. */
 const refusals = (saleId: string) =>

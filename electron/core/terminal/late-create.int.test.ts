@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import { APP_WITHDRAWER } from '../sales/checkout.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -14,16 +14,10 @@ import { waitFor, type ServiceControl } from './fixtures/service.ts';
  * shown, and a payment of it is a payment of a withdrawn sale, for a person.
  */
 const log = memoryLogger(systemClock);
-let app: CoreOnSandbox;
 let core: Core;
 let svc: ServiceControl;
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
-
-beforeAll(async () => {
-  app = await startCoreOnSandbox('late-create', log, { secondCheckout: false });
-  ({ core, svc } = app);
-}, 60_000);
-afterAll(() => app?.stop());
+coreOnSandboxForFile('late-create', log, (app) => ({ core, svc } = app), { secondCheckout: false });
 
 describe('a create resent after its sale’s life made a new sale', () => {
   it('is withdrawn at once: no QR on either screen, and its payment goes to a person', async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -13,15 +13,9 @@ import { waitFor, type ServiceControl } from './fixtures/service.ts';
  * the CSV, and its money is counted apart: received, refunded and net (what the store kept).
  */
 const log = memoryLogger(systemClock);
-let app: CoreOnSandbox;
 let core: Core;
 let svc: ServiceControl;
-
-beforeAll(async () => {
-  app = await startCoreOnSandbox('refunded', log, { secondCheckout: false });
-  ({ core, svc } = app);
-});
-afterAll(() => app?.stop());
+coreOnSandboxForFile('refunded', log, (app) => ({ core, svc } = app), { secondCheckout: false });
 
 describe('a sale refunded at the service', () => {
   it('reads Refunded everywhere, and its money is received, then refunded, and not in the net', async () => {

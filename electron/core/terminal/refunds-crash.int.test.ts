@@ -1,15 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
-import { startSandbox } from '../../sandbox/server.ts';
 import type { JournalEntry } from '../journal/journal.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { startCoreProcess } from './fixtures/core-child.ts';
-import { remoteCoreEnv } from './fixtures/remote-core.ts';
-import { serviceControl, waitFor } from './fixtures/service.ts';
+import { childCoresPerTest } from './fixtures/child-cores.ts';
+import { waitFor } from './fixtures/service.ts';
 
 /**
  * A crash between a refund's intent and its answer (as crash.int.test.ts does for sales):
@@ -20,28 +14,14 @@ import { serviceControl, waitFor } from './fixtures/service.ts';
  * the refund is Refund not confirmed, and the supervisor's answer (It was refunded, or Send
  * again) leaves exactly one refund at the service, whether or not the lost attempt reached it.
  */
-const children = new Set<ChildProcess>();
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cores = childCoresPerTest();
 
 describe('a crash between a refund’s intent and its answer', () => {
   it.each([
     ['the lost attempt never reached the service', false],
     ['the service had made the refund before the crash', true],
   ] as const)('%s: recovered at the next start, refunded exactly once', async (_name, madeBeforeCrash) => {
-    const sandbox = await startSandbox({ port: 0 });
-    const dir = await mkdtemp(join(tmpdir(), 'pos-refund-crash-'));
-    cleanups.push(async () => {
-      await sandbox.close();
-      await rm(dir, { recursive: true, force: true });
-    });
-    const svc = serviceControl(sandbox.url);
-    const env = await remoteCoreEnv(sandbox.url, dir);
+    const { sandbox, svc, env } = await cores.setUp('pos-refund-crash-');
     const refundApi = (body: unknown, key?: string) =>
       fetch(`${sandbox.url}/v2/pay_in_refunds/request`, {
         method: 'POST',
@@ -49,7 +29,7 @@ describe('a crash between a refund’s intent and its answer', () => {
         body: JSON.stringify(body),
       });
 
-    let core = await startCoreProcess(env, children);
+    let core = await cores.start(env);
     await core.call('charge', { amountCents: 1000 });
     const paid = await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
     expect(paid.status).toBe(200);
@@ -81,7 +61,7 @@ describe('a crash between a refund’s intent and its answer', () => {
       return ((await probe.json()) as { detail: { ctx?: { le?: string } }[] }).detail[0]?.ctx?.le;
     };
 
-    core = await startCoreProcess(env, children);
+    core = await cores.start(env);
     // Ticks across more than a day of clock: the core never asks again by itself.
     let ticks = 0;
     const unconfirmed = await waitFor(

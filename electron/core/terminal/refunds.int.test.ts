@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { CoreError } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -22,12 +22,16 @@ let core: Core;
 let svc: ServiceControl;
 const REFUND = { target: 'route', method: 'POST', path: '/v2/pay_in_refunds/request' } as const;
 
-beforeAll(async () => {
-  app = await startCoreOnSandbox('refunds', log, { secondCheckout: false });
-  ({ core, svc } = app);
-  await core.openShift('Marta', undefined);
-}, 60_000);
-afterAll(() => app?.stop());
+coreOnSandboxForFile(
+  'refunds',
+  log,
+  async (started) => {
+    app = started;
+    ({ core, svc } = started);
+    await core.openShift('Marta', undefined);
+  },
+  { secondCheckout: false },
+);
 afterEach(() => app.settle());
 
 /** A sale charged and paid by webhook (on `on`, the first app unless told); its ids at the service. */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
@@ -10,7 +10,7 @@ import type { Core } from '../core.ts';
 import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -29,12 +29,10 @@ const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix'
 const TX_STATUS = { target: 'route', method: 'GET', path: '/v2/tx_status/:pix_id' } as const;
 const OTHER_SECRET = 'whsec_' + Buffer.from('a-secret-the-terminal-does-not-know').toString('base64');
 
-beforeAll(async () => {
-  app = await startCoreOnSandbox('resilience', log);
-  ({ core, svc } = app);
+coreOnSandboxForFile('resilience', log, (started) => {
+  app = started;
+  ({ core, svc } = started);
 });
-
-afterAll(() => app?.stop());
 
 afterEach(async () => {
   await svc('PUT', '/_sandbox/webhook', { url: core.status().webhooks.url, secret: FIXTURE_WEBHOOK_SECRET });
@@ -42,11 +40,7 @@ afterEach(async () => {
 });
 
 const charge = (checkoutId: number, amountCents: number) => core.terminal.charge({ storeId: 1, checkoutId, amountCents, by: 'ana' });
-const saleOf = async (saleId: string): Promise<Sale> => {
-  const row = await core.journal.sales.get(saleId);
-  if (!row) throw new Error(`sale ${saleId} is not in the journal`);
-  return row.sale;
-};
+const saleOf = (saleId: string): Promise<Sale> => journaledSale(core, saleId);
 const journaled = async (webhookId: string) => (await core.journal.webhookSeq(webhookId)) !== undefined;
 const untilJournaled = (...ids: string[]) =>
   waitFor(async () => ((await Promise.all(ids.map(journaled))).every(Boolean) ? true : undefined), `webhooks ${ids.join(', ')} to be journaled`);

@@ -190,35 +190,28 @@ describe('CSV', () => {
 });
 
 describe('event lines', () => {
+  /** A journal entry at 5 ms, its chain left out: the line reads only its type and data. */
+  const entryAt5 = (seq: number, type: string, data: JournalEntry['data']): JournalEntry => ({ seq, prev: '', hash: '', at: 5, type, data });
+
   it('a settlement’s entry names its settlement; the sales it included are its lines, not related sales', () => {
-    const line = eventView({
-      seq: 9,
-      prev: '',
-      hash: '',
-      at: 5,
-      type: 'settlement.reconciled',
-      data: {
+    const line = eventView(
+      entryAt5(9, 'settlement.reconciled', {
         settlement_id: 42,
         sale_ids: ['a', 'b'],
         events: [
           { type: 'sale.settled', sale_id: 'a', settlement_id: 42, line: 'charge', settled_at: 4, at: 5 },
           { type: 'sale.settled', sale_id: 'b', settlement_id: 42, line: 'charge', settled_at: 4, at: 5 },
         ],
-      },
-    });
+      }),
+    );
     expect(line.sale_ids).toEqual(['a', 'b']);
     expect(line.details).toMatchObject({ settlement_id: 42, related: 0, amount_cents: null });
   });
 
   it('describes a sale fact as data, leaving the words to the renderer', () => {
-    const line = eventView({
-      seq: 7,
-      prev: '',
-      hash: '',
-      at: 5,
-      type: 'sale.requested',
-      data: { sale_ids: ['n', 'o'], events: [{ type: 'sale.requested', sale_id: 'n', amount_cents: 1000, requested_by: 'ana', external_id: 'X' }, { type: 'sale.displaced', sale_id: 'o' }] },
-    });
+    const line = eventView(
+      entryAt5(7, 'sale.requested', { sale_ids: ['n', 'o'], events: [{ type: 'sale.requested', sale_id: 'n', amount_cents: 1000, requested_by: 'ana', external_id: 'X' }, { type: 'sale.displaced', sale_id: 'o' }] }),
+    );
     expect(line).toEqual({
       seq: 7,
       at: 5,

@@ -190,20 +190,30 @@ export class Shifts {
   /** No shift yet: the last day's sales, so a first sale is seen before any shift opens. */
   async #recentReport(filter: { outcome?: SaleStatus; search?: string }): Promise<ShiftReport> {
     const now = this.#clock.now();
-    const frame = await this.#dayFrame(now - DAY_MS, now + 1);
+    return this.#frameReport(await this.#dayFrame(now - DAY_MS, now + 1), filter, null);
+  }
+
+  /** A report of a time that is no shift: nothing after a close, and only a day carries payments of earlier days. */
+  async #frameReport(
+    frame: Frame,
+    filter: { outcome?: SaleStatus; search?: string },
+    day: ShiftReport['day'],
+    carried?: { items: CarriedPayment[]; cents: number; refundsCents: number },
+  ): Promise<ShiftReport> {
     return {
       shift: null,
-      day: null,
+      day,
       frozen_at_seq: null,
       sales: filterSales(frame.views, filter),
       events: frame.entries.map(eventView),
       totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
       settlement: settlementTrail(frame.views),
       claims: claimsReturned(frame.entries),
-      carried: [],
-      carried_cents: 0,
+      carried: carried?.items ?? [],
+      carried_cents: carried?.cents ?? 0,
       after_close: [],
       after_close_cents: 0,
+      ...(carried === undefined ? {} : { carried_refunds_cents: carried.refundsCents }),
     };
   }
 
@@ -216,21 +226,7 @@ export class Shifts {
     const { from, to } = dayRange(filter.day, filter.timeZone);
     const frame = await this.#dayFrame(from, to);
     const carried = await this.#carried(frame.entries, (id) => !frame.saleIds.has(id), new Map());
-    return {
-      shift: null,
-      day: { day: filter.day, time_zone: filter.timeZone, from, to },
-      frozen_at_seq: null,
-      sales: filterSales(frame.views, filter),
-      events: frame.entries.map(eventView),
-      totals: shiftTotals(frame.views, await this.#unmatchedIn(frame.entries, () => this.#claimsOf(frame.entries))),
-      settlement: settlementTrail(frame.views),
-      claims: claimsReturned(frame.entries),
-      carried: carried.items,
-      carried_cents: carried.cents,
-      after_close: [],
-      after_close_cents: 0,
-      carried_refunds_cents: carried.refundsCents,
-    };
+    return this.#frameReport(frame, filter, { day: filter.day, time_zone: filter.timeZone, from, to }, carried);
   }
 
   /**

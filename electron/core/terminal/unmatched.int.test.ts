@@ -14,7 +14,7 @@ import { memoryLogger } from '../log.ts';
 import { dispatcherAs, managerSession, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
 import { paymentFact, saleFact, type SaleRow } from './entries.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { startCoreOnSandbox, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 import { Terminal, TERMINAL_JOURNAL, type UnmatchedPayment } from './terminal.ts';
 
@@ -155,11 +155,7 @@ describe('the core on its embedded sandbox', () => {
   afterAll(() => app?.stop());
   afterEach(() => app.settle());
 
-  const saleOf = async (saleId: string): Promise<Sale> => {
-    const row = await core.journal.sales.get(saleId);
-    if (!row) throw new Error(`sale ${saleId} is not in the journal`);
-    return row.sale;
-  };
+  const saleOf = (saleId: string): Promise<Sale> => journaledSale(core, saleId);
   /** A charge whose first create is processed with its answer lost, then answered on a retry. */
   async function chargeWithLostAnswer(amountCents: number, retryFaults: number) {
     const before = (await svc.sales(1, 1)).length;

@@ -26,17 +26,24 @@ export function isoToMs(v: unknown): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/** What charge.paid and charge.done both say of their charge (contract 4). */
+function chargeFacts(payload: Record<string, unknown>, webhookId: string) {
+  return {
+    webhook_id: webhookId,
+    ...optional('pix_id', str(payload.pix_id)),
+    ...optional('service_id', str(payload.service_id)),
+    external_id: str(payload.external_id) ?? null,
+    amount_brl: amount(payload.amount_brl),
+  };
+}
+
 export function readWebhook(payload: Record<string, unknown> & { event: string }, webhookId: string, at: number): WebhookFact {
   switch (payload.event) {
     case 'charge.paid': {
       const report: PaymentReceived = {
         type: 'payment.received',
         source: 'webhook',
-        webhook_id: webhookId,
-        ...optional('pix_id', str(payload.pix_id)),
-        ...optional('service_id', str(payload.service_id)),
-        external_id: str(payload.external_id) ?? null,
-        amount_brl: amount(payload.amount_brl),
+        ...chargeFacts(payload, webhookId),
         paid_at: isoToMs(payload.paid_at),
         e2e_id: str(payload.e2e_id) ?? null,
         at,
@@ -47,11 +54,7 @@ export function readWebhook(payload: Record<string, unknown> & { event: string }
       const settlement = payload.settlement_id;
       const report: ChargeDone = {
         type: 'charge.done',
-        webhook_id: webhookId,
-        ...optional('pix_id', str(payload.pix_id)),
-        ...optional('service_id', str(payload.service_id)),
-        external_id: str(payload.external_id) ?? null,
-        amount_brl: amount(payload.amount_brl),
+        ...chargeFacts(payload, webhookId),
         settlement_id: typeof settlement === 'number' && Number.isSafeInteger(settlement) ? settlement : null,
         at,
       };

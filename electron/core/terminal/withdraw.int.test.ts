@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
 import { CoreError } from '../errors.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import { memoryLogger } from '../log.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
-import { startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile } from './fixtures/core.ts';
 
 /**
  * Withdrawing a sale and never inviting a second payment (issue 8, points 4 and 5), on the
  * real terminal over its embedded sandbox: the checkout's view is the one rule both the
  * cashier screen and the customer display obey.
  */
-let env: CoreOnSandbox | undefined;
 let core: Core;
 let svc: ServiceControl;
-
-beforeAll(async () => {
-  env = await startCoreOnSandbox('withdraw', memoryLogger(systemClock), { secondCheckout: false });
-  ({ core, svc } = env);
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+coreOnSandboxForFile('withdraw', memoryLogger(systemClock), (app) => ({ core, svc } = app), { secondCheckout: false });
 
 const checkout = { storeId: 1, checkoutId: 1 };
 const view = () => core.terminal.checkoutView(checkout);
@@ -115,14 +106,18 @@ describe('whose sale a late payment is about (issue 24 point 7)', () => {
     return settledAs(saleId, 'paid_late');
   };
   const described = async (saleId: string) => (await core.terminal.saleDetail(saleId))?.sale.description;
+  /** The next customer is charged and pays the printed QR. */
+  const nextCustomerPays = async () => {
+    const nextCustomer = await charge(3000);
+    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+    await settledAs(nextCustomer, 'paid');
+  };
 
   it('a correction withdrawn ends the chain: the next customer’s paid sale does not make the late payment "paid twice"', async () => {
     const first = await charge(1000);
     const correction = await charge(1200);
     await core.terminal.withdraw({ saleId: correction, by: 'Ana' });
-    const nextCustomer = await charge(3000);
-    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    await settledAs(nextCustomer, 'paid');
+    await nextCustomerPays();
     await payLate(first);
     for (const d of [await described(first), (await view()).attention.find((s) => s.sale_id === first)?.description]) {
       expect(d?.key).toBe('sale.paid_late');
@@ -134,9 +129,7 @@ describe('whose sale a late payment is about (issue 24 point 7)', () => {
   it('a sale withdrawn, then paid after the next customer’s sale displaced it, is a payment on a withdrawn sale', async () => {
     const first = await charge(1000);
     await core.terminal.withdraw({ saleId: first, by: 'Ana' });
-    const nextCustomer = await charge(3000);
-    await svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    await settledAs(nextCustomer, 'paid');
+    await nextCustomerPays();
     await payLate(first);
     const d = await described(first);
     expect(d?.key).toBe('sale.paid_withdrawn');

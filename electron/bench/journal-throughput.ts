@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { systemClock } from '../../shared/clock.ts';
-import type { EntryInput, JournalEntry, SaleRecord, SaleReducer } from './journal.ts';
-import { openJournal } from './journal.ts';
+import { systemClock } from '../shared/clock.ts';
+import type { EntryInput, JournalEntry, SaleRecord, SaleReducer } from '../core/journal/journal.ts';
+import { openJournal } from '../core/journal/journal.ts';
 
 export interface JournalBenchResult {
   events: number;

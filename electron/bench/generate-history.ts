@@ -12,12 +12,12 @@
  */
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
-import type { JsonObject } from './canonical.ts';
-import { segmentName, utcDay } from './log.ts';
-import type { JournalEntry } from './log.ts';
-import type { SaleRecord, SaleReducer } from './view.ts';
-import { mulberry32 } from '../../shared/prng.ts';
+import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from '../core/journal/canonical.ts';
+import type { JsonObject } from '../core/journal/canonical.ts';
+import { segmentName, utcDay } from '../core/journal/log.ts';
+import type { JournalEntry } from '../core/journal/log.ts';
+import type { SaleRecord, SaleReducer } from '../core/journal/view.ts';
+import { mulberry32 } from '../shared/prng.ts';
 
 export interface GeneratedSale extends SaleRecord {
   paid_cents?: number;
