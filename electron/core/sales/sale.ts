@@ -279,7 +279,7 @@ export interface RefundUncertain {
 
 /**
  * The follow-up may not ask again by itself (the provider is not known to honour refund keys,
- * or the key's window has passed; api/routes.ts REFUND_KEYS): a person decides. Until one
+ * or the key's window has passed; api/routes/route.ts REFUND_KEYS): a person decides. Until one
  * does, the refund is **Refund not confirmed** on every supervisor's list.
  */
 export interface RefundUnconfirmed {

@@ -57,7 +57,7 @@ export const REFUND_RETRY_MAX_MS = 5 * 60_000;
  * no definite answer leaves it uncertain. The follow-up first reads Tx Status: a charge the
  * service already reads `refunded` settles a refund of all that was left. Otherwise it asks
  * again under the same key only while the provider is known to honour refund keys and the
- * key is inside its window (api/routes.ts REFUND_KEYS; by default not known); else the
+ * key is inside its window (api/routes/route.ts REFUND_KEYS; by default not known); else the
  * refund is **Refund not confirmed** and a supervisor answers: It was refunded, or Send
  * again under a new key, each journaled in their name. The service never refunds twice
  * without a person having decided so.

@@ -56,7 +56,7 @@ export interface TerminalOptions {
   /** Called with the checkouts whose sales changed; the core pushes their views. */
   onChange(checkouts: readonly CheckoutKey[]): void;
   poll?: Partial<PollPolicy>;
-  /** Whether a refund's key may be asked again (default: api/routes.ts REFUND_KEYS). */
+  /** Whether a refund's key may be asked again (default: api/routes/route.ts REFUND_KEYS). */
   refundKeys?: RefundKeyContract;
 }
 
