@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from './atomic-file.ts';
 
 /**
  * Secrets at rest (the service token, the webhook signing secret): never in settings, never
@@ -77,19 +77,7 @@ export class FileSecretStore implements SecretStore {
     const run = this.#queue.then(async () => {
       const next = change(await this.#read());
       await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
-      const temp = `${this.#path}.${randomBytes(6).toString('hex')}.tmp`;
-      const handle = await open(temp, 'w', 0o600);
-      try {
-        await handle.writeFile(JSON.stringify(next));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await chmod(temp, 0o600);
-      await rename(temp, this.#path).catch(async (err: unknown) => {
-        await unlink(temp).catch(() => undefined);
-        throw err;
-      });
+      await writeFileAtomic(this.#path, JSON.stringify(next), 0o600);
     });
     this.#queue = run.catch(() => undefined);
     return run;

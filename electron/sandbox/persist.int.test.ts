@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver, startTestSandbox, waitFor } from './conformance/harness.ts';
-import { writeFileAtomic } from './persist.ts';
+import { writeFileAtomic } from '../core/atomic-file.ts';
 
 let dir: string;
 beforeAll(async () => {

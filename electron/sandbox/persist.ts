@@ -5,8 +5,8 @@
  * the new file, never half of one. Writes are debounced and serialised, and `close()`
  * flushes whatever is still dirty.
  */
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, rename } from 'node:fs/promises';
+import { writeFileAtomic } from '../core/atomic-file.ts';
 import type { SandboxState } from './state.ts';
 
 export const DEFAULT_DEBOUNCE_MS = 150;
@@ -39,35 +39,6 @@ export async function loadState(file: string, defaults: SandboxState): Promise<L
     } catch {
       return { kind: 'corrupt', error: (error as Error).message, movedTo: null };
     }
-  }
-}
-
-/** Writes `text` to `file` atomically (temp + fsync + rename + directory fsync). */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  // The rename itself is durable only once the directory entry is on disk.
-  try {
-    const dir = await open(dirname(file), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
   }
 }
 
