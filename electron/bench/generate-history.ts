@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from '../core/journal/canonical.ts';
 import type { JsonObject } from '../core/journal/canonical.ts';
 import { segmentName, utcDay } from '../core/journal/log.ts';
-import type { JournalEntry } from '../core/journal/log.ts';
-import type { SaleRecord, SaleReducer } from '../core/journal/view.ts';
+import type { JournalEntry, SaleRecord, SaleReducer } from '../core/journal/port.ts';
 import { mulberry32 } from '../shared/prng.ts';
 
 export interface GeneratedSale extends SaleRecord {

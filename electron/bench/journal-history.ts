@@ -16,7 +16,7 @@ import { ManualClock } from '../shared/clock.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from './generate-history.ts';
 import { openJournal } from '../core/journal/journal.ts';
 import { runToExit } from './report.ts';
-import type { OpenedFrom } from '../core/journal/journal.ts';
+import type { OpenedFrom } from '../core/journal/port.ts';
 
 const MB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { systemClock } from '../shared/clock.ts';
-import type { EntryInput, JournalEntry, SaleRecord, SaleReducer } from '../core/journal/journal.ts';
+import type { EntryInput, JournalEntry, SaleRecord, SaleReducer } from '../core/journal/port.ts';
 import { openJournal } from '../core/journal/journal.ts';
 
 export interface JournalBenchResult {

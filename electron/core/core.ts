@@ -9,7 +9,7 @@ import type { Connection } from './devices/connection.ts';
 import type { Devices } from './devices/devices.ts';
 import { CoreError } from './errors.ts';
 import { EventHub } from './events.ts';
-import type { Journal, JournalEntry, VerifyResult } from './journal/journal.ts';
+import type { JournalEntry, JournalPort, VerifyResult } from './journal/port.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import type { Operators, Session } from './operators/operators.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
@@ -156,7 +156,7 @@ export class Core {
     return this.#whenReady(this.#parts.claims);
   }
 
-  get journal(): Journal<SaleRow> {
+  get journal(): JournalPort<SaleRow> {
     return this.#whenOpen(this.#parts.journal);
   }
 

@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
 import type { Store } from '../api/routes/stores.ts';
 import { CoreError } from '../errors.ts';
-import type { Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import {
   checkedPosterEmv,
@@ -77,10 +77,10 @@ type CheckoutKey = { storeId: number; checkoutId: number };
 
 export class BackOffice {
   readonly #client: ServiceClient;
-  readonly #journal: Journal<object>;
+  readonly #journal: JournalPort<object>;
   readonly #log: Logger;
 
-  constructor(deps: { client: ServiceClient; journal: Journal<object>; clock: Clock; log: Logger }) {
+  constructor(deps: { client: ServiceClient; journal: JournalPort<object>; clock: Clock; log: Logger }) {
     this.#client = deps.client;
     this.#journal = deps.journal;
     this.#log = deps.log;

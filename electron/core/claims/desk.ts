@@ -4,7 +4,7 @@ import type { ServiceClient } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import type { MedClaim, MedStatus, Payout } from '../api/routes/payouts.ts';
 import { CoreError } from '../errors.ts';
-import type { Journal, JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, JournalPort, Projection } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import { claimability, claimBody, claimsToRead, daysSince, nextStatus, typedMedCaseId, type Claimability, type ClaimForm } from './rules.ts';
 
@@ -204,7 +204,7 @@ export type OpenOutcome =
 
 export interface DeskDeps {
   client: ServiceClient;
-  journal: Journal<object>;
+  journal: JournalPort<object>;
   clock: Clock;
   log: Logger;
   /** A claim's status changed (or an answer tried to move it back): the attention lists hear. */

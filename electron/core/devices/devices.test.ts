@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { openJournal, type Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
+import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
 import { Devices, PAIRING_CODE_TTL_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
@@ -22,7 +23,7 @@ const TILL_2 = { kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' } as co
 async function store(clock = new ManualClock()) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-devices-'));
   const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection } });
-  let journal: Journal<object> = await open();
+  let journal: JournalPort<object> = await open();
   cleanups.push(async () => {
     await journal.close();
     await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isDeviceCredential } from '../../shared/device-bridge.ts';
 import { Mutex } from '../../shared/mutex.ts';
 import { CoreError } from '../errors.ts';
-import type { Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
 import {
@@ -91,7 +91,7 @@ interface Offer {
 }
 
 export class Devices {
-  readonly #journal: Journal<object>;
+  readonly #journal: JournalPort<object>;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #lock = new Mutex();
@@ -106,7 +106,7 @@ export class Devices {
   readonly #revokedListeners = new Set<(deviceId: string) => void>();
   #entrance: Entrance = { urls: [], fingerprint: null, storeCa: null };
 
-  constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger }) {
+  constructor(deps: { journal: JournalPort<object>; clock: Clock; log: Logger }) {
     this.#journal = deps.journal;
     this.#clock = deps.clock;
     this.#log = deps.log;

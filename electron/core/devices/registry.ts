@@ -1,5 +1,4 @@
-import type { Projection } from '../journal/store.ts';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 
 /**
  * The store's paired devices as the journal keeps them: every pairing offered, every device

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_VERSION, checkpointText, type CheckpointFile } from './checkpoint.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from '../../bench/generate-history.ts';
-import { CHECKPOINT_ENTRIES_PER_SALE, CHECKPOINT_EVERY, openJournal, type Journal } from './journal.ts';
+import type { JournalPort } from './port.ts';
+import { CHECKPOINT_ENTRIES_PER_SALE, CHECKPOINT_EVERY, openJournal } from './journal.ts';
 
 function file(rows: number): CheckpointFile<{ sale_id: string; amount_cents: number; note: string }> {
   return {
@@ -71,7 +72,7 @@ describe('how often the journal writes one', () => {
 
   const sale = (n: number) => ({ type: 'sale.created', data: { sale_id: `s${n}`, store_id: 1, checkout_id: 1 + (n % 8), amount_cents: 100, external_id: `o${n}`, shift_id: 'x', by: 'c' } });
   const touch = (n: number) => ({ type: 'sale.qr_issued', data: { sale_id: `s${n}`, pix_id: `pix_${n}`, service_id: `svc_${n}` } });
-  const written = async (j: Journal<GeneratedSale>) => (await j.storeStats()).checkpointsWritten;
+  const written = async (j: JournalPort<GeneratedSale>) => (await j.storeStats()).checkpointsWritten;
 
   it('waits CHECKPOINT_ENTRIES_PER_SALE entries a sale once the working set holds more than CHECKPOINT_EVERY of them', async () => {
     const j = await openJournal<GeneratedSale>({ dir, clock: new ManualClock(Date.UTC(2026, 10, 26, 9)), reduceSale: generatedSaleReducer, openStatuses: GENERATED_OPEN_STATUSES });

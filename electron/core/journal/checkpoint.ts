@@ -18,9 +18,10 @@
 import { join } from 'node:path';
 import { canonicalJson, GENESIS_PREV } from './canonical.ts';
 import { checkChainStart, firstLineOf, nodeJournalFs, readWholeFile, writeFileAtomic } from './log.ts';
-import type { AcknowledgedBreak, JournalFs, PendingBreak, ResumePoint } from './log.ts';
+import type { AcknowledgedBreak, ShiftRecord } from './port.ts';
+import type { JournalFs, PendingBreak, ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
-import type { SaleRow, ShiftRecord, WebhookRow } from './view.ts';
+import type { SaleRow, WebhookRow } from './view.ts';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 // 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).

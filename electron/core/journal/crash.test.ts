@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { JournalLockedError, openJournal } from './journal.ts';
-import type { Journal } from './journal.ts';
+import type { JournalPort } from './port.ts';
 import { reduceTestSale } from './fixtures/test-sale.ts';
 import { mulberry32 } from '../../shared/prng.ts';
 
@@ -79,7 +79,7 @@ function parseAcks(lines: string[], into: Acked): void {
 }
 
 /** Every acknowledged write is in the reopened journal, and every sale is in its true state. */
-async function expectEverythingAcked(j: Journal, acked: Acked, context: string): Promise<void> {
+async function expectEverythingAcked(j: JournalPort, acked: Acked, context: string): Promise<void> {
   const status = j.status();
   const all = await j.eventsBetween(0, Number.MAX_SAFE_INTEGER);
   expect(all.map((e) => e.seq), context).toEqual(Array.from({ length: status.lastSeq }, (_, i) => i + 1));

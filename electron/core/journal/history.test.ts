@@ -8,8 +8,9 @@ import { ManualClock } from '../../shared/clock.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
 import { entriesOf, GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from '../../bench/generate-history.ts';
 import type { GeneratedSale, HistoryShape } from '../../bench/generate-history.ts';
-import { CHAIN_STARTED, openJournal } from './journal.ts';
-import type { Journal, JournalEntry, OpenJournalOptions, Projection } from './journal.ts';
+import { CHAIN_STARTED, type JournalEntry, type JournalPort, type Projection } from './port.ts';
+import { openJournal } from './journal.ts';
+import type { OpenJournalOptions } from './journal.ts';
 import { nodeJournalFs } from './log.ts';
 import type { JournalFile, JournalFs } from './log.ts';
 import { handTimers } from './fixtures/hand-timers.ts';
@@ -26,7 +27,7 @@ const CRASHER = fileURLToPath(new URL('./fixtures/checkpoint-crash.ts', import.m
 
 let dir: string;
 let lastAt: number;
-const opened: Journal<GeneratedSale>[] = [];
+const opened: JournalPort<GeneratedSale>[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'journal-history-'));
@@ -39,7 +40,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function openAt(sub: string, extra: Partial<OpenJournalOptions<GeneratedSale>> = {}, clockMs = lastAt + 60_000): Promise<Journal<GeneratedSale>> {
+async function openAt(sub: string, extra: Partial<OpenJournalOptions<GeneratedSale>> = {}, clockMs = lastAt + 60_000): Promise<JournalPort<GeneratedSale>> {
   const j = await openJournal<GeneratedSale>({
     dir: join(dir, sub), clock: new ManualClock(clockMs), reduceSale: generatedSaleReducer, openStatuses: GENERATED_OPEN_STATUSES,
     // A small working set: most of the generated history is only reachable on demand.
@@ -48,13 +49,13 @@ async function openAt(sub: string, extra: Partial<OpenJournalOptions<GeneratedSa
   opened.push(j);
   return j;
 }
-async function close(j: Journal<GeneratedSale>): Promise<void> {
+async function close(j: JournalPort<GeneratedSale>): Promise<void> {
   opened.splice(opened.indexOf(j), 1);
   await j.close();
 }
 
 /** A copy of the journal opened with no checkpoint, no indexes and everything in the working set: what a full replay answers. */
-async function reference(from: string, to: string): Promise<Journal<GeneratedSale>> {
+async function reference(from: string, to: string): Promise<JournalPort<GeneratedSale>> {
   await cp(join(dir, from), join(dir, to), { recursive: true });
   for (const name of await readdir(join(dir, to))) if (!name.endsWith('.jsonl')) await unlink(join(dir, to, name));
   return openAt(to, { workingSetMs: Number.MAX_SAFE_INTEGER, webhookIdsMs: Number.MAX_SAFE_INTEGER });
@@ -68,7 +69,7 @@ async function linesIn(sub: string, segment: string): Promise<number> {
 }
 
 /** Every query of the Journal interface over the generated history, as plain data to compare. */
-async function everyAnswer(j: Journal<GeneratedSale>, entries: readonly JournalEntry[]) {
+async function everyAnswer(j: JournalPort<GeneratedSale>, entries: readonly JournalEntry[]) {
   const saleIds = [...new Set(entries.flatMap((e) => (typeof e.data.sale_id === 'string' ? [e.data.sale_id] : [])))].sort();
   const webhookIds = entries.flatMap((e) => (typeof e.data.webhook_id === 'string' ? [e.data.webhook_id] : []));
   const types = [...new Set(entries.map((e) => e.type))].sort();

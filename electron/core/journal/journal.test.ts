@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { JournalLockedError, openJournal, operatorAction } from './journal.ts';
-import type { Journal, JournalEntry, OpenJournalOptions, SaleRecord, SaleReducer } from './journal.ts';
+import { operatorAction, type JournalEntry, type JournalPort, type SaleRecord, type SaleReducer } from './port.ts';
+import { JournalLockedError, openJournal } from './journal.ts';
+import type { OpenJournalOptions } from './journal.ts';
 
 /**
  * A stand-in for the sale state machine (electron/core/sales/ owns the real one), only
@@ -38,7 +39,7 @@ const reduce: SaleReducer<TestSale> = (current, entry, saleId) => {
 
 let dir: string;
 let clock: ManualClock;
-const opened: Journal<TestSale>[] = [];
+const opened: JournalPort<TestSale>[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'journal-'));
@@ -49,13 +50,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function openIt(extra: Partial<OpenJournalOptions<TestSale>> = {}): Promise<Journal<TestSale>> {
+async function openIt(extra: Partial<OpenJournalOptions<TestSale>> = {}): Promise<JournalPort<TestSale>> {
   const j = await openJournal<TestSale>({ dir, clock, reduceSale: reduce, operatorActions: ['sale.corrected', 'sale.acknowledged'], ...extra });
   opened.push(j);
   return j;
 }
 
-async function reopen(j: Journal<TestSale>): Promise<Journal<TestSale>> {
+async function reopen(j: JournalPort<TestSale>): Promise<JournalPort<TestSale>> {
   opened.splice(opened.indexOf(j), 1);
   await j.close();
   return openIt();
@@ -69,7 +70,7 @@ function qr(saleId: string) {
 }
 
 /** Everything the view answers, to compare a live journal with its replay. */
-async function snapshot(j: Journal<TestSale>) {
+async function snapshot(j: JournalPort<TestSale>) {
   return {
     sales: await j.sales.createdBetween(0, Number.MAX_SAFE_INTEGER),
     events: await j.eventsBetween(0, Number.MAX_SAFE_INTEGER),

@@ -1,65 +1,40 @@
 /**
- * The sale journal. Electron's main process has no IndexedDB of its own, so the durable
- * record is the hash-chained, fsync'd JSON-lines log (log.ts). IndexedDB (fake-indexeddb's
- * engine, through idb) holds only the working set (view.ts); older history is read from
- * the segments on demand through their indexes (store.ts, segment-index.ts), and a verified
- * checkpoint (checkpoint.ts) lets an open read only the last segment, not all history.
+ * The embedded journal adapter (the port is port.ts). Electron's main process has no
+ * IndexedDB of its own, so the durable record is the hash-chained, fsync'd JSON-lines log
+ * (log.ts). IndexedDB (fake-indexeddb's engine, through idb) holds only the working set
+ * (view.ts); older history is read from the segments on demand through their indexes
+ * (store.ts, segment-index.ts), and a verified checkpoint (checkpoint.ts) lets an open read
+ * only the last segment, not all history.
  * An append resolves once its bytes are fsync'd and the view has applied it (its rows in
  * memory; the back office's keys are written to IndexedDB in the background, and every index
  * query also finds those not written yet), so anything a caller was told is durable survives
  * a SIGKILL, and what the view answers was always durable first.
- *
- * Entry conventions (all in `data`): `sale_id` / `sale_ids` name the sales an entry is
- * about (the reducer is called for each); `webhook_id` is set by recordWebhook only;
- * `by` names the operator on operator actions; `shift_id` on shift.opened/shift.closed.
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
 import { readCheckpoint, resumePointOf } from './checkpoint.ts';
-import { CHAIN_STARTED, openLog, writeProblem } from './log.ts';
-import type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, JournalLog, JournalProblem, LogStats, ProbeTimers, TornTail, VerifyProgress, VerifyResult } from './log.ts';
+import { openLog, writeProblem } from './log.ts';
+import type { JournalFs, JournalLog, ProbeTimers } from './log.ts';
+import { CHAIN_STARTED, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './port.ts';
+import type { AppendResult, EntryInput, JournalDefinition, JournalEntry, JournalPort, JournalStatus, ReducerFailure, SaleQueries, ShiftQueries, ShiftRecord, StoreStats, VerifyProgress, VerifyResult } from './port.ts';
 import { CheckpointMismatch, JournalStore } from './store.ts';
-import type { OpenedFrom, Projections, StoreStats } from './store.ts';
-import { openView, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
-import type { ReducerFailure, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
+import { openView } from './view.ts';
 import { Mutex } from '../../shared/mutex.ts';
 
-export type { AcknowledgedBreak, BrokenEntry, EntryInput, JournalEntry, JournalFs, ProbeTimers, TornTail, VerifyProgress, VerifyResult } from './log.ts';
-export { CHAIN_STARTED } from './log.ts';
-export type { OpenedFrom, Projection, Projections, StoreStats } from './store.ts';
-export type { ReducerFailure, SaleKeys, SaleKeysOf, SaleRecord, SaleReducer, ShiftRecord } from './view.ts';
-export { JournalUnavailableError } from './log.ts';
+export type { JournalFs, ProbeTimers } from './log.ts';
 export { JournalLockedError } from './lock.ts';
-export { ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './view.ts';
 
-export interface OpenJournalOptions<S extends object> {
+/** The embedded adapter's open: the journal's definition, and where and how it keeps the log. */
+export interface OpenJournalOptions<S extends object> extends JournalDefinition<S> {
   /** The data dir; segments and the lock file go straight into it. */
   dir: string;
   clock: Clock;
-  reduceSale: SaleReducer<S>;
-  /** How to read a sale's index keys; by default they are its own fields (SaleRecord). */
-  saleKeys?: SaleKeysOf<S>;
   log?: Logger;
-  /**
-   * Entry types that are operator actions (a correction, an acknowledgement, a refund…):
-   * each must say who in `data.by`. Shift open/close always must.
-   */
-  operatorActions?: Iterable<string>;
   /** The file layer and probe timers of the log (tests inject a failing disk and fire timers). */
   fs?: JournalFs;
   timers?: ProbeTimers;
   /** Told when writing fails, and when it works again. */
   onHealthChange?: () => void;
-  /**
-   * Derived state kept in the checkpoint and folded over every entry: read it with
-   * `journal.projection(name)`. Adding or removing one makes the next open rebuild.
-   */
-  projections?: Projections;
-  /**
-   * Sale statuses that are not final: such a sale never leaves the working set, and
-   * `sales.byStatus` of one of them reads the working set only.
-   */
-  openStatuses?: Iterable<string>;
   /** How long (entry time) a sale no one touches stays in the working set; 2 days by default. */
   workingSetMs?: number;
   /**
@@ -80,117 +55,11 @@ export interface OpenJournalOptions<S extends object> {
   beforeCheckpointRename?: () => Promise<void>;
 }
 
-export interface AppendResult {
-  entries: JournalEntry[];
-  firstSeq: number;
-  lastSeq: number;
-}
-
-export interface JournalStatus {
-  /**
-   * healthy; torn-tail-repaired: a write interrupted by a crash was cut away at open (every
-   * acknowledged entry is intact); corrupt: the chain is broken at `corruption`, only the
-   * entries before it are in the view and nothing more is written until startNewChain;
-   * failed: a write or fsync failed, nothing is written until a write probe (on the next
-   * append, or on a timer with backoff) succeeds, then the state goes back by itself.
-   */
-  state: 'healthy' | 'torn-tail-repaired' | 'corrupt' | 'failed';
-  entries: number;
-  lastSeq: number;
-  segments: number;
-  tornTail: TornTail | null;
-  corruption: BrokenEntry | null;
-  failure: string | null;
-  /** Which sentence the failure gets (a full disk, an I/O error, another write error). */
-  failureProblem: JournalProblem | null;
-  /** Breaks a manager acknowledged by starting a new chain: shown for ever. */
-  acknowledgedBreaks: AcknowledgedBreak[];
-  /**
-   * Entries the sale reducer (or a projection) threw on or returned a bad record for,
-   * counted across starts (the checkpoint keeps the count); this session's first few are kept.
-   */
-  reducerFailures: number;
-  firstReducerFailures: ReducerFailure[];
-  commits: LogStats;
-  /** How the last open started: from which checkpoint, and how many entries it read. */
-  opened: OpenedFrom;
-}
-
-export interface SaleQueries<S> {
-  get(id: string): Promise<S | undefined>;
-  byPixId(pixId: string): Promise<S | undefined>;
-  byServiceId(serviceId: string): Promise<S | undefined>;
-  byExternalId(externalId: string): Promise<S[]>;
-  byCheckout(storeId: number, checkoutId: number, range?: { fromMs?: number; toMs?: number }): Promise<S[]>;
-  latestOnCheckout(storeId: number, checkoutId: number): Promise<S | undefined>;
-  /** The checkout's newest `count` sales by time (created from `sinceMs` on, if given), newest first. */
-  recentOnCheckout(storeId: number, checkoutId: number, count: number, sinceMs?: number): Promise<S[]>;
-  /** The checkout's sales a person must still look at (SaleKeys.needs_person). */
-  needingPerson(storeId: number, checkoutId: number): Promise<S[]>;
-  /** Every checkout's sales a person must still look at: a supervisor's merchant-wide list. */
-  needingPersonAnywhere(): Promise<S[]>;
-  /** The checkout's sales a newer sale would displace (SaleKeys.displaceable). */
-  displaceable(storeId: number, checkoutId: number): Promise<S[]>;
-  byStatus(status: string): Promise<S[]>;
-  byShift(shiftId: string): Promise<S[]>;
-  createdBetween(fromMs: number, toMs: number): Promise<S[]>;
-}
-
-export interface ShiftQueries {
-  get(id: string): Promise<ShiftRecord | undefined>;
-  open(): Promise<ShiftRecord[]>;
-  openedBetween(fromMs: number, toMs: number): Promise<ShiftRecord[]>;
-}
-
-export interface Journal<S extends object = SaleRecord> {
-  /**
-   * Resolves when the entries are fsync'd and in the view. A crash before that may keep a
-   * prefix of the call's entries (each whole, the chain intact): a fact that must be all
-   * or nothing belongs in ONE entry (name several sales with `data.sale_ids`).
-   * `data.webhook_id` is reserved for recordWebhook, shift.* types for openShift/closeShift.
-   */
-  append(inputs: readonly EntryInput[]): Promise<AppendResult>;
-  /**
-   * Journals a webhook event once per webhook-id: 'recorded' once it is durable (answer
-   * the sender 2xx only then), 'duplicate' if that id is already journaled. Concurrent
-   * calls with one id journal it once.
-   */
-  recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'>;
-  openShift(shiftId: string, by: string, data?: Readonly<Record<string, unknown>>): Promise<ShiftRecord>;
-  closeShift(shiftId: string, by: string, data?: Readonly<Record<string, unknown>>): Promise<ShiftRecord>;
-  readonly sales: SaleQueries<S>;
-  readonly shifts: ShiftQueries;
-  eventsForSale(saleId: string): Promise<JournalEntry[]>;
-  /** Entries with at in [fromMs, toMs), in time order. */
-  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]>;
-  eventsOfType(type: string): Promise<JournalEntry[]>;
-  webhookSeq(webhookId: string): Promise<number | undefined>;
-  /** A projection's current state (see OpenJournalOptions.projections); throws for an unknown name. */
-  projection<T>(name: string): T;
-  verify(): Promise<VerifyResult>;
-  /**
-   * Over a broken chain (status 'corrupt'), a manager's way out: a new chain whose first
-   * entry, signed `by` them, records the broken entry and the last good head. The old
-   * segments stay untouched; appends work again.
-   */
-  startNewChain(by: string): Promise<JournalEntry>;
-  /** Verify one segment at a time, in constant memory; the last item carries the result. */
-  verifySegments(): AsyncGenerator<VerifyProgress>;
-  /** The working set's size and history's index reads. */
-  storeStats(): Promise<StoreStats>;
-  status(): JournalStatus;
-  close(): Promise<void>;
-}
-
-/** An operator action: who did it goes in `data.by`; when is the entry's `at`. */
-export function operatorAction(type: string, by: string, data: Readonly<Record<string, unknown>> = {}): EntryInput {
-  return { type, data: { ...data, by } };
-}
 
 const MAX_WEBHOOK_ID = 256;
 const KEPT_REDUCER_FAILURES = 20;
 
-class JournalImpl<S extends object> implements Journal<S> {
+class JournalImpl<S extends object> implements JournalPort<S> {
   readonly #log: JournalLog;
   readonly #view: JournalStore<S>;
   readonly #operatorActions: ReadonlySet<string>;
@@ -384,7 +253,7 @@ class JournalImpl<S extends object> implements Journal<S> {
  * A torn tail is repaired and reported; a broken chain opens read-only (status 'corrupt').
  * Throws JournalLockedError if another live process holds the dir.
  */
-export async function openJournal<S extends object>(options: OpenJournalOptions<S>): Promise<Journal<S>> {
+export async function openJournal<S extends object>(options: OpenJournalOptions<S>): Promise<JournalPort<S>> {
   const first = await openFrom(options, true);
   if ('journal' in first) return first.journal;
   options.log?.warn('journal: the checkpoint does not match the log; rebuilding from the whole log', { reason: first.ignored });
@@ -393,7 +262,7 @@ export async function openJournal<S extends object>(options: OpenJournalOptions<
   throw new Error(`journal: open without a checkpoint cannot disagree with one (${second.ignored})`);
 }
 
-async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: Journal<S> } | { ignored: string }> {
+async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: JournalPort<S> } | { ignored: string }> {
   const saleKeys = options.saleKeys ?? ownSaleKeys;
   const view = await openView(options.reduceSale, saleKeys, (err) =>
     options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),

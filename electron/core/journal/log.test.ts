@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { canonicalJson, entryHash, entryLine, GENESIS_PREV } from './canonical.ts';
-import { checkLine, journalFsFor, JournalUnavailableError, lineIsIntact, nodeJournalFs, openLog } from './log.ts';
-import type { JournalEntry, JournalFs, JournalLog } from './log.ts';
+import { JournalUnavailableError, type JournalEntry } from './port.ts';
+import { checkLine, journalFsFor, lineIsIntact, nodeJournalFs, openLog } from './log.ts';
+import type { JournalFs, JournalLog } from './log.ts';
 
 let dir: string;
 const open: JournalLog[] = [];

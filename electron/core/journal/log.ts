@@ -8,64 +8,7 @@ import { canonicalJson, entryHash, entryLine, GENESIS_PREV, sha256Hex } from './
 import type { JsonObject } from './canonical.ts';
 import { acquireDirLock } from './lock.ts';
 import type { DirLock } from './lock.ts';
-
-/** What a caller hands to `append`: the journal adds seq, prev, hash and at. */
-export interface EntryInput {
-  type: string;
-  /** A plain JSON object; see canonicalJson for what is refused. */
-  data: Readonly<Record<string, unknown>>;
-}
-
-/** One line of the journal. hash = sha256(canonical {at, data, prev, seq, type}). */
-export interface JournalEntry {
-  seq: number;
-  prev: string;
-  hash: string;
-  /** Epoch ms from the injected clock when the entry was appended. */
-  at: number;
-  type: string;
-  data: JsonObject;
-}
-
-export interface BrokenEntry {
-  /** File name of the segment, e.g. journal-2026-11-21.jsonl. */
-  segment: string;
-  /** 1-based line number in that segment. */
-  line: number;
-  /** The seq the broken entry has, or would have had at that position. */
-  seq: number;
-  reason: string;
-}
-
-export interface TornTail {
-  segment: string;
-  line: number;
-  /** Bytes cut away: the unterminated remains of a write that never finished. */
-  bytes: number;
-}
-
-/**
- * A break a manager acknowledged by starting a new chain (startNewChain). The old chain's
- * entries from `broken` on are not trusted facts: they are never replayed, but the files
- * stay as they were found, and every verify names the break again.
- */
-export interface AcknowledgedBreak {
-  broken: BrokenEntry;
-  /** The hash the broken line claims, if it has one (null for a line that is not an entry). */
-  brokenHash: string | null;
-  /** sha256 of the broken line's bytes as found: which damage was acknowledged. */
-  brokenLineSha256: string;
-  /** The last trusted entry before the break: the new chain continues from its hash. */
-  goodHead: { seq: number; hash: string };
-  /** The new chain's first entry, signed by the person who started it. */
-  restart: { seq: number; hash: string; segment: string; at: number; by: string };
-  /** What the old chain holds from the broken line to its end, kept for forensics. */
-  untrusted: { segments: string[]; lines: number };
-}
-
-export type VerifyResult =
-  | { ok: true; entries: number; acknowledgedBreaks?: AcknowledgedBreak[] }
-  | { ok: false; firstBroken: BrokenEntry; acknowledgedBreaks?: AcknowledgedBreak[] };
+import { CHAIN_STARTED, JournalUnavailableError, type AcknowledgedBreak, type BrokenEntry, type EntryInput, type JournalEntry, type JournalProblem, type LogStats, type TornTail, type VerifyProgress, type VerifyResult } from './port.ts';
 
 /**
  * The file operations the log needs: node:fs/promises in the app; a test wraps it to make a
@@ -150,19 +93,10 @@ const realTimers: ProbeTimers = {
   clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** The first entry of every chain after the first: who started it, and over which break. */
-export const CHAIN_STARTED = 'journal.chain_started';
 /** After a failed write, the first probe comes after this long, then twice as long each time. */
 export const PROBE_FIRST_MS = 1_000;
 export const PROBE_MAX_MS = 60_000;
 const PROBE_FILE = '.write-probe';
-
-export interface LogStats {
-  /** Group commits done (one write + one fsync per segment touched). */
-  commits: number;
-  /** Entries written by those commits; entries/commits is the mean group size. */
-  committedEntries: number;
-}
 
 /** Where an entry's line lies: what a segment's index records to read it again on demand. */
 export interface EntryPosition {
@@ -250,22 +184,8 @@ export interface JournalLog {
   close(): Promise<void>;
 }
 
-export type VerifyProgress =
-  | { done: false; segment: string; entries: number }
-  | { done: true; result: VerifyResult };
-
-export type JournalProblem = 'journal_broken' | 'journal_disk_full' | 'journal_io_error' | 'journal_write_failed' | 'journal_closed';
-
-/**
- * Appends are refused: the chain on disk is broken, or writing fails, or the log is closed.
- * A CoreError, so the refusal reaches the counter as a sentence (`params.problem`).
- */
-export class JournalUnavailableError extends CoreError {
-  override name = 'JournalUnavailableError';
-  constructor(message: string, problem: JournalProblem, options?: { cause?: unknown }) {
-    super('journal_unavailable', message, { problem }, options);
-  }
-}
+// The renderer's tests name the problems from here; the port (port.ts) declares them.
+export type { JournalProblem } from './port.ts';
 
 /** Which sentence a failed write gets, from its errno code. */
 export function writeProblem(err: Error | null): JournalProblem {

@@ -6,7 +6,7 @@ import { ManualClock } from '../../shared/clock.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer } from '../../bench/generate-history.ts';
 import type { GeneratedSale } from '../../bench/generate-history.ts';
 import { openJournal } from './journal.ts';
-import type { Journal } from './journal.ts';
+import type { JournalPort } from './port.ts';
 
 /**
  * A checkout's newest sales (every charge plans on them, every checkout view shows them)
@@ -24,7 +24,7 @@ const Database = ((await import(ENGINE_DATABASE)) as { default: { prototype: Eng
 
 const START = Date.UTC(2026, 10, 23, 9);
 let dir: string;
-let j: Journal<GeneratedSale>;
+let j: JournalPort<GeneratedSale>;
 const clock = new ManualClock(START);
 
 beforeEach(async () => {

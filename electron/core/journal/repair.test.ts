@@ -11,9 +11,9 @@ import { ManualClock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
 import { sha256Hex } from './canonical.ts';
 import { openJournal } from './journal.ts';
-import type { Journal, SaleRecord, SaleReducer } from './journal.ts';
-import { CHAIN_STARTED, JournalUnavailableError, nodeJournalFs, openLog, PROBE_FIRST_MS } from './log.ts';
-import type { JournalEntry, JournalFile, JournalFs, JournalLog, ProbeTimers } from './log.ts';
+import { CHAIN_STARTED, JournalUnavailableError, type JournalEntry, type JournalPort, type SaleRecord, type SaleReducer } from './port.ts';
+import { nodeJournalFs, openLog, PROBE_FIRST_MS } from './log.ts';
+import type { JournalFile, JournalFs, JournalLog, ProbeTimers } from './log.ts';
 import { handTimers } from './fixtures/hand-timers.ts';
 
 let dir: string;
@@ -167,7 +167,7 @@ describe('a failed write stops the journal and it resumes by itself', () => {
   it('through the journal: the failed sale is not in the view, status says failed and then healthy', async () => {
     const { disk, fs } = sickDisk();
     const hand = handTimers();
-    const j: Journal = await openJournal({
+    const j: JournalPort = await openJournal({
       dir,
       clock: new ManualClock(),
       reduceSale: recordSale,

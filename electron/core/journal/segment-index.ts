@@ -10,8 +10,8 @@
  */
 import { join } from 'node:path';
 import { checkLine, nodeJournalFs, readWholeFile, writeFileAtomic } from './log.ts';
-import type { EntryPosition, JournalEntry, JournalFs } from './log.ts';
-import type { SaleKeys } from './view.ts';
+import type { JournalEntry, SaleKeys } from './port.ts';
+import type { EntryPosition, JournalFs } from './log.ts';
 import { saleIdsOf, webhookIdOf } from './view.ts';
 
 export const INDEX_VERSION = 1;

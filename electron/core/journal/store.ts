@@ -18,27 +18,13 @@ import type { Logger } from '../log.ts';
 import { CHECKPOINT_VERSION, tailsOf, writeCheckpoint } from './checkpoint.ts';
 import type { CheckpointFile } from './checkpoint.ts';
 import { checkLine, readWholeFile } from './log.ts';
-import type { AcknowledgedBreak, EntryPosition, JournalEntry, JournalFs } from './log.ts';
+import type { EntryPosition, JournalFs } from './log.ts';
 import { byId } from './checkout-index.ts';
 import { Bloom, bloomHash, bloomKey, own, readEntries, readSegmentIndex, SegmentIndexBuilder, writeSegmentIndex } from './segment-index.ts';
 import type { BloomHash, SaleSnapshot, SegmentIndexFile, SegmentSummary } from './segment-index.ts';
 import { MemoryWorkingSet, saleIdsOf } from './view.ts';
-import type { ReducerFailure, SaleIndex, SaleKeys, SaleQueriesOf, SaleReducer, SaleRow, ShiftRecord, WorkingSetWriter } from './view.ts';
-
-/**
- * Small derived state kept across starts without reading history: folded over every entry
- * in seq order (at append, and at open over the entries after the checkpoint), persisted in
- * the checkpoint. Pure and deterministic like the sale reducer; the state must survive
- * JSON (plain objects, arrays, strings, finite numbers, booleans, null) and must not be
- * mutated: reduce returns the next state.
- */
-export interface Projection<T> {
-  initial: T;
-  reduce(state: T, entry: JournalEntry): T;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each projection has its own state type
-export type Projections = Readonly<Record<string, Projection<any>>>;
+import type { SaleIndex, SaleQueriesOf, SaleRow, WorkingSetWriter } from './view.ts';
+import type { AcknowledgedBreak, JournalEntry, OpenedFrom, Projections, ReducerFailure, SaleKeys, SaleReducer, ShiftRecord, StoreStats } from './port.ts';
 
 export interface StoreOptions<S extends object> {
   dir: string;
@@ -68,26 +54,6 @@ export interface StoreOptions<S extends object> {
   health?: () => { writable: boolean; acknowledgedBreaks: readonly AcknowledgedBreak[] };
 }
 
-export interface OpenedFrom {
-  /** The checkpoint the open started from, or null (none, or ignored: see `checkpointIgnored`). */
-  checkpointSeq: number | null;
-  checkpointIgnored: string | null;
-  /** Entries read and checked at open: the checkpoint's own segment and what follows it. */
-  entriesRead: number;
-  /** Of those, the entries folded into the working set and projections (after the checkpoint). */
-  entriesApplied: number;
-}
-
-export interface StoreStats {
-  workingSetSales: number;
-  sealedSegments: number;
-  /** Segment indexes read from disk for history lookups, and rebuilt because missing or stale. */
-  indexLoads: number;
-  indexRebuilds: number;
-  checkpointsWritten: number;
-  checkpointFailures: number;
-}
-
 const INDEX_CACHE = 48;
 const SALE_KEY_NAMES = ['store_id', 'checkout_id', 'status', 'created_at', 'pix_id', 'service_id', 'external_id', 'shift_id', 'needs_person', 'displaceable'] as const;
 
@@ -100,7 +66,6 @@ function keysOfRow<S>(row: SaleRow<S>): Partial<SaleKeys> {
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
-
 
 interface Found<S> {
   id: string;

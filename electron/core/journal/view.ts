@@ -4,69 +4,7 @@ import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { deepFreeze } from '../../shared/freeze.ts';
 import { byId, CheckoutIndex } from './checkout-index.ts';
-import type { JournalEntry } from './log.ts';
-
-/**
- * What the view indexes a sale by; times are epoch ms. A key that is absent (or not a
- * string/number) leaves the sale out of that one index, nothing more.
- */
-export interface SaleKeys {
-  store_id: number;
-  checkout_id: number;
-  status: string;
-  /** When the sale began, for time-range queries and "newest on the checkout". */
-  created_at: number;
-  pix_id?: string;
-  service_id?: string;
-  external_id?: string;
-  shift_id?: string;
-  /**
-   * 'yes' while a person must still look at the sale; absent otherwise, so the sale leaves
-   * that index once acknowledged. Per checkout, like `displaceable`.
-   */
-  needs_person?: string;
-  /** 'yes' while a newer sale on the checkout would displace this one; absent otherwise. */
-  displaceable?: string;
-}
-
-/**
- * The documented minimal sale shape: a record that carries its own keys under the
- * reference's names. The sale state machine (electron/core/sales/) may use any shape of
- * its own instead, and say how to read the keys from it with `saleKeys`.
- */
-export interface SaleRecord extends SaleKeys {
-  sale_id: string;
-  amount_cents: number;
-}
-
-/**
- * Folds one journal entry into one sale. Called for every entry that names the sale in
- * `data.sale_id` or `data.sale_ids`, in seq order, at append and again at every replay, so
- * it must be pure and deterministic: no clock, no I/O, no randomness, no mutation of
- * `current`; what it needs comes from the entry (`entry.at` is when). It returns the next
- * record, or undefined for "this entry does not change the sale" (a sale is never deleted).
- * It must not throw for entry types it does not know; if it throws anyway, the entry stays
- * journaled, the sale keeps its previous record and the failure is counted in the status.
- */
-export type SaleReducer<S> = (current: S | undefined, entry: JournalEntry, saleId: string) => S | undefined;
-
-/** Reads a sale's index keys; pure, like the reducer. */
-export type SaleKeysOf<S> = (sale: S) => SaleKeys;
-
-/** The default: the keys are fields of the record itself (SaleRecord); a field of the wrong type is no key. */
-export function ownSaleKeys(sale: object): Partial<SaleKeys> {
-  const s = sale as Record<string, unknown>;
-  const keys: Partial<SaleKeys> = {};
-  for (const name of ['store_id', 'checkout_id', 'created_at'] as const) {
-    const v = s[name];
-    if (typeof v === 'number' && Number.isFinite(v)) keys[name] = v;
-  }
-  for (const name of ['status', 'pix_id', 'service_id', 'external_id', 'shift_id', 'needs_person', 'displaceable'] as const) {
-    const v = s[name];
-    if (typeof v === 'string') keys[name] = v;
-  }
-  return keys;
-}
+import { ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED, type JournalEntry, type ReducerFailure, type SaleKeys, type SaleReducer, type ShiftRecord } from './port.ts';
 
 /**
  * A sale as the sales store keeps it: its keys beside the caller's record, and the last
@@ -79,27 +17,6 @@ export interface WebhookRow {
   webhook_id: string;
   seq: number;
   at: number;
-}
-
-/** Entry types the journal itself understands, to index shifts. */
-export const SHIFT_OPENED = 'shift.opened';
-export const SHIFT_CLOSED = 'shift.closed';
-
-export interface ShiftRecord {
-  id: string;
-  state: 'open' | 'closed';
-  opened_at: number;
-  opened_by: string;
-  opened_seq: number;
-  closed_at?: number;
-  closed_by?: string;
-  closed_seq?: number;
-}
-
-export interface ReducerFailure {
-  seq: number;
-  saleId: string;
-  message: string;
 }
 
 /**

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { openJournal, type Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
+import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import { newSession, Operators } from './operators.ts';
 import { hashPin, pinMatches } from './pin.ts';
@@ -20,7 +21,7 @@ afterEach(async () => {
 async function till(clock = new ManualClock(), sessionClock = new ManualClock(0)) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-operators-'));
   const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS, projections: { [OPERATORS_PROJECTION]: operatorsProjection } });
-  let journal: Journal<object> = await open();
+  let journal: JournalPort<object> = await open();
   cleanups.push(async () => {
     await journal.close();
     await rm(dir, { recursive: true, force: true });

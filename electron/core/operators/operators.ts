@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { monotonicClock, type Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
-import { JournalUnavailableError, type EntryInput, type Journal, type JournalEntry } from '../journal/journal.ts';
+import { JournalUnavailableError, type EntryInput, type JournalEntry, type JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import { lockAfterWrongPin } from './lockout.ts';
 import { hashPin, pinMatches, trivialPinProblem, type PinHash } from './pin.ts';
@@ -119,7 +119,7 @@ function refuseTrivialPin(pin: string | undefined): void {
  * the lockout and two first managers cannot both be created.
  */
 export class Operators {
-  readonly #journal: Journal<object>;
+  readonly #journal: JournalPort<object>;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #lock = new Mutex();
@@ -134,7 +134,7 @@ export class Operators {
   readonly #endings = new Set<Promise<void>>();
 
   /** `sessionClock`: the idle time's (sessions.ts); a monotonic one unless a test moves its own. */
-  constructor(deps: { journal: Journal<object>; clock: Clock; log: Logger; lockMinutes: number; sessionClock?: Clock }) {
+  constructor(deps: { journal: JournalPort<object>; clock: Clock; log: Logger; lockMinutes: number; sessionClock?: Clock }) {
     this.#journal = deps.journal;
     this.#clock = deps.clock;
     this.#log = deps.log;

@@ -1,4 +1,4 @@
-import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 import { isPinHash, type PinHash } from './pin.ts';
 import { isRole, type Role } from './roles.ts';
 import { withinDay } from './lockout.ts';

@@ -1,4 +1,4 @@
-import type { AcknowledgedBreak, BrokenEntry, Journal, JournalEntry, JournalStatus, VerifyResult } from '../journal/journal.ts';
+import type { AcknowledgedBreak, BrokenEntry, JournalEntry, JournalPort, JournalStatus, VerifyResult } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import type { SaleRow } from '../terminal/entries.ts';
 
@@ -32,13 +32,13 @@ export function journalHealth(journal: JournalStatus | undefined): JournalHealth
  * A manager's way out of a broken journal: a new chain, signed by them, over the broken
  * entry; the old segments stay as they were found, and the till can charge again.
  */
-export async function startNewChain(journal: Journal<SaleRow>, by: string, log: Logger): Promise<JournalEntry> {
+export async function startNewChain(journal: JournalPort<SaleRow>, by: string, log: Logger): Promise<JournalEntry> {
   const entry = await journal.startNewChain(by);
   log.warn('journal: a new chain was started over a broken entry', { by, seq: entry.seq });
   return entry;
 }
 
-export async function verifyChain(journal: Journal<SaleRow>, log: Logger): Promise<VerifyResult> {
+export async function verifyChain(journal: JournalPort<SaleRow>, log: Logger): Promise<VerifyResult> {
   const result = await journal.verify();
   if (!result.ok) log.error('journal verification found a broken entry', { firstBroken: result.firstBroken });
   return result;

@@ -9,7 +9,8 @@ import type { CoreConfig } from '../config.ts';
 import { Devices } from '../devices/devices.ts';
 import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
 import { CoreError } from '../errors.ts';
-import { openJournal, type Journal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
+import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from '../operators/registry.ts';
@@ -53,7 +54,7 @@ export interface PartsHooks {
  * is null until opened and after closing.
  */
 export class CoreParts {
-  journal: Journal<SaleRow> | null = null;
+  journal: JournalPort<SaleRow> | null = null;
   operators: Operators | null = null;
   devices: Devices | null = null;
   receiver: WebhookReceiver | null = null;

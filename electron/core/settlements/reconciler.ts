@@ -2,7 +2,7 @@ import { DecodeError, type Amount } from '../api/decode.ts';
 import { decodeSettledEvent, SETTLEMENT_WINDOW_MS, type PendingCharges, type SettledEvent, type Settlement, type SettlementDetail } from '../api/routes/settlements.ts';
 import { CoreError } from '../errors.ts';
 import { canonicalJson } from '../journal/canonical.ts';
-import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 import type { SaleSettled } from '../sales/lifecycle.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from '../terminal/context.ts';
 import { differencesOf, factsOfDetail, factsOfEvent, notAtService, poolKey, reconcile, unsettledSales, type Difference, type PaidSale, type PendingIds, type Reconciliation, type SaleForSettlement, type SettlementFacts } from './reconcile.ts';

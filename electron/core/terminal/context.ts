@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
-import type { Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
 import type { SaleRow } from './entries.ts';
@@ -27,7 +27,7 @@ export interface TerminalStats {
 }
 
 export interface TerminalContext {
-  readonly journal: Journal<SaleRow>;
+  readonly journal: JournalPort<SaleRow>;
   readonly client: ServiceClient;
   readonly clock: Clock;
   readonly log: Logger;
@@ -84,7 +84,7 @@ export class Locks {
  * newest non-refused sale (a later charge would have displaced it), so planCharge,
  * openSales and newestSaleFor decide on this set as on the whole checkout.
  */
-export async function planningSales(journal: Journal<SaleRow>, checkout: CheckoutKey): Promise<Sale[]> {
+export async function planningSales(journal: JournalPort<SaleRow>, checkout: CheckoutKey): Promise<Sale[]> {
   const { storeId, checkoutId } = checkout;
   const [recent, open] = await Promise.all([journal.sales.recentOnCheckout(storeId, checkoutId, PLANNING_RECENT), journal.sales.displaceable(storeId, checkoutId)]);
   return uniqueSales(salesOf([...recent, ...open]));

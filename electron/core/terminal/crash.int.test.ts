@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatCents, wireBrlCents } from '../../shared/money.ts';
 import { webhookHeaders } from '../../shared/standard-webhooks.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../../sandbox/fixture.ts';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry } from '../journal/port.ts';
 import type { Sale } from '../sales/lifecycle.ts';
 import { childCoresPerTest, type CrashHarness } from './fixtures/child-cores.ts';
 import { waitFor, type ServiceSale } from './fixtures/service.ts';

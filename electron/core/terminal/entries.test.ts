@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { openJournal, type Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
+import { openJournal } from '../journal/journal.ts';
 import { planCharge, planCreateOutcome } from '../sales/checkout.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
@@ -14,7 +15,7 @@ import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, ty
  */
 let dir = '';
 let clock: ManualClock;
-let journal: Journal<SaleRow>;
+let journal: JournalPort<SaleRow>;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-entries-'));

@@ -1,4 +1,4 @@
-import type { EntryInput, JournalEntry, SaleKeys } from '../journal/journal.ts';
+import type { EntryInput, JournalEntry, SaleKeys } from '../journal/port.ts';
 import type { PaymentAttributed } from '../sales/matching.ts';
 import { displaceable } from '../sales/checkout.ts';
 import { applyAttributedReport, applySaleEvent, reportKey } from '../sales/lifecycle.ts';

@@ -1,6 +1,6 @@
 import type { TxStatus } from '../api/routes/sales.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 import { wireBrlCents } from '../../shared/money.ts';
 import { reportKey, samePayment, type ChargeDone, type PaymentReceived, type PaymentReport, type Sale } from '../sales/lifecycle.ts';
 import { sameCanonical } from '../sales/order.ts';

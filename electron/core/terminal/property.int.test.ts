@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
 import type { TxStatus } from '../api/routes/sales.ts';
-import type { EntryInput } from '../journal/journal.ts';
+import type { EntryInput } from '../journal/port.ts';
 import { memoryLogger } from '../log.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
 import type { WebhookDelivery } from '../webhooks/receiver.ts';

@@ -3,7 +3,7 @@ import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { REFUND_KEYS, type RefundKeyContract } from '../api/routes/route.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 import { openRefund, refundsMadeCents, type RefundEvent, type RefundFact, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import { mayAskAgain, planRefund, REFUND_REASON_MAX, type RefundRefusal } from '../sales/refunds.ts';
 import { checkoutOf, keyOf, type CheckoutKey, type TerminalContext } from './context.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS } from '../../sandbox/fixture.ts';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry } from '../journal/port.ts';
 import type { Sale } from '../sales/lifecycle.ts';
 import { childCoresPerTest } from './fixtures/child-cores.ts';
 import { waitFor } from './fixtures/service.ts';

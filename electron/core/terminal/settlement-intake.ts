@@ -1,4 +1,4 @@
-import type { JournalEntry, Projection } from '../journal/journal.ts';
+import type { JournalEntry, Projection } from '../journal/port.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { SETTLEMENTS_LOCK, type TerminalContext } from './context.ts';
 

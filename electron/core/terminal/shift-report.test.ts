@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry } from '../journal/port.ts';
 import { claimsReturned, csvCell, eventView, filterSales, salesCsv, settlementTrail, shiftTotals } from './shift-report.ts';
 import type { SaleSummary } from './views.ts';
 

@@ -1,5 +1,5 @@
 import { formatCents, wireBrlCents } from '../../shared/money.ts';
-import type { JournalEntry } from '../journal/journal.ts';
+import type { JournalEntry } from '../journal/port.ts';
 import type { SaleStatus } from '../sales/lifecycle.ts';
 import type { SaleSummary } from './views.ts';
 

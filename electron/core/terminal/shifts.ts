@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
-import { type Journal, type JournalEntry, type ShiftRecord } from '../journal/journal.ts';
+import type { JournalEntry, JournalPort, ShiftRecord } from '../journal/port.ts';
 import { wireBrlCents } from '../../shared/money.ts';
 import { samePayment, unmatchedPaymentKey, type PaymentReceived, type SaleStatus } from '../sales/lifecycle.ts';
 import { factData, reduceSaleRow, type SaleRow } from './entries.ts';
@@ -103,12 +103,12 @@ export const DAYS_PER_PAGE = 7;
 const DAY_MS = 86_400_000;
 
 export class Shifts {
-  readonly #journal: Journal<SaleRow>;
+  readonly #journal: JournalPort<SaleRow>;
   readonly #clock: Clock;
   /** Opening and closing one at a time: "is a shift open?" and its journal entry are one step. */
   #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(journal: Journal<SaleRow>, clock: Clock) {
+  constructor(journal: JournalPort<SaleRow>, clock: Clock) {
     this.#journal = journal;
     this.#clock = clock;
   }

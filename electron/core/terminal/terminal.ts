@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { ServiceClient } from '../api/client.ts';
 import type { RefundKeyContract } from '../api/routes/route.ts';
 import { CoreError } from '../errors.ts';
-import type { Journal, JournalEntry, OpenJournalOptions } from '../journal/journal.ts';
+import type { JournalDefinition, JournalEntry, JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import { ANSWERED_NOT_ACKNOWLEDGED, type AttentionReason, type Sale } from '../sales/lifecycle.ts';
 import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
@@ -46,10 +46,10 @@ export const TERMINAL_JOURNAL = {
   operatorActions: OPERATOR_ACTIONS,
   openStatuses: FOLLOWED_STATUSES,
   projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection, [OPEN_REFUNDS_PROJECTION]: openRefundsProjection, [RECONCILED_PROJECTION]: reconciledProjection },
-} as const satisfies Partial<OpenJournalOptions<SaleRow>>;
+} as const satisfies Partial<JournalDefinition<SaleRow>>;
 
 export interface TerminalOptions {
-  journal: Journal<SaleRow>;
+  journal: JournalPort<SaleRow>;
   client: ServiceClient;
   clock: Clock;
   log: Logger;

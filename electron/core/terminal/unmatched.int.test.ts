@@ -9,7 +9,8 @@ import { createServiceClient, type ServiceClient } from '../api/client.ts';
 import { loadConfig } from '../config.ts';
 import type { Core } from '../core.ts';
 import { composeCore } from '../../compose.ts';
-import { openJournal, type Journal } from '../journal/journal.ts';
+import type { JournalPort } from '../journal/port.ts';
+import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, managerSession, sessionAs } from '../operators/fixtures/sign-in.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
@@ -46,14 +47,14 @@ describe('the terminal on its journal', () => {
 
   const clock = (): OffsetClock => sandbox.clock;
   const open = (dir: string) => openJournal<SaleRow>({ dir, clock: clock(), log, ...TERMINAL_JOURNAL });
-  const terminalOn = (journal: Journal<SaleRow>) => new Terminal({ journal, client, clock: clock(), log, onChange: () => undefined, poll: { firstPollMs: 0 } });
+  const terminalOn = (journal: JournalPort<SaleRow>) => new Terminal({ journal, client, clock: clock(), log, onChange: () => undefined, poll: { firstPollMs: 0 } });
   async function dataDir(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'pos-unmatched-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     return dir;
   }
   /** A sale's intent and its 201, as the terminal journals them (ids given). */
-  async function saleWithIds(journal: Journal<SaleRow>, saleId: string, amountCents: number, pixId: string, serviceId: string): Promise<void> {
+  async function saleWithIds(journal: JournalPort<SaleRow>, saleId: string, amountCents: number, pixId: string, serviceId: string): Promise<void> {
     const at = clock().now();
     await journal.append([saleFact([{ type: 'sale.requested', sale_id: saleId, idempotency_key: `key-${saleId}`, store_id: 1, checkout_id: 1, seq: 1, amount_cents: amountCents, requested_by: 'ana', at: at - 10_000 }])]);
     await journal.append([
