@@ -4,6 +4,14 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os', 'url', 'stream', 'events', 'worker_threads'];
 
+// What the core may not import, in every one of its modules (tests and fixtures aside).
+const corePaths = [{ name: 'electron', message: 'electron/core is plain Node: only electron/main and electron/preload may import electron.' }];
+const coreBoundaries = [
+  { group: ['**/sandbox', '**/sandbox/**'], message: 'electron/core must not import electron/sandbox: take a ServiceEndpoint (electron/core/service-endpoint.ts); electron/compose.ts makes one.' },
+  // The PostgreSQL client too: the core knows the journal's port, never a backend.
+  { group: ['**/postgres', '**/postgres/**'], message: 'electron/core must not import electron/postgres or the PostgreSQL client: take the journal port; the start-up entry points pick the backend.' },
+];
+
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -27,18 +35,28 @@ export default tseslint.config(
     files: ['electron/core/**'],
     ignores: ['**/*.test.ts', 'electron/core/**/fixtures/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: 'electron/core is plain Node: only electron/main and electron/preload may import electron.' }],
-        patterns: [
-          { group: ['**/sandbox', '**/sandbox/**'], message: 'electron/core must not import electron/sandbox: take a ServiceEndpoint (electron/core/service-endpoint.ts); electron/compose.ts makes one.' },
-          // The PostgreSQL client too: the core knows the journal's port, never a backend.
-          { group: ['**/postgres', '**/postgres/**'], message: 'electron/core must not import electron/postgres or the PostgreSQL client: take the journal port; the start-up entry points pick the backend.' },
-        ],
-      }],
+      'no-restricted-imports': ['error', { paths: corePaths, patterns: coreBoundaries }],
       'no-restricted-syntax': ['error',
         { selector: 'ImportExpression[source.value=/(^|\\/)sandbox(\\/|$)/]', message: 'electron/core must not import electron/sandbox, not even lazily: take a ServiceEndpoint.' },
         { selector: 'ImportExpression[source.value=/(^|\\/)postgres(\\/|$)/]', message: 'electron/core must not import electron/postgres or the PostgreSQL client, not even lazily: take the journal port.' },
       ],
+    },
+  },
+  {
+    // The core knows the journal by its port (journal/port.ts; the hash chain's canonical
+    // form, journal/canonical.ts, is the same on every backend). The embedded adapter's
+    // modules are opened by the one composing module (core/services/parts.ts) and used inside
+    // journal/ only; tests, fixtures and benches may open one.
+    files: ['electron/core/**'],
+    ignores: ['**/*.test.ts', 'electron/core/**/fixtures/**', 'electron/core/journal/**', 'electron/core/services/parts.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: corePaths,
+        patterns: [
+          ...coreBoundaries,
+          { group: ['**/journal/*', '!**/journal/port.ts', '!**/journal/canonical.ts'], message: "electron/core imports the journal's port (journal/port.ts), never an adapter: only core/services/parts.ts opens the file journal." },
+        ],
+      }],
     },
   },
   {

@@ -2,8 +2,10 @@
  * The import graph of electron/ (every static, type-only, re-export and dynamic import of
  * the code the app runs; tests and test fixtures aside): no module imports itself round a
  * cycle, type-only imports included (a shared type belongs to the module that owns the
- * concept), and nothing the core reaches is the sandbox (the core receives a service
- * endpoint: electron/compose.ts). ESLint says the same per file; this sees the whole graph.
+ * concept), nothing the core reaches is the sandbox (the core receives a service
+ * endpoint: electron/compose.ts), and no module of the core imports a journal adapter but
+ * the composing one (the core knows journal/port.ts; core/services/parts.ts opens the file
+ * journal). ESLint says the same per file; this sees the whole graph.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -91,5 +93,15 @@ describe('the import graph of electron/', () => {
   it('the core reaches no storage backend: it is handed one by the entry points', () => {
     const core = [...graph.keys()].filter((f) => f.startsWith('electron/core/'));
     expect([...reachableFrom(core)].filter((f) => f.startsWith('electron/postgres/'))).toEqual([]);
+  });
+
+  it("the core imports the journal's port, and only the composition opens the file journal", () => {
+    // port.ts is the surface; canonical.ts is the hash chain's form, the same on every backend.
+    const neutral = new Set(['electron/core/journal/port.ts', 'electron/core/journal/canonical.ts']);
+    const adapterImports = [...graph]
+      .filter(([file]) => file.startsWith('electron/core/') && !file.startsWith('electron/core/journal/') && file !== 'electron/core/services/parts.ts')
+      .flatMap(([file, imports]) => imports.filter((i) => i.startsWith('electron/core/journal/') && !neutral.has(i)).map((i) => `${file} → ${i}`));
+    expect(adapterImports).toEqual([]);
+    expect(graph.get('electron/core/core.ts')).toContain('electron/core/journal/port.ts');
   });
 });
