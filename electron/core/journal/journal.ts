@@ -55,7 +55,6 @@ export interface OpenJournalOptions<S extends object> extends JournalDefinition<
   beforeCheckpointRename?: () => Promise<void>;
 }
 
-
 const MAX_WEBHOOK_ID = 256;
 const KEPT_REDUCER_FAILURES = 20;
 

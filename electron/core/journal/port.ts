@@ -97,7 +97,6 @@ export class JournalUnavailableError extends CoreError {
   }
 }
 
-
 /**
  * Small derived state kept across starts without reading history: folded over every entry
  * in seq order (at append, and at open over the entries after the checkpoint), persisted in
