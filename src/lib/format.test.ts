@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
 import { MAX_SALE_CENTS } from '../../electron/shared/money.ts';
 import { CONFIRM_FROM_CENTS } from './amountInput.ts';
-import { decimalText, formatCount, formatFigure, formatMoney, type Figure } from './format.ts';
+import { decimalText, formatCount, formatDecimalsIn, formatFigure, formatMoney, type Figure } from './format.ts';
 import { dictionary, translate, type TextKey } from './i18n.ts';
 
 // Intl separates a unit from its number with a no-break space; the tables read it as a space.
@@ -81,6 +81,20 @@ describe('formatCount', () => {
     ['en', 0, '0'],
   ])('%s %d -> %s', (lang, n, text) => {
     expect(formatCount(lang, n)).toBe(text);
+  });
+});
+
+describe('formatDecimalsIn: the figures of a line the core wrote', () => {
+  it.each<[Lang, string, string]>([
+    ['en', '1234567.500000 − 0.000000', '1,234,567.500000 − 0.000000'],
+    ['pt-BR', '1234567.500000 − 0.000000', '1.234.567,500000 − 0,000000'],
+    ['en', '-12.50', '-12.50'],
+    ['en', '90071992547409.91', '90,071,992,547,409.91'],
+    ['en', '123456789012345678901.000001', '123,456,789,012,345,678,901.000001'],
+    ['en', 'ARS', 'ARS'],
+    ['en', 'USDt, BRL', 'USDt, BRL'],
+  ])('%s %s -> %s', (lang, text, shown) => {
+    expect(formatDecimalsIn(lang, text)).toBe(shown);
   });
 });
 

@@ -58,6 +58,14 @@ export function formatFigure(lang: Lang, figure: Figure): string {
     .join('');
 }
 
+/**
+ * The plain decimals inside a figure line the core wrote ("1234.500000 − 0.000000") in the
+ * language's way, each at its own scale; the words and signs around them are kept.
+ */
+export function formatDecimalsIn(lang: Lang, text: string): string {
+  return text.replace(/-?\d+(?:\.(\d+))?/g, (decimal, fraction: string | undefined) => numberFormat(lang, null, fraction?.length ?? 0).format(decimal as unknown as number));
+}
+
 /** Integer cents as reais: "R$ 10,00" (pt-BR), "R$10.00" (en). */
 export function formatMoney(lang: Lang, cents: number): string {
   return formatFigure(lang, { minor: cents, scale: BRL_SCALE, currency: 'BRL' });

@@ -4,8 +4,6 @@ import { es } from './texts/es.ts';
 import { ptBR } from './texts/pt-BR.ts';
 import { ruleAmounts } from './format.ts';
 
-export { formatCount, formatMoney } from './format.ts';
-
 /**
  * UI texts in the three languages. English keys are the words tests rely on with
  * POS_LANG=en; pt-BR is the default. Money and numbers are formatted in format.ts, dates

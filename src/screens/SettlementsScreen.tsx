@@ -6,7 +6,7 @@ import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatCount, formatFigure, formatMoney } from '../lib/format.ts';
+import { formatCount, formatDecimalsIn, formatFigure, formatMoney } from '../lib/format.ts';
 import { settlementCsv } from '../lib/settlements.ts';
 import type { TextKey } from '../lib/texts/en.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -373,7 +373,7 @@ export function SettlementsScreen() {
         <ul aria-label={t('settlements.invariants')}>
           {result.invariants.map((l) => (
             <li key={l.rule} data-holds={l.holds}>
-              {t(RULE_TEXT[l.rule])}: {l.missing ? `${l.left} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${l.left} ${l.holds ? '=' : '≠'} ${l.right}`}
+              {t(RULE_TEXT[l.rule])}: {l.missing ? `${formatDecimalsIn(lang, l.left)} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${formatDecimalsIn(lang, l.left)} ${l.holds ? '=' : '≠'} ${formatDecimalsIn(lang, l.right)}`}
             </li>
           ))}
         </ul>
