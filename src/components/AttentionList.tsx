@@ -4,7 +4,8 @@ import { RefundAnswer } from './RefundAnswer.tsx';
 import type { AttentionMessage, ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { formatCount, formatMoney } from '../lib/format.ts';
+import { formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
@@ -61,12 +62,13 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
 /** Everything that still needs a person on this checkout, each with what to do and who saw it. */
 export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
   const t = useText();
+  const lang = useLang();
   const items = sales.flatMap((sale) => sale.description.attention.map((item) => ({ sale, item })));
   if (items.length === 0) return null;
   return (
     <section className="card attention" aria-labelledby="attention-heading">
       <h2 id="attention-heading">
-        <Icon name="alert" /> {items.length > 1 ? t('attention.count', { count: items.length }) : t('attention.heading')}
+        <Icon name="alert" /> {items.length > 1 ? t('attention.count', { count: formatCount(lang, items.length) }) : t('attention.heading')}
       </h2>
       {/* A counted list of bounded height: however many wait, the current sale stays in view. */}
       <div className="attention-items" data-count={items.length}>
@@ -84,13 +86,14 @@ export function AttentionList({ sales }: { sales: readonly SaleSummary[] }) {
  */
 export function SettlementNotices({ notices }: { notices: readonly SettlementNotice[] }) {
   const t = useText();
+  const lang = useLang();
   if (notices.length === 0) return null;
   return (
     <Card id="settlement-notices" heading={t('settlements.noticesHeading')} className="attention claim-notices">
       <ul>
         {notices.map((n) => (
           <li key={n.settlement_id} data-settlement={n.settlement_id}>
-            {t('settlements.notice', { id: n.settlement_id, count: n.open })} <a href="#/settlements">{t('settlements.follow')}</a>
+            {t('settlements.notice', { id: n.settlement_id, count: formatCount(lang, n.open) })} <a href="#/settlements">{t('settlements.follow')}</a>
           </li>
         ))}
       </ul>

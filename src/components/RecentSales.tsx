@@ -1,6 +1,7 @@
 import type { SaleSummary } from '../../electron/core/contract.ts';
 import { isExpiringAt } from '../lib/checkoutView.ts';
-import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
+import { formatTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { Card } from './Card.tsx';
 import { StatusWord } from './StatusWord.tsx';

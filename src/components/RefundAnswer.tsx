@@ -3,7 +3,7 @@ import type { AttentionMessage, SaleSummary } from '../../electron/core/contract
 import { ErrorAlert } from './FormError.tsx';
 import { getBridge } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatMoney } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
 import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { selectRole, useAuth } from '../stores/auth.ts';

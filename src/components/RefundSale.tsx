@@ -4,7 +4,8 @@ import { readTypedAmount } from '../../electron/shared/money.ts';
 import { AMOUNT_PROBLEM_TEXT, decimalSeparator } from '../lib/amountInput.ts';
 import { toUiError, getBridge } from '../lib/bridge.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
-import { formatMoney, formatTime, type TextKey } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
+import { formatTime, type TextKey } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useShift } from '../stores/shift.ts';
 

@@ -1,7 +1,8 @@
 import { Icon } from './Icon.tsx';
 import type { CheckoutView } from '../../electron/core/contract.ts';
 import { screenSale } from '../lib/checkoutView.ts';
-import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
+import { formatTime } from '../lib/i18n.ts';
 import { screenSentence } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { Countdown } from './Countdown.tsx';

@@ -1,5 +1,6 @@
 import type { SaleSummary } from '../../electron/core/contract.ts';
-import { formatMoney, formatTime } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
+import { formatTime } from '../lib/i18n.ts';
 import { statusWordKey } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useShift } from '../stores/shift.ts';

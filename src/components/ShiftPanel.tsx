@@ -3,6 +3,7 @@ import { Field } from './Field.tsx';
 import { Icon } from './Icon.tsx';
 import { useState, type FormEvent } from 'react';
 import type { ShiftView } from '../../electron/core/contract.ts';
+import { formatCount } from '../lib/format.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useShift } from '../stores/shift.ts';
@@ -24,6 +25,7 @@ function ShiftFacts({ shift }: { shift: ShiftView }) {
 /** Asks before closing over a pending sale; the focus goes to the question. */
 function ConfirmClose() {
   const t = useText();
+  const lang = useLang();
   const pendingClose = useShift((s) => s.pendingClose);
   const closeShift = useShift((s) => s.closeShift);
   const cancelClose = useShift((s) => s.cancelClose);
@@ -33,7 +35,7 @@ function ConfirmClose() {
     <Confirm
       id="confirm"
       title={t('shift.confirmTitle')}
-      body={t('shift.confirmBody', { count: pendingClose.pending })}
+      body={t('shift.confirmBody', { count: formatCount(lang, pendingClose.pending) })}
       keep={t('shift.confirmNo')}
       go={t('shift.confirmYes')}
       busy={busy}

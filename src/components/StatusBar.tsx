@@ -1,4 +1,5 @@
 import { Icon } from './Icon.tsx';
+import { formatCount } from '../lib/format.ts';
 import type { TextKey } from '../lib/i18n.ts';
 import { journalStopText, type IconName } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -61,7 +62,7 @@ export function StatusBar() {
           {stopped}
         </span>
       )}
-      {status && status.unmatchedPayments > 0 && <Pill health="warn" text={t('status.unmatched', { count: status.unmatchedPayments })} />}
+      {status && status.unmatchedPayments > 0 && <Pill health="warn" text={t('status.unmatched', { count: formatCount(lang, status.unmatchedPayments) })} />}
     </p>
   );
 }

@@ -3,7 +3,7 @@ import { Icon } from './Icon.tsx';
 import { useEffect, useRef, useState } from 'react';
 import type { SaleSummary } from '../../electron/core/contract.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatMoney } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useCheckout } from '../stores/checkout.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LANGS } from '../../electron/core/contract.ts';
-import { dictionary, formatMoney, translate } from './i18n.ts';
+import { formatMoney } from './format.ts';
+import { dictionary, translate } from './i18n.ts';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 

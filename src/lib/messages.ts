@@ -1,5 +1,6 @@
 import type { AttentionMessage, CoreStatus, EventDetails, Lang, SaleDescription, SaleMessageKey, SaleStatus, SaleSummary, ScreenView } from '../../electron/core/contract.ts';
-import { dictionary, formatMoney, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
+import { formatMoney } from './format.ts';
+import { dictionary, formatTime, translate, type TextKey, type TextParams } from './i18n.ts';
 
 /**
  * Turns the core's message keys and params into the cashier's words. The core decides what

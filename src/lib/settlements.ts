@@ -1,17 +1,9 @@
 import type { SettlementView } from '../../electron/core/contract.ts';
+import { decimalText, type Figure } from './format.ts';
 
-interface Figure {
-  minor: number;
-  scale: number;
-  currency: string | null;
-}
-
-/** An exact figure as the service gave it: `30.500000 USDt`, `1234.50 ARS` (never through a float). */
+/** An exact figure as the service gave it, for the CSV: `30.500000 USDt`, `1234.50 ARS` (never through a float). */
 export function settlementFigure(a: Figure): string {
-  const negative = a.minor < 0;
-  const digits = Math.abs(a.minor).toString().padStart(a.scale + 1, '0');
-  const text = a.scale === 0 ? digits : `${digits.slice(0, -a.scale)}.${digits.slice(-a.scale)}`;
-  return `${negative ? '-' : ''}${text}${a.currency ? ` ${a.currency}` : ''}`;
+  return `${decimalText(a.minor, a.scale)}${a.currency ? ` ${a.currency}` : ''}`;
 }
 
 const cell = (v: string | number | null) => {

@@ -20,7 +20,7 @@ import {
 import { displayAddress } from '../lib/bridge.ts';
 import { saleToReplace, withdrawableSale } from '../lib/checkoutView.ts';
 import { chargeErrorText } from '../lib/errorText.ts';
-import { formatMoney } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useAttention } from '../stores/attention.ts';
 import { useCheckout } from '../stores/checkout.ts';

@@ -6,7 +6,7 @@ import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatMoney } from '../lib/i18n.ts';
+import { formatFigure, formatMoney } from '../lib/format.ts';
 import type { TextKey } from '../lib/texts/en.ts';
 import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -168,7 +168,7 @@ export function ClaimsScreen() {
           { header: t('claims.col.payout'), cell: ({ payout }) => <code>{payout.external_id ?? payout.service_id}</code> },
           {
             header: t('claims.col.amount'),
-            cell: ({ payout }) => (payout.currency === 'BRL' && payout.amount.scale === 2 ? formatMoney(lang, payout.amount.minor) : `${payout.amount.minor / 10 ** payout.amount.scale} ${payout.currency}`),
+            cell: ({ payout }) => formatFigure(lang, { ...payout.amount, currency: payout.currency }),
           },
           { header: t('claims.col.date'), cell: ({ payout }) => (payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)) },
           {

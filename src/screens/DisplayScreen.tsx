@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { Countdown } from '../components/Countdown.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { screenAmount } from '../lib/displayView.ts';
-import { formatMoney } from '../lib/i18n.ts';
+import { formatMoney } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { connectDisplay, useDisplay } from '../stores/display.ts';
 import { usePick } from '../stores/pick.ts';

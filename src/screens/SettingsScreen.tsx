@@ -6,6 +6,7 @@ import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
 import { errorText } from '../lib/errorText.ts';
+import { formatCount } from '../lib/format.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { journalProblemText } from '../lib/messages.ts';
 import { useRunner } from '../lib/useRunner.ts';
@@ -121,7 +122,7 @@ export function SettingsScreen() {
             <dt>{t('status.webhookUrl')}</dt>
             <dd>
               {status.webhooks.url ?? t('status.webhooks.off')}
-              {status.webhooks.refused > 0 ? ` · ${t('status.webhooks.refused', { count: status.webhooks.refused })}` : ''}
+              {status.webhooks.refused > 0 ? ` · ${t('status.webhooks.refused', { count: formatCount(lang, status.webhooks.refused) })}` : ''}
             </dd>
             <dt>{t('status.journalEntries')}</dt>
             <dd>

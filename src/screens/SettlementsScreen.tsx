@@ -6,8 +6,8 @@ import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
 import { errorText } from '../lib/errorText.ts';
-import { formatMoney } from '../lib/i18n.ts';
-import { settlementCsv, settlementFigure } from '../lib/settlements.ts';
+import { formatCount, formatDecimalsIn, formatFigure, formatMoney } from '../lib/format.ts';
+import { settlementCsv } from '../lib/settlements.ts';
 import type { TextKey } from '../lib/texts/en.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
@@ -120,7 +120,7 @@ export function SettlementsScreen() {
       ),
     },
     { header: t('settlements.col.status'), cell: ({ settlement: s }) => (s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')) },
-    { header: t('settlements.col.amount'), cell: ({ settlement: s }) => (s.amount === null ? '—' : settlementFigure(s.amount)) },
+    { header: t('settlements.col.amount'), cell: ({ settlement: s }) => (s.amount === null ? '—' : formatFigure(lang, s.amount)) },
     { header: t('settlements.col.settledAt'), cell: ({ settlement: s }) => (s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)) },
     {
       header: t('settlements.col.reconciled'),
@@ -176,8 +176,8 @@ export function SettlementsScreen() {
   function Pending({ rows: checkouts }: { rows: PendingRow[] }) {
     const pendingColumns: readonly Column<PendingLine>[] = [
       { header: t('settlements.col.charge'), cell: (l) => <code>{'charge' in l ? (l.charge.external_id ?? l.id) : l.id}</code> },
-      { header: t('settlements.col.charged'), cell: (l) => settlementFigure('charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
-      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? settlementFigure(l.charge.settlement_amount) : `−${settlementFigure(l.refund.deduction_amount)}`) },
+      { header: t('settlements.col.charged'), cell: (l) => formatFigure(lang, 'charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
+      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? formatFigure(lang, l.charge.settlement_amount) : `−${formatFigure(lang, l.refund.deduction_amount)}`) },
     ];
     return (
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
@@ -194,11 +194,11 @@ export function SettlementsScreen() {
             />
             <p data-testid="pending-totals">
               {t('settlements.pendingTotals', {
-                count: p.totals.count,
-                gross: settlementFigure(p.totals.settlement_amount),
-                refunds: p.totals.refund_count,
-                deduction: settlementFigure(p.totals.refund_deduction),
-                net: settlementFigure(p.totals.net_settlement_amount),
+                count: formatCount(lang, p.totals.count),
+                gross: formatFigure(lang, p.totals.settlement_amount),
+                refunds: formatCount(lang, p.totals.refund_count),
+                deduction: formatFigure(lang, p.totals.refund_deduction),
+                net: formatFigure(lang, p.totals.net_settlement_amount),
               })}
             </p>
             {net_negative && <p className="error">{t('settlements.netNegative')}</p>}
@@ -320,7 +320,7 @@ export function SettlementsScreen() {
           {t('settlements.detailHeading', { id: s.settlement_id })} · <span data-testid="settlement-status">{t(BOOK_TEXT[view.status])}</span>
         </h3>
         <p>
-          {settlementFigure(s.amount)}
+          {formatFigure(lang, s.amount)}
           {view.from === 'service' ? ` · ${s.settlement_provider_name}` : ''}
           {s.external_settlement_id ? ` · ${s.external_settlement_id}` : ''}
         </p>
@@ -333,8 +333,8 @@ export function SettlementsScreen() {
           label={t('settlements.charges')}
           columns={[
             { header: t('settlements.col.charge'), cell: ({ charge: c }) => <code>{c.external_id ?? c.service_id}</code> },
-            { header: t('settlements.col.charged'), cell: ({ charge: c }) => settlementFigure(c.charged_amount) },
-            { header: t('settlements.col.quoted'), cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : settlementFigure(c.settlement_amount)) },
+            { header: t('settlements.col.charged'), cell: ({ charge: c }) => formatFigure(lang, c.charged_amount) },
+            { header: t('settlements.col.quoted'), cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : formatFigure(lang, c.settlement_amount)) },
             {
               header: t('settlements.col.match'),
               cell: ({ check, sale }) => (
@@ -354,7 +354,7 @@ export function SettlementsScreen() {
             label={t('settlements.refunds')}
             columns={[
               { header: t('settlements.col.refund'), cell: ({ charge: r }) => <code>{r.service_refund_id}</code> },
-              { header: t('settlements.col.deduction'), cell: ({ charge: r }) => settlementFigure(r.deduction_amount) },
+              { header: t('settlements.col.deduction'), cell: ({ charge: r }) => formatFigure(lang, r.deduction_amount) },
               {
                 header: t('settlements.col.original'),
                 cell: ({ check, sale }) => (
@@ -373,7 +373,7 @@ export function SettlementsScreen() {
         <ul aria-label={t('settlements.invariants')}>
           {result.invariants.map((l) => (
             <li key={l.rule} data-holds={l.holds}>
-              {t(RULE_TEXT[l.rule])}: {l.missing ? `${l.left} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${l.left} ${l.holds ? '=' : '≠'} ${l.right}`}
+              {t(RULE_TEXT[l.rule])}: {l.missing ? `${formatDecimalsIn(lang, l.left)} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${formatDecimalsIn(lang, l.left)} ${l.holds ? '=' : '≠'} ${formatDecimalsIn(lang, l.right)}`}
             </li>
           ))}
         </ul>

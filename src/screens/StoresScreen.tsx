@@ -11,6 +11,7 @@ import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob, safeFilename } from '../lib/download.ts';
 import { errorText } from '../lib/errorText.ts';
 import { useRunner, type Result } from '../lib/useRunner.ts';
+import { formatCount } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 function ResultLine({ result, children }: { result: Result; children?: ReactNode }) {
@@ -528,7 +529,7 @@ function PrintedQrs({ version }: { version: number }) {
             <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
               {t('printed.previous')}
             </button>
-            <span>{t('printed.page', { page, pages, total: list.total })}</span>
+            <span>{t('printed.page', { page: formatCount(lang, page), pages: formatCount(lang, pages), total: formatCount(lang, list.total) })}</span>
             <button type="button" className="secondary" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
               {t('printed.next')}
             </button>
