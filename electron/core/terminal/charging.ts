@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { formatCents } from '../../shared/money.ts';
+import { formatCents, MAX_SALE_CENTS } from '../../shared/money.ts';
 import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { CoreError } from '../errors.ts';
@@ -59,7 +59,7 @@ export class Charging {
       });
       if (!plan.ok) {
         if (plan.reason === 'create_in_flight') throw createInFlight();
-        throw new CoreError('invalid_argument', 'The amount must be more than R$ 0,00 and at most R$ 1.000.000,00.', { field: 'amount' });
+        throw new CoreError('invalid_argument', `The amount must be more than R$ 0.00 and at most R$ ${formatCents(MAX_SALE_CENTS)}.`, { field: 'amount' });
       }
       const fact = saleFact(plan.events, input.shiftId === undefined ? {} : { shift_id: input.shiftId });
       await journal.append([fact]);

@@ -3,6 +3,7 @@ import { newIdempotencyKey } from '../api/client.ts';
 import { ServiceError } from '../api/errors.ts';
 import { REFUND_KEYS, type RefundKeyContract } from '../api/routes/route.ts';
 import { CoreError } from '../errors.ts';
+import { formatCents } from '../../shared/money.ts';
 import type { JournalEntry, Projection } from '../journal/port.ts';
 import { openRefund, refundsMadeCents, type RefundEvent, type RefundFact, type Sale, type UncertainReason } from '../sales/lifecycle.ts';
 import { mayAskAgain, planRefund, REFUND_REASON_MAX, type RefundRefusal } from '../sales/refunds.ts';
@@ -174,7 +175,7 @@ export class Refunding {
       if (fact.amount_cents !== input.amountCents) {
         throw new CoreError(
           'invalid_argument',
-          `This refund is of R$ ${(fact.amount_cents / 100).toFixed(2)}, not R$ ${(input.amountCents / 100).toFixed(2)}; nothing was sent.`,
+          `This refund is of R$ ${formatCents(fact.amount_cents)}, not R$ ${formatCents(input.amountCents)}; nothing was sent.`,
           { problem: 'refund_amount_differs', amount_cents: fact.amount_cents },
         );
       }
@@ -347,7 +348,7 @@ export class Refunding {
 
 /** The sentence for a refund this app will not ask for; params.problem picks the translation. */
 function refusalError(reason: RefundRefusal, leftCents: number): CoreError {
-  const left = (leftCents / 100).toFixed(2);
+  const left = formatCents(leftCents);
   switch (reason) {
     case 'not_paid':
       return new CoreError('conflict', 'Only a paid sale can be refunded; this one has no payment to give back.', { problem: 'refund_not_paid' });
@@ -356,7 +357,7 @@ function refusalError(reason: RefundRefusal, leftCents: number): CoreError {
     case 'nothing_left':
       return new CoreError('conflict', 'This sale has already been refunded in full; nothing is left to give back.', { problem: 'refund_nothing_left' });
     case 'amount_invalid':
-      return new CoreError('invalid_argument', 'The refund amount must be more than R$ 0,00; nothing was sent.', { problem: 'refund_amount_invalid', left_cents: leftCents });
+      return new CoreError('invalid_argument', 'The refund amount must be more than R$ 0.00; nothing was sent.', { problem: 'refund_amount_invalid', left_cents: leftCents });
     case 'amount_too_large':
       return new CoreError('invalid_argument', `At most R$ ${left} is left to refund on this sale; nothing was sent.`, { problem: 'refund_amount_too_large', left_cents: leftCents });
     case 'reason_too_long':
