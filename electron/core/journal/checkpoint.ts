@@ -21,7 +21,7 @@ import { checkChainStart, firstLineOf, nodeJournalFs, readWholeFile, writeFileAt
 import type { AcknowledgedBreak, ShiftRecord } from './port.ts';
 import type { JournalFs, PendingBreak, ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
-import type { SaleRow, WebhookRow } from './view.ts';
+import type { SaleRow, WebhookRow } from './fold.ts';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 // 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).

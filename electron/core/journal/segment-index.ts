@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { checkLine, nodeJournalFs, readWholeFile, writeFileAtomic } from './log.ts';
 import type { JournalEntry, SaleKeys } from './port.ts';
 import type { EntryPosition, JournalFs } from './log.ts';
-import { saleIdsOf, webhookIdOf } from './view.ts';
+import { saleIdsOf, webhookIdOf } from './fold.ts';
 
 export const INDEX_VERSION = 1;
 

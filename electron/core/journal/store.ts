@@ -22,8 +22,10 @@ import type { EntryPosition, JournalFs } from './log.ts';
 import { byId } from './checkout-index.ts';
 import { Bloom, bloomHash, bloomKey, own, readEntries, readSegmentIndex, SegmentIndexBuilder, writeSegmentIndex } from './segment-index.ts';
 import type { BloomHash, SaleSnapshot, SegmentIndexFile, SegmentSummary } from './segment-index.ts';
-import { MemoryWorkingSet, saleIdsOf } from './view.ts';
-import type { SaleIndex, SaleQueriesOf, SaleRow, WorkingSetWriter } from './view.ts';
+import { foldProjections, saleIdsOf } from './fold.ts';
+import { MemoryWorkingSet } from './view.ts';
+import type { SaleRow } from './fold.ts';
+import type { SaleIndex, SaleQueriesOf, WorkingSetWriter } from './view.ts';
 import type { AcknowledgedBreak, JournalEntry, OpenedFrom, Projections, ReducerFailure, SaleKeys, SaleReducer, ShiftRecord, StoreStats } from './port.ts';
 
 export interface StoreOptions<S extends object> {
@@ -176,15 +178,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
       if (found) seeds.set(id, found.record);
     }
     const failures = await this.#writer.applyEntries(fold, seeds);
-    for (const e of fold) {
-      for (const [name, p] of Object.entries(this.#o.projections)) {
-        try {
-          this.#projections.set(name, p.reduce(this.#projections.get(name), e));
-        } catch (err) {
-          failures.push({ seq: e.seq, saleId: `projection:${name}`, message: err instanceof Error ? err.message : String(err) });
-        }
-      }
-    }
+    this.#projections = foldProjections(this.#o.projections, this.#projections, fold, failures);
     if (failures.length > 0) {
       this.#failureCount += failures.length;
       this.#o.onFailures(failures);

@@ -4,20 +4,9 @@ import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { deepFreeze } from '../../shared/freeze.ts';
 import { byId, CheckoutIndex } from './checkout-index.ts';
-import { ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED, type JournalEntry, type ReducerFailure, type SaleKeys, type SaleReducer, type ShiftRecord } from './port.ts';
+import { batchOf, foldBatch, type BatchState, type SaleRow, type WebhookRow } from './fold.ts';
+import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, type SaleReducer, type ShiftRecord } from './port.ts';
 
-/**
- * A sale as the sales store keeps it: its keys beside the caller's record, and the last
- * entry that touched it (which decides when it may leave the working set).
- */
-export type SaleRow<S> = Partial<SaleKeys> & { sale_id: string; record: S; touched_seq: number; touched_at: number };
-
-/** A webhook-id the working set keeps for a fast dedupe: the first entry that carried it. */
-export interface WebhookRow {
-  webhook_id: string;
-  seq: number;
-  at: number;
-}
 
 /**
  * What IndexedDB keeps of a sale: its id and the keys of the back office's queries, each a
@@ -76,28 +65,6 @@ interface JournalSchema extends DBSchema {
  * too, they were two more puts a sale that nothing ever read back.
  */
 const STORES = ['sales', 'shifts'] as const;
-
-/** Sale ids an entry affects: `data.sale_id`, and `data.sale_ids` for facts about several sales. */
-export function saleIdsOf(entry: JournalEntry): string[] {
-  const { sale_id, sale_ids } = entry.data;
-  const ids: string[] = [];
-  if (typeof sale_id === 'string' && sale_id !== '') ids.push(sale_id);
-  if (Array.isArray(sale_ids)) {
-    for (const id of sale_ids) if (typeof id === 'string' && id !== '' && !ids.includes(id)) ids.push(id);
-  }
-  return ids;
-}
-
-export function webhookIdOf(entry: JournalEntry): string | undefined {
-  const id = entry.data.webhook_id;
-  return typeof id === 'string' && id !== '' ? id : undefined;
-}
-
-export function shiftIdOf(entry: JournalEntry): string | undefined {
-  if (entry.type !== SHIFT_OPENED && entry.type !== SHIFT_CLOSED) return undefined;
-  const id = entry.data.shift_id;
-  return typeof id === 'string' && id !== '' ? id : undefined;
-}
 
 const INDEXED_DB_GLOBALS = {
   indexedDB: fake.indexedDB,
@@ -171,110 +138,6 @@ export interface SaleQueriesOf<S> {
 
 /** What the journal's apply, seal and checkpoint need of a working set (IndexedDB, or memory while rebuilding). */
 export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'size' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
-
-interface Batch {
-  refs: string[][];
-  saleIds: string[];
-  hookIds: string[];
-  shiftIds: string[];
-}
-
-function batchOf(entries: readonly JournalEntry[]): Batch {
-  const saleIds = new Set<string>();
-  const hookIds = new Set<string>();
-  const shiftIds = new Set<string>();
-  const refs = entries.map((e) => {
-    const ids = saleIdsOf(e);
-    for (const id of ids) saleIds.add(id);
-    const hook = webhookIdOf(e);
-    if (hook !== undefined) hookIds.add(hook);
-    const shift = shiftIdOf(e);
-    if (shift !== undefined) shiftIds.add(shift);
-    return ids;
-  });
-  return { refs, saleIds: [...saleIds], hookIds: [...hookIds], shiftIds: [...shiftIds] };
-}
-
-interface BatchState<S> {
-  sales: Map<string, SaleRow<S> | undefined>;
-  hooks: Map<string, WebhookRow | undefined>;
-  shifts: Map<string, ShiftRecord | undefined>;
-}
-
-/**
- * Folds a batch into the rows it touches (`stored`: what the working set holds of them) and
- * returns the rows to write. Pure: the IndexedDB index and the rebuild's memory share it.
- */
-function foldBatch<S>(entries: readonly JournalEntry[], refs: string[][], stored: BatchState<S>, seeds: ReadonlyMap<string, S> | undefined, reduce: SaleReducer<S>, keysOf: (sale: S) => Partial<SaleKeys>): { sales: SaleRow<S>[]; hooks: WebhookRow[]; shifts: ShiftRecord[]; failures: ReducerFailure[] } {
-  const sales = new Map<string, S | undefined>([...stored.sales].map(([id, row]) => [id, row?.record ?? seeds?.get(id)]));
-  const hooks = new Map(stored.hooks);
-  const shifts = new Map(stored.shifts);
-  const changedSales = new Set<string>();
-  const touched = new Map<string, JournalEntry>();
-  const changedHooks = new Set<string>();
-  const changedShifts = new Set<string>();
-  const failures: ReducerFailure[] = [];
-  entries.forEach((entry, i) => {
-    const hook = webhookIdOf(entry);
-    // The first entry to carry a webhook-id keeps it: a redelivery never moves it.
-    if (hook !== undefined && hooks.get(hook) === undefined) {
-      hooks.set(hook, { webhook_id: hook, seq: entry.seq, at: entry.at });
-      changedHooks.add(hook);
-    }
-    const shiftId = shiftIdOf(entry);
-    if (shiftId !== undefined) {
-      const next = foldShift(shifts.get(shiftId), entry, shiftId);
-      if (next) {
-        shifts.set(shiftId, next);
-        changedShifts.add(shiftId);
-      }
-    }
-    for (const saleId of refs[i]!) {
-      touched.set(saleId, entry);
-      let next: S | undefined;
-      try {
-        next = reduce(sales.get(saleId), entry, saleId);
-      } catch (err) {
-        failures.push({ seq: entry.seq, saleId, message: err instanceof Error ? err.message : String(err) });
-        continue;
-      }
-      if (next === undefined) continue;
-      if (next === null || typeof next !== 'object') {
-        failures.push({ seq: entry.seq, saleId, message: 'the reducer returned something that is not a record' });
-        continue;
-      }
-      sales.set(saleId, next);
-      changedSales.add(saleId);
-    }
-  });
-  const out: SaleRow<S>[] = [];
-  const lastSeq = entries.at(-1)!.seq;
-  for (const [id, record] of sales) {
-    if (record === undefined) continue;
-    const entry = touched.get(id)!;
-    const row = stored.sales.get(id);
-    // A sale an entry named is touched even when its record did not change: it stays in the
-    // working set while that entry's segment is the one being written (store.ts relies on it).
-    if (!changedSales.has(id) && row !== undefined) {
-      out.push({ ...row, touched_seq: entry.seq, touched_at: entry.at });
-      continue;
-    }
-    let keys: Partial<SaleKeys> = {};
-    try {
-      keys = keysOf(record);
-    } catch (err) {
-      // Still stored, findable by id; only the other indexes miss it.
-      failures.push({ seq: lastSeq, saleId: id, message: `the sale's keys cannot be read: ${(err as Error).message}` });
-    }
-    out.push({ ...keys, sale_id: id, record, touched_seq: entry.seq, touched_at: entry.at });
-  }
-  return {
-    sales: out,
-    hooks: [...changedHooks].map((id) => hooks.get(id)!),
-    shifts: [...changedShifts].map((id) => shifts.get(id)!),
-    failures,
-  };
-}
 
 /**
  * The working set in plain memory, for the open that rebuilds from the whole log: the
@@ -737,12 +600,3 @@ function records<S>(rows: SaleRow<S>[]): S[] {
   return rows.map((r) => r.record);
 }
 
-function foldShift(current: ShiftRecord | undefined, entry: JournalEntry, id: string): ShiftRecord | undefined {
-  const by = typeof entry.data.by === 'string' ? entry.data.by : '';
-  if (entry.type === SHIFT_OPENED) {
-    if (current) return undefined;
-    return { id, state: 'open', opened_at: entry.at, opened_by: by, opened_seq: entry.seq };
-  }
-  if (!current || current.state === 'closed') return undefined;
-  return { ...current, state: 'closed', closed_at: entry.at, closed_by: by, closed_seq: entry.seq };
-}
