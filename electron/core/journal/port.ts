@@ -153,6 +153,8 @@ export interface SaleKeys {
   needs_person?: string;
   /** 'yes' while a newer sale on the checkout would displace this one; absent otherwise. */
   displaceable?: string;
+  /** What the customer owes, in integer minor units: a database keeps it in a bigint column. */
+  amount_cents?: number;
 }
 
 /**
@@ -183,7 +185,7 @@ export type SaleKeysOf<S> = (sale: S) => SaleKeys;
 export function ownSaleKeys(sale: object): Partial<SaleKeys> {
   const s = sale as Record<string, unknown>;
   const keys: Partial<SaleKeys> = {};
-  for (const name of ['store_id', 'checkout_id', 'created_at'] as const) {
+  for (const name of ['store_id', 'checkout_id', 'created_at', 'amount_cents'] as const) {
     const v = s[name];
     if (typeof v === 'number' && Number.isFinite(v)) keys[name] = v;
   }
@@ -241,6 +243,21 @@ export interface JournalDefinition<S extends object> {
    * `sales.byStatus` of one of them reads the working set only.
    */
   openStatuses?: Iterable<string>;
+  /** Which keys an entry claims (see ClaimedKeys); pure, like the reducer. */
+  claimedKeys?: (entry: JournalEntry) => ClaimedKeys;
+}
+
+/**
+ * The keys an entry takes for itself, which no other entry may take again: a database
+ * adapter holds them with UNIQUE constraints in the append's own transaction, so a second
+ * request under a key already taken can never be journaled (not a read, then a write). The
+ * embedded adapter, one writer over one file, needs no constraint and ignores them.
+ */
+export interface ClaimedKeys {
+  /** Idempotency-Keys sent (a sale's create, a refund), each with the sale it is for. */
+  idempotencyKeys?: ReadonlyArray<{ key: string; saleId: string }>;
+  /** A settlement the entry announces: the first such entry is the one it is reconciled from. */
+  settlementId?: number;
 }
 
 export interface AppendResult {

@@ -7,7 +7,7 @@ import type { JournalPort } from '../journal/port.ts';
 import { openJournal } from '../journal/journal.ts';
 import { planCharge, planCreateOutcome } from '../sales/checkout.ts';
 import type { PaymentReceived, Sale } from '../sales/lifecycle.ts';
-import { OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
+import { claimedKeys, OPERATOR_ACTIONS, paymentFact, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
 
 /**
  * How sale facts fold into the journal's view: the real reducer and index keys, on a real
@@ -98,5 +98,23 @@ describe('the view’s bounded indexes', () => {
     expect(ids(await journal.sales.recentOnCheckout(1, 1, 10, clock.now() - 150_000))).toEqual(['s4', 's3']);
     expect(await journal.sales.recentOnCheckout(1, 1, 0)).toEqual([]);
     expect(await journal.sales.recentOnCheckout(1, 2, 5)).toEqual([]);
+  });
+});
+
+describe('the keys an entry claims', () => {
+  it('claims the Idempotency-Key of the sale it rings up, and of none it only displaces', async () => {
+    await charge('s1', 1000);
+    await created('s1');
+    await charge('s2', 1200);
+    const [second] = await journal.eventsOfType('sale.requested').then((entries) => entries.slice(-1));
+    expect(second!.data.sale_ids).toEqual(['s2', 's1']);
+    expect(claimedKeys(second!)).toEqual({ idempotencyKeys: [{ key: 'key-s2', saleId: 's2' }] });
+  });
+
+  it('claims the settlement a settlement.settled announces, and nothing for a payment', async () => {
+    const at = { seq: 1, prev: '0'.repeat(64), hash: '0'.repeat(64), at: 0 };
+    expect(claimedKeys({ ...at, type: 'settlement.settled', data: { settlement_id: 42, webhook_id: 'wh-1' } })).toEqual({ settlementId: 42 });
+    expect(claimedKeys({ ...at, type: 'settlement.settled', data: { settlement_id: '42' } })).toEqual({});
+    expect(claimedKeys({ ...at, type: 'charge.paid', data: { sale_ids: ['s1'], events: [{ type: 'charge.paid', sale_id: 's1' }] } })).toEqual({});
   });
 });

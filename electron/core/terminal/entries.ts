@@ -1,4 +1,4 @@
-import type { EntryInput, JournalEntry, SaleKeys } from '../journal/port.ts';
+import type { ClaimedKeys, EntryInput, JournalEntry, SaleKeys } from '../journal/port.ts';
 import type { PaymentAttributed } from '../sales/matching.ts';
 import { displaceable } from '../sales/checkout.ts';
 import { applyAttributedReport, applySaleEvent, reportKey } from '../sales/lifecycle.ts';
@@ -99,6 +99,30 @@ export function reduceSaleRow(current: SaleRow | undefined, entry: JournalEntry,
   return shift === undefined ? { sale } : { sale, shift_id: shift };
 }
 
+/** The request types whose Idempotency-Key belongs to them alone (a resend reuses its own). */
+const KEYED_REQUESTS: ReadonlySet<string> = new Set(['sale.requested', 'refund.requested']);
+
+/**
+ * Which keys an entry of the terminal's takes for itself: the Idempotency-Key of each request
+ * it journals, and the settlement a `settlement.settled` announces. Pure, like the reducer.
+ */
+export function claimedKeys(entry: JournalEntry): ClaimedKeys {
+  const claimed: { idempotencyKeys?: { key: string; saleId: string }[]; settlementId?: number } = {};
+  const events = entry.data.events;
+  if (Array.isArray(events)) {
+    for (const e of events) {
+      if (e === null || typeof e !== 'object' || Array.isArray(e)) continue;
+      const { type, idempotency_key: key, sale_id: saleId } = e;
+      if (typeof type === 'string' && KEYED_REQUESTS.has(type) && typeof key === 'string' && key !== '' && typeof saleId === 'string') {
+        (claimed.idempotencyKeys ??= []).push({ key, saleId });
+      }
+    }
+  }
+  const settlementId = entry.data.settlement_id;
+  if (entry.type === 'settlement.settled' && typeof settlementId === 'number' && Number.isSafeInteger(settlementId)) claimed.settlementId = settlementId;
+  return claimed;
+}
+
 export function saleRowKeys(row: SaleRow): SaleKeys {
   const s = row.sale;
   return {
@@ -106,6 +130,7 @@ export function saleRowKeys(row: SaleRow): SaleKeys {
     checkout_id: s.checkout_id,
     status: s.status,
     created_at: s.requested_at,
+    amount_cents: s.amount_cents,
     ...(s.pix_id === undefined ? {} : { pix_id: s.pix_id }),
     ...(s.service_id === undefined ? {} : { service_id: s.service_id }),
     ...(s.external_id === undefined ? {} : { external_id: s.external_id }),

@@ -9,7 +9,7 @@ import type { AcceptOutcome, WebhookDelivery } from '../webhooks/receiver.ts';
 import { correctionSuccessor } from '../sales/describe.ts';
 import { Charging, type ChargeInput } from './charging.ts';
 import { Locks, salesOf, uniqueSales, type CheckoutKey, type TerminalContext, type TerminalStats } from './context.ts';
-import { OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
+import { claimedKeys, OPERATOR_ACTIONS, reduceSaleRow, saleFact, saleRowKeys, type SaleRow } from './entries.ts';
 import { DEFAULT_POLL, FOLLOWED_STATUSES, FollowUpLoop, type PollPolicy } from './follow-up.ts';
 import { PaymentIntake, UNMATCHED_PROJECTION, unmatchedProjection } from './payment-intake.ts';
 import { SETTLED_PROJECTION, SettlementIntake, settledProjection } from './settlement-intake.ts';
@@ -43,6 +43,7 @@ export { countPayments, type UnmatchedPayment } from './payment-intake.ts';
 export const TERMINAL_JOURNAL = {
   reduceSale: reduceSaleRow,
   saleKeys: saleRowKeys,
+  claimedKeys,
   operatorActions: OPERATOR_ACTIONS,
   openStatuses: FOLLOWED_STATUSES,
   projections: { [UNMATCHED_PROJECTION]: unmatchedProjection, [SETTLED_PROJECTION]: settledProjection, [OPEN_REFUNDS_PROJECTION]: openRefundsProjection, [RECONCILED_PROJECTION]: reconciledProjection },
