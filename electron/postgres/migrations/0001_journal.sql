@@ -5,21 +5,25 @@
 --                  {at, data, prev, seq, type}, prev = the previous entry's hash), so `verify`
 --                  means the same on both backends. Who did an operator action is data.by,
 --                  as in the files. `at` is epoch ms from the core's injected clock, not the
---                  server's. data is jsonb: it cannot hold a \u0000 in a string, which the
---                  adapter must refuse before an append.
+--                  server's. data is the entry's canonical JSON as text, the very bytes the
+--                  hash covers: jsonb would reorder nothing that matters, but it cannot hold
+--                  a \u0000 in a string, and the chain must verify byte for byte.
 -- entry_sales      which entries are about which sale (data.sale_id and data.sale_ids), so a
 --                  sale's history is an index read, not a scan of the journal.
--- sales            the sale index: the reducer's record of each sale and the keys the sale
---                  queries use (checkout, store, status, pix_id, service_id, external id,
---                  shift, the needs-a-person and displaceable flags, creation time). Money is
---                  integer minor units (centavos) in bigint, never a float.
+-- sales            the sale index: the reducer's record of each sale (its JSON, as text) and
+--                  the keys the sale queries use (checkout, store, status, pix_id, service_id,
+--                  external id, shift, the needs-a-person and displaceable flags, creation
+--                  time, the amount). Money is integer minor units (centavos) in bigint,
+--                  never a float.
 -- shifts           shift.opened / shift.closed folded into one row per shift.
--- projections      the core's derived states (OpenJournalOptions.projections), each as of the
---                  entry it last folded in.
+-- projections      the core's derived states (JournalDefinition.projections), each as of the
+--                  entry it last folded in, as JSON text.
+-- journal_state    one row: how many entries a reducer or projection failed on, across starts
+--                  (the file journal keeps that count in its checkpoint).
 -- webhook_ids      one row per webhook-id journaled: the PRIMARY KEY is the dedupe, so two
 --                  deliveries of one webhook cannot both commit (no read-then-write).
--- settlement_ids   one row per settlement_id whose settlement.settled is journaled: the same
---                  dedupe for settlements (reconciled once per settlement_id).
+-- settlement_ids   one row per settlement_id whose settlement.settled is journaled, naming
+--                  the first entry that carried it: reconciled once per settlement_id.
 -- idempotency_keys one row per Idempotency-Key the core sends (a sale's create, a refund):
 --                  a key belongs to one request, so a second request cannot be journaled
 --                  under a key already taken.
@@ -34,7 +38,7 @@ create table entries (
   hash  text   not null check (hash ~ '^[0-9a-f]{64}$'),
   at    bigint not null,
   type  text   not null check (type <> ''),
-  data  jsonb  not null check (jsonb_typeof(data) = 'object')
+  data  text   not null check (left(data, 1) = '{')
 );
 create index entries_by_at on entries (at, seq);
 create index entries_by_type on entries (type, seq);
@@ -58,7 +62,7 @@ create table sales (
   shift_id     text,
   needs_person boolean not null default false,
   displaceable boolean not null default false,
-  record       jsonb  not null,
+  record       text   not null,
   -- The last entry that changed the sale: what a replica or a re-run compares against.
   touched_seq  bigint not null references entries (seq),
   touched_at   bigint not null
@@ -89,9 +93,15 @@ create index shifts_open on shifts (id) where state = 'open';
 
 create table projections (
   name  text   primary key,
-  state jsonb  not null,
+  state text   not null,
   seq   bigint not null references entries (seq)
 );
+
+create table journal_state (
+  id               integer primary key check (id = 1),
+  reducer_failures bigint  not null default 0 check (reducer_failures >= 0)
+);
+insert into journal_state (id) values (1);
 
 create table webhook_ids (
   webhook_id text   not null check (length(webhook_id) between 1 and 256),

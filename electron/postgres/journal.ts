@@ -1,0 +1,677 @@
+/**
+ * The PostgreSQL journal adapter: the same JournalPort as the embedded file journal, its
+ * record in the tables of migrations/0001_journal.sql. The core never imports this module;
+ * the start-up entry points open it when POS_DATABASE_URL is set.
+ *
+ * An append is ONE transaction: its entries (hash-chained exactly as the files are, over the
+ * same canonical JSON), the sale rows they change (folded by journal/fold.ts, the embedded
+ * adapter's own fold), the shifts, the projections, and the keys they claim (webhook-id,
+ * settlement id, Idempotency-Key) under UNIQUE constraints. Appends that arrive while one
+ * commits wait and go together in the next transaction (a group commit, as the file log
+ * groups its fsyncs), so a busy store pays one commit for many entries.
+ *
+ * When the connection drops during a commit, whether it committed is not known: the adapter
+ * asks the database, once it answers again, whether the group's first entry is there with
+ * its hash. There: the append is done (acknowledged once). Absent: it is sent once more.
+ * Either way nothing is applied twice: the entries' seq is the primary key.
+ */
+import postgres from 'postgres';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../core/log.ts';
+import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
+import { batchOf, foldBatch, foldProjections, type BatchState, type SaleRow } from '../core/journal/fold.ts';
+import { CHAIN_STARTED, JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
+import type {
+  AppendResult,
+  ClaimedKeys,
+  EntryInput,
+  JournalDefinition,
+  JournalEntry,
+  JournalPort,
+  JournalProblem,
+  JournalStatus,
+  ReducerFailure,
+  SaleKeys,
+  SaleQueries,
+  ShiftQueries,
+  ShiftRecord,
+  StoreStats,
+  VerifyProgress,
+  VerifyResult,
+} from '../core/journal/port.ts';
+import type { Sql } from './connect.ts';
+import { countRow, decodeRows, entryOf, entryRow, projectionRow, saleRecordRow, saleRow, saleRowOf, seqRow, shiftOf, shiftRow, type EntryRow } from './rows.ts';
+
+export interface OpenPostgresJournalOptions<S extends object> extends JournalDefinition<S> {
+  /** The pool (connect.ts openPool), its schema migrated (migrate.ts). */
+  sql: Sql;
+  clock: Clock;
+  log?: Logger;
+  /** Told when writing fails, and when it works again. */
+  onHealthChange?: () => void;
+  /** End the pool when the journal closes: the entry point hands its pool over. */
+  endPoolOnClose?: boolean;
+  /** Entries one transaction takes at most; more wait for the next. */
+  groupLimit?: number;
+  /** How long an append whose commit's outcome is unknown waits for the database to answer again. */
+  reconnectWaitMs?: number;
+  /**
+   * Test seams: `beforeCommit` runs inside the transaction after its writes (to cut the
+   * connection there), `afterCommit` after the commit (to lose its answer).
+   */
+  faults?: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> };
+}
+
+const MAX_WEBHOOK_ID = 256;
+const KEPT_REDUCER_FAILURES = 20;
+const DEFAULT_GROUP_LIMIT = 512;
+const DEFAULT_RECONNECT_WAIT_MS = 15_000;
+/** Entries read at a time by verify and by a projection's rebuild: constant memory. */
+const READ_BATCH = 2_000;
+const LABEL = 'postgresql';
+
+/** A failure that says nothing about the append's outcome: the connection went away. */
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+function codeOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
+}
+function isConnectionLoss(err: unknown): boolean {
+  return CONNECTION_CODES.has(codeOf(err));
+}
+function constraintOf(err: unknown): string | undefined {
+  return err instanceof postgres.PostgresError && err.code === '23505' ? err.constraint_name : undefined;
+}
+
+interface Pending {
+  inputs: readonly { type: string; data: string; claimed: ClaimedKeys; webhookId?: string }[];
+  resolve: (result: AppendResult | 'duplicate') => void;
+  reject: (err: unknown) => void;
+}
+
+interface Head {
+  seq: number;
+  hash: string;
+}
+
+/** One group's transaction: its entries after the head, whose each is, and what they change. */
+interface Plan {
+  entries: JournalEntry[];
+  /** Each entry's data as the canonical text its hash covers. */
+  texts: string[];
+  /** Which of the group's appends each entry belongs to. */
+  owners: number[];
+  claims: ClaimedKeys[];
+  hooks: Array<{ webhookId: string; index: number }>;
+  head: Head;
+  /** Set by the write: the projections and failures after the group. */
+  states: Map<string, unknown> | null;
+  failures: ReducerFailure[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function openPostgresJournal<S extends object>(options: OpenPostgresJournalOptions<S>): Promise<JournalPort<S>> {
+  const { sql } = options;
+  const [last] = decodeRows(entryRow, 'entries', await sql`select seq, prev, hash, at, type, data from entries order by seq desc limit 1`);
+  const [state] = decodeRows(countRow, 'journal_state', await sql`select reducer_failures as count from journal_state where id = 1`);
+  if (state === undefined) throw new Error('The journal_state table has no row: the schema was not migrated (migrate.ts).');
+  const journal = new PostgresJournal<S>(options, last ?? null, state.count);
+  await journal.loadProjections();
+  return journal;
+}
+
+class PostgresJournal<S extends object> implements JournalPort<S> {
+  readonly #o: OpenPostgresJournalOptions<S>;
+  readonly #sql: Sql;
+  readonly #keys: (sale: S) => Partial<SaleKeys>;
+  readonly #operatorActions: ReadonlySet<string>;
+  #head: Head;
+  #projections = new Map<string, unknown>();
+  #failureCount: number;
+  readonly #firstFailures: ReducerFailure[] = [];
+  #state: JournalStatus['state'] = 'healthy';
+  #failure: string | null = null;
+  #failureProblem: JournalProblem | null = null;
+  #corruption: JournalStatus['corruption'] = null;
+  readonly #commits = { commits: 0, committedEntries: 0 };
+  #queue: Pending[] = [];
+  #pumping: Promise<void> | null = null;
+  readonly #webhooksInFlight = new Map<string, Promise<'recorded' | 'duplicate'>>();
+  #closed = false;
+  readonly sales: SaleQueries<S>;
+  readonly shifts: ShiftQueries;
+
+  constructor(options: OpenPostgresJournalOptions<S>, last: EntryRow | null, failures: number) {
+    this.#o = options;
+    this.#sql = options.sql;
+    this.#keys = options.saleKeys ?? ((sale) => ownSaleKeys(sale));
+    this.#operatorActions = new Set(options.operatorActions ?? []);
+    this.#head = last === null ? { seq: 0, hash: GENESIS_PREV } : { seq: last.seq, hash: last.hash };
+    this.#failureCount = failures;
+    if (last !== null && entryHash(last.seq, last.prev, last.at, last.type, last.data) !== last.hash) {
+      this.#corrupt({ segment: LABEL, line: last.seq, seq: last.seq, reason: 'the newest entry does not hash to the hash it carries' });
+    }
+    const sql = this.#sql;
+    const records = async (rows: Promise<readonly unknown[]>) => decodeRows(saleRecordRow, 'sales', await rows).map((r) => r.record as S);
+    const one = async (rows: Promise<readonly unknown[]>) => (await records(rows))[0];
+    const cols = sql`sale_id, record, touched_seq, touched_at`;
+    this.sales = {
+      get: (id) => one(sql`select ${cols} from sales where sale_id = ${id}`),
+      byPixId: (pixId) => one(sql`select ${cols} from sales where pix_id = ${pixId} order by sale_id collate "C" limit 1`),
+      byServiceId: (serviceId) => one(sql`select ${cols} from sales where service_id = ${serviceId} order by sale_id collate "C" limit 1`),
+      byExternalId: (externalId) => records(sql`select ${cols} from sales where external_id = ${externalId} order by sale_id collate "C"`),
+      byCheckout: (storeId, checkoutId, range = {}) => {
+        const from = range.fromMs === undefined ? sql`` : sql`and created_at >= ${range.fromMs}`;
+        const to = range.toMs === undefined ? sql`` : sql`and created_at < ${range.toMs}`;
+        return records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and created_at is not null ${from} ${to} order by created_at, sale_id collate "C"`);
+      },
+      latestOnCheckout: async (storeId, checkoutId) => (await this.sales.recentOnCheckout(storeId, checkoutId, 1))[0],
+      recentOnCheckout: (storeId, checkoutId, count, sinceMs) => {
+        if (!Number.isSafeInteger(count) || count < 1) return Promise.resolve([]);
+        const since = sinceMs === undefined ? sql`` : sql`and created_at >= ${sinceMs}`;
+        return records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and created_at is not null ${since} order by created_at desc, sale_id collate "C" desc limit ${count}`);
+      },
+      needingPerson: (storeId, checkoutId) => records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and needs_person order by sale_id collate "C"`),
+      needingPersonAnywhere: () => records(sql`select ${cols} from sales where needs_person order by store_id, checkout_id, sale_id collate "C"`),
+      displaceable: (storeId, checkoutId) => records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and displaceable order by sale_id collate "C"`),
+      byStatus: (status) => records(sql`select ${cols} from sales where status = ${status} order by sale_id collate "C"`),
+      byShift: (shiftId) => records(sql`select ${cols} from sales where shift_id = ${shiftId} order by sale_id collate "C"`),
+      createdBetween: (fromMs, toMs) => (toMs > fromMs ? records(sql`select ${cols} from sales where created_at >= ${fromMs} and created_at < ${toMs} order by created_at, sale_id collate "C"`) : Promise.resolve([])),
+    };
+    const shifts = async (rows: Promise<readonly unknown[]>) => decodeRows(shiftRow, 'shifts', await rows).map(shiftOf);
+    this.shifts = {
+      get: async (id) => (await shifts(sql`select * from shifts where id = ${id}`))[0],
+      open: () => shifts(sql`select * from shifts where state = 'open' order by id collate "C"`),
+      openedBetween: (fromMs, toMs) => (toMs > fromMs ? shifts(sql`select * from shifts where opened_at >= ${fromMs} and opened_at < ${toMs} order by opened_at, id collate "C"`) : Promise.resolve([])),
+    };
+  }
+
+  /**
+   * The projections as the database keeps them; one the definition names and the database
+   * does not have yet (a new one) is folded over the whole journal once and stored.
+   */
+  async loadProjections(): Promise<void> {
+    const defined = this.#o.projections ?? {};
+    const stored = new Map(decodeRows(projectionRow, 'projections', await this.#sql`select name, state from projections`).map((r) => [r.name, r.state]));
+    const missing = Object.keys(defined).filter((name) => !stored.has(name));
+    for (const [name, p] of Object.entries(defined)) this.#projections.set(name, stored.has(name) ? stored.get(name) : p.initial);
+    if (missing.length === 0 || this.#head.seq === 0) return;
+    const rebuild = Object.fromEntries(missing.map((name) => [name, defined[name]!]));
+    let states = new Map(missing.map((name) => [name, defined[name]!.initial as unknown]));
+    const failures: ReducerFailure[] = [];
+    for (let after = 0; after < this.#head.seq; after += READ_BATCH) {
+      const rows = decodeRows(entryRow, 'entries', await this.#sql`select seq, prev, hash, at, type, data from entries where seq > ${after} and seq <= ${after + READ_BATCH} order by seq`);
+      states = foldProjections(rebuild, states, rows.map(entryOf), failures);
+    }
+    const head = this.#head.seq;
+    await this.#sql`insert into projections ${this.#sql(
+      [...states].map(([name, state]) => ({ name, state: JSON.stringify(state), seq: head })),
+      'name',
+      'state',
+      'seq',
+    )} on conflict (name) do nothing`;
+    for (const [name, state] of states) this.#projections.set(name, state);
+    this.#noteFailures(failures);
+  }
+
+  // ---- appends ----
+
+  #checkInput(input: EntryInput): void {
+    if (input === null || typeof input !== 'object' || input.data === null || typeof input.data !== 'object') {
+      throw new TypeError('an entry is {type, data} with data an object');
+    }
+    if (typeof input.type !== 'string' || input.type === '') throw new TypeError('an entry needs a type');
+    if (this.#operatorActions.has(input.type) || input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) {
+      const by = input.data.by;
+      if (typeof by !== 'string' || by.trim() === '') throw new TypeError(`entry ${input.type} is an operator action: data.by must name the operator who did it`);
+    }
+  }
+
+  /** The entries' canonical text and claimed keys, checked before they join a group: one bad input never fails the others. */
+  #prepare(inputs: readonly EntryInput[], webhookId?: string): Pending['inputs'] {
+    return inputs.map((input) => {
+      this.#checkInput(input);
+      const data = canonicalJson(input.data);
+      const claimed = this.#o.claimedKeys?.({ seq: 0, prev: GENESIS_PREV, hash: GENESIS_PREV, at: 0, type: input.type, data: input.data as JsonObject }) ?? {};
+      return webhookId === undefined ? { type: input.type, data, claimed } : { type: input.type, data, claimed, webhookId };
+    });
+  }
+
+  #enqueue(inputs: Pending['inputs']): Promise<AppendResult | 'duplicate'> {
+    if (this.#closed) return Promise.reject(new JournalUnavailableError('The journal is closed.', 'journal_closed'));
+    if (this.#state === 'corrupt') return Promise.reject(this.#brokenError());
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ inputs, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  /** One pump at a time; an append queued while the last one was finishing starts the next. */
+  #kick(): void {
+    if (this.#pumping) return;
+    this.#pumping = (async () => {
+      try {
+        await this.#pump();
+      } finally {
+        this.#pumping = null;
+        if (this.#queue.length > 0) this.#kick();
+      }
+    })();
+  }
+
+  async #pump(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const limit = this.#o.groupLimit ?? DEFAULT_GROUP_LIMIT;
+      const group: Pending[] = [];
+      let size = 0;
+      while (this.#queue.length > 0 && (group.length === 0 || size + this.#queue[0]!.inputs.length <= limit)) {
+        const next = this.#queue.shift()!;
+        group.push(next);
+        size += next.inputs.length;
+      }
+      await this.#commitGroup(group);
+    }
+  }
+
+  async #commitGroup(group: Pending[]): Promise<void> {
+    try {
+      const results = await this.#commitOnce(group);
+      group.forEach((p, i) => p.resolve(results[i]!));
+      this.#healthy();
+    } catch (err) {
+      if (constraintOf(err) !== undefined && group.length > 1) {
+        // A key taken twice fails the whole transaction: each goes alone, so only its owner fails.
+        for (const p of group) await this.#commitGroup([p]);
+        return;
+      }
+      const refusal = this.#refusal(err);
+      for (const p of group) p.reject(refusal);
+    }
+  }
+
+  /** The group's transaction; after a lost connection, what the database says happened to it. */
+  async #commitOnce(group: Pending[]): Promise<Array<AppendResult | 'duplicate'>> {
+    const plan = this.#plan(group);
+    try {
+      await this.#write(plan);
+    } catch (err) {
+      if (!isConnectionLoss(err) || plan.entries.length === 0) throw err;
+      this.#o.log?.warn('the database connection was lost during an append; asking whether it committed', { seq: plan.entries[0]!.seq });
+      const landed = await this.#landed(plan.entries[0]!);
+      if (!landed) {
+        // Not committed: sent once more, as one new attempt (its seqs are free, nothing doubles).
+        const again = this.#plan(group);
+        await this.#write(again);
+        return this.#applied(group, again);
+      }
+    }
+    return this.#applied(group, plan);
+  }
+
+  /** Whether `first` is in the database as written; waits for the database to answer again. */
+  async #landed(first: JournalEntry): Promise<boolean> {
+    const until = Date.now() + (this.#o.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS);
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        const rows = decodeRows(entryRow, 'entries', await this.#sql`select seq, prev, hash, at, type, data from entries where seq = ${first.seq}`);
+        if (rows.length === 0) return false;
+        if (rows[0]!.hash === first.hash) return true;
+        throw new JournalUnavailableError(`Entry ${first.seq} in the database is not the one this core wrote: another core is writing to the same database.`, 'journal_write_failed');
+      } catch (err) {
+        if (!isConnectionLoss(err) || Date.now() >= until) throw err;
+        await sleep(wait);
+      }
+    }
+  }
+
+  /** Entries with their seq and hash after the current head, and what they change. */
+  #plan(group: Pending[]): Plan {
+    let { seq, hash } = this.#head;
+    const at = this.#o.clock.now();
+    const entries: JournalEntry[] = [];
+    const texts: string[] = [];
+    const owners: number[] = [];
+    const claims: ClaimedKeys[] = [];
+    const hooks: Array<{ webhookId: string; index: number }> = [];
+    group.forEach((p, owner) => {
+      for (const input of p.inputs) {
+        seq += 1;
+        const next = entryHash(seq, hash, at, input.type, input.data);
+        entries.push({ seq, prev: hash, hash: next, at, type: input.type, data: JSON.parse(input.data) as JsonObject });
+        hash = next;
+        texts.push(input.data);
+        owners.push(owner);
+        claims.push(input.claimed);
+        if (input.webhookId !== undefined) hooks.push({ webhookId: input.webhookId, index: entries.length - 1 });
+      }
+    });
+    return { entries, texts, owners, claims, hooks, head: { seq, hash }, states: null, failures: [] };
+  }
+
+  async #write(plan: Plan): Promise<void> {
+    const { entries } = plan;
+    if (entries.length === 0) return;
+    const batch = batchOf(entries);
+    const failures: ReducerFailure[] = [];
+    await this.#sql.begin(async (tx) => {
+      const stored: BatchState<S> = { sales: new Map(), hooks: new Map(), shifts: new Map() };
+      const [saleRows, shiftRows] = await Promise.all([
+        batch.saleIds.length === 0 ? [] : tx`select * from sales where sale_id in ${tx(batch.saleIds)}`,
+        batch.shiftIds.length === 0 ? [] : tx`select * from shifts where id in ${tx(batch.shiftIds)}`,
+      ]);
+      for (const id of batch.saleIds) stored.sales.set(id, undefined);
+      for (const r of decodeRows(saleRow, 'sales', saleRows)) stored.sales.set(r.sale_id, saleRowOf<S>(r));
+      for (const r of decodeRows(shiftRow, 'shifts', shiftRows)) stored.shifts.set(r.id, shiftOf(r));
+      const changes = foldBatch(entries, batch.refs, stored, undefined, this.#o.reduceSale, this.#keys);
+      failures.push(...changes.failures);
+      const states = foldProjections(this.#o.projections ?? {}, this.#projections, entries, failures);
+      const last = entries.at(-1)!.seq;
+      const writes: Array<Promise<unknown>> = [
+        tx`insert into entries ${tx(
+          entries.map((e, i) => ({ seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: plan.texts[i]! })),
+          'seq',
+          'prev',
+          'hash',
+          'at',
+          'type',
+          'data',
+        )}`,
+      ];
+      const links = entries.flatMap((e, i) => batch.refs[i]!.map((sale_id) => ({ sale_id, seq: e.seq })));
+      if (links.length > 0) writes.push(tx`insert into entry_sales ${tx(links, 'sale_id', 'seq')}`);
+      if (changes.sales.length > 0) writes.push(upsertSales(tx, changes.sales));
+      for (const shift of changes.shifts) writes.push(upsertShift(tx, shift));
+      const hooks = plan.hooks.map((h) => ({ webhook_id: h.webhookId, seq: entries[h.index]!.seq }));
+      if (hooks.length > 0) writes.push(tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')}`);
+      const settlements = plan.claims.flatMap((c, i) => (c.settlementId === undefined ? [] : [{ settlement_id: c.settlementId, seq: entries[i]!.seq }]));
+      if (settlements.length > 0) writes.push(tx`insert into settlement_ids ${tx(settlements, 'settlement_id', 'seq')} on conflict (settlement_id) do nothing`);
+      const keys = plan.claims.flatMap((c, i) => (c.idempotencyKeys ?? []).map((k) => ({ idempotency_key: k.key, sale_id: k.saleId, seq: entries[i]!.seq })));
+      if (keys.length > 0) writes.push(tx`insert into idempotency_keys ${tx(keys, 'idempotency_key', 'sale_id', 'seq')}`);
+      const changed = [...states].filter(([name, state]) => this.#projections.get(name) !== state).map(([name, state]) => ({ name, state: JSON.stringify(state), seq: last }));
+      if (changed.length > 0) writes.push(tx`insert into projections ${tx(changed, 'name', 'state', 'seq')} on conflict (name) do update set state = excluded.state, seq = excluded.seq`);
+      if (failures.length > 0) writes.push(tx`update journal_state set reducer_failures = reducer_failures + ${failures.length} where id = 1`);
+      await Promise.all(writes);
+      // Kept on the plan before the commit: if its answer is lost and it did land, they hold.
+      plan.states = states;
+      plan.failures = failures;
+      await this.#o.faults?.beforeCommit?.();
+    });
+    await this.#o.faults?.afterCommit?.();
+  }
+
+  /** After the commit: the head, the projections and the failures move on; each caller gets its own entries. */
+  #applied(group: Pending[], plan: Plan): Array<AppendResult | 'duplicate'> {
+    if (plan.entries.length > 0) {
+      this.#head = plan.head;
+      if (plan.states) this.#projections = plan.states;
+      this.#noteFailures(plan.failures);
+      this.#commits.commits += 1;
+      this.#commits.committedEntries += plan.entries.length;
+    }
+    return group.map((_, owner) => {
+      const mine = plan.entries.filter((__, i) => plan.owners[i] === owner);
+      return { entries: mine, firstSeq: mine[0]?.seq ?? this.#head.seq + 1, lastSeq: mine.at(-1)?.seq ?? this.#head.seq };
+    });
+  }
+
+  #noteFailures(failures: readonly ReducerFailure[]): void {
+    if (failures.length === 0) return;
+    this.#failureCount += failures.length;
+    for (const f of failures) {
+      if (this.#firstFailures.length < KEPT_REDUCER_FAILURES) this.#firstFailures.push(f);
+      this.#o.log?.error('a journal entry could not be folded', { seq: f.seq, sale_id: f.saleId, error: f.message });
+    }
+  }
+
+  #refusal(err: unknown): unknown {
+    if (err instanceof TypeError || err instanceof JournalUnavailableError) return err;
+    const constraint = constraintOf(err);
+    if (constraint === 'idempotency_keys_once') return new TypeError('an Idempotency-Key already journaled for another request cannot be journaled again');
+    if (constraint === 'entries_pkey') {
+      return this.#fail(new JournalUnavailableError('Another core wrote to this database at the same time: this one stops writing. Run one core per database.', 'journal_write_failed', { cause: err }));
+    }
+    const reason = err instanceof Error ? err.message : String(err);
+    const problem: JournalProblem = isConnectionLoss(err) ? 'journal_io_error' : 'journal_write_failed';
+    return this.#fail(new JournalUnavailableError(`The database did not take the entry: ${reason}.`, problem, { cause: err }));
+  }
+
+  #fail(err: JournalUnavailableError): JournalUnavailableError {
+    const was = this.#state;
+    this.#state = 'failed';
+    this.#failure = err.message;
+    this.#failureProblem = (err.params?.problem as JournalProblem | undefined) ?? 'journal_write_failed';
+    this.#o.log?.error('journal append failed', { error: err.message });
+    if (was !== 'failed') this.#o.onHealthChange?.();
+    return err;
+  }
+
+  #healthy(): void {
+    if (this.#state !== 'failed') return;
+    this.#state = 'healthy';
+    this.#failure = null;
+    this.#failureProblem = null;
+    this.#o.log?.info('journal writes work again');
+    this.#o.onHealthChange?.();
+  }
+
+  #corrupt(broken: NonNullable<JournalStatus['corruption']>): void {
+    this.#state = 'corrupt';
+    this.#corruption = broken;
+  }
+
+  #brokenError(): JournalUnavailableError {
+    const at = this.#corruption;
+    return new JournalUnavailableError(`The journal in the database is damaged${at ? ` at entry ${at.seq} (${at.reason})` : ''}: restore the database from its backup.`, 'journal_broken');
+  }
+
+  async append(inputs: readonly EntryInput[]): Promise<AppendResult> {
+    for (const input of inputs) {
+      this.#checkInput(input);
+      if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
+      if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
+      if (input.type === CHAIN_STARTED) throw new TypeError('a new chain is started with startNewChain, over a broken chain only');
+    }
+    const result = await this.#enqueue(this.#prepare(inputs));
+    return result as AppendResult;
+  }
+
+  async recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'> {
+    if (typeof webhookId !== 'string' || webhookId === '' || webhookId.length > MAX_WEBHOOK_ID) {
+      throw new TypeError(`a webhook-id is a string of 1 to ${MAX_WEBHOOK_ID} characters`);
+    }
+    this.#checkInput(input);
+    if (input.data.webhook_id !== undefined && input.data.webhook_id !== webhookId) throw new TypeError('data.webhook_id differs from the webhook-id');
+    const prepared = this.#prepare([{ type: input.type, data: { ...input.data, webhook_id: webhookId } }], webhookId);
+    for (;;) {
+      const earlier = this.#webhooksInFlight.get(webhookId);
+      if (earlier) {
+        try {
+          await earlier;
+          return 'duplicate';
+        } catch {
+          if (this.#webhooksInFlight.get(webhookId) === earlier) this.#webhooksInFlight.delete(webhookId);
+          continue;
+        }
+      }
+      const attempt = (async (): Promise<'recorded' | 'duplicate'> => {
+        if ((await this.webhookSeq(webhookId)) !== undefined) return 'duplicate';
+        try {
+          await this.#enqueue(prepared);
+        } catch (err) {
+          // Another core journaled it between the read and the commit: the constraint said so.
+          if (err instanceof JournalUnavailableError && constraintOf(err.cause) === 'webhook_ids_once') return 'duplicate';
+          if (constraintOf(err) === 'webhook_ids_once') return 'duplicate';
+          throw err;
+        }
+        return 'recorded';
+      })();
+      this.#webhooksInFlight.set(webhookId, attempt);
+      try {
+        return await attempt;
+      } finally {
+        if (this.#webhooksInFlight.get(webhookId) === attempt) this.#webhooksInFlight.delete(webhookId);
+      }
+    }
+  }
+
+  #shiftTurn: Promise<unknown> = Promise.resolve();
+  #shiftLocked<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#shiftTurn.then(run, run);
+    this.#shiftTurn = next.catch(() => undefined);
+    return next;
+  }
+
+  openShift(shiftId: string, by: string, data: Readonly<Record<string, unknown>> = {}): Promise<ShiftRecord> {
+    return this.#shiftLocked(async () => {
+      if (typeof shiftId !== 'string' || shiftId === '') throw new TypeError('a shift needs an id');
+      if (await this.shifts.get(shiftId)) throw new Error(`shift ${shiftId} was already opened`);
+      await this.#enqueue(this.#prepare([operatorAction(SHIFT_OPENED, by, { ...data, shift_id: shiftId })]));
+      return (await this.shifts.get(shiftId))!;
+    });
+  }
+
+  closeShift(shiftId: string, by: string, data: Readonly<Record<string, unknown>> = {}): Promise<ShiftRecord> {
+    return this.#shiftLocked(async () => {
+      const shift = await this.shifts.get(shiftId);
+      if (!shift) throw new Error(`shift ${shiftId} was never opened`);
+      if (shift.state === 'closed') throw new Error(`shift ${shiftId} is already closed`);
+      await this.#enqueue(this.#prepare([operatorAction(SHIFT_CLOSED, by, { ...data, shift_id: shiftId })]));
+      return (await this.shifts.get(shiftId))!;
+    });
+  }
+
+  // ---- reads ----
+
+  async #entries(rows: Promise<readonly unknown[]>): Promise<JournalEntry[]> {
+    return decodeRows(entryRow, 'entries', await rows).map(entryOf);
+  }
+
+  eventsForSale(saleId: string): Promise<JournalEntry[]> {
+    return this.#entries(this.#sql`select e.seq, e.prev, e.hash, e.at, e.type, e.data from entry_sales s join entries e on e.seq = s.seq where s.sale_id = ${saleId} order by e.seq`);
+  }
+  eventsBetween(fromMs: number, toMs: number): Promise<JournalEntry[]> {
+    if (!(toMs > fromMs)) return Promise.resolve([]);
+    return this.#entries(this.#sql`select seq, prev, hash, at, type, data from entries where at >= ${fromMs} and at < ${toMs} order by at, seq`);
+  }
+  eventsOfType(type: string): Promise<JournalEntry[]> {
+    return this.#entries(this.#sql`select seq, prev, hash, at, type, data from entries where type = ${type} order by seq`);
+  }
+  async webhookSeq(webhookId: string): Promise<number | undefined> {
+    const [row] = decodeRows(seqRow, 'webhook_ids', await this.#sql`select seq from webhook_ids where webhook_id = ${webhookId}`);
+    return row?.seq;
+  }
+
+  projection<T>(name: string): T {
+    if (!this.#projections.has(name)) throw new Error(`no projection named ${name}`);
+    return this.#projections.get(name) as T;
+  }
+
+  // ---- verify ----
+
+  async *verifySegments(): AsyncGenerator<VerifyProgress> {
+    let prev = GENESIS_PREV;
+    let expected = 1;
+    for (;;) {
+      const rows = decodeRows(entryRow, 'entries', await this.#sql`select seq, prev, hash, at, type, data from entries where seq >= ${expected} order by seq limit ${READ_BATCH}`);
+      for (const row of rows) {
+        const broken = (reason: string): VerifyProgress => {
+          const firstBroken = { segment: LABEL, line: expected, seq: expected, reason };
+          this.#corrupt(firstBroken);
+          return { done: true, result: { ok: false, firstBroken } };
+        };
+        if (row.seq !== expected) {
+          yield broken(`entry ${expected} is missing`);
+          return;
+        }
+        if (row.prev !== prev) {
+          yield broken('its prev is not the hash of the entry before it');
+          return;
+        }
+        if (entryHash(row.seq, row.prev, row.at, row.type, row.data) !== row.hash) {
+          yield broken('it does not hash to the hash it carries');
+          return;
+        }
+        prev = row.hash;
+        expected += 1;
+      }
+      if (rows.length < READ_BATCH) break;
+      yield { done: false, segment: LABEL, entries: expected - 1 };
+    }
+    yield { done: true, result: { ok: true, entries: expected - 1 } };
+  }
+
+  async verify(): Promise<VerifyResult> {
+    let result: VerifyResult = { ok: true, entries: 0 };
+    for await (const step of this.verifySegments()) if (step.done) result = step.result;
+    return result;
+  }
+
+  startNewChain(): Promise<JournalEntry> {
+    // A file journal's chain breaks when a disk damages a file; a database's is restored with
+    // the database's own tools (its backups, point-in-time recovery), not by writing around it.
+    if (this.#state !== 'corrupt') return Promise.reject(new Error('the journal is not broken: there is no chain to restart'));
+    return Promise.reject(this.#brokenError());
+  }
+
+  async storeStats(): Promise<StoreStats> {
+    const [row] = decodeRows(countRow, 'sales', await this.#sql`select count(*) as count from sales`);
+    return { workingSetSales: row?.count ?? 0, sealedSegments: 0, indexLoads: 0, indexRebuilds: 0, checkpointsWritten: 0, checkpointFailures: 0 };
+  }
+
+  status(): JournalStatus {
+    return {
+      state: this.#state,
+      entries: this.#head.seq,
+      lastSeq: this.#head.seq,
+      segments: 0,
+      tornTail: null,
+      corruption: this.#corruption,
+      failure: this.#failure,
+      failureProblem: this.#failureProblem,
+      acknowledgedBreaks: [],
+      reducerFailures: this.#failureCount,
+      firstReducerFailures: [...this.#firstFailures],
+      commits: { ...this.#commits },
+      opened: { checkpointSeq: null, checkpointIgnored: null, entriesRead: this.#head.seq === 0 ? 0 : 1, entriesApplied: 0 },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pumping;
+    if (this.#o.endPoolOnClose) await this.#sql.end({ timeout: 5 });
+  }
+}
+
+function upsertSales<S>(tx: postgres.TransactionSql, rows: readonly SaleRow<S>[]) {
+  const values = rows.map((r) => ({
+    sale_id: r.sale_id,
+    store_id: r.store_id ?? null,
+    checkout_id: r.checkout_id ?? null,
+    status: r.status ?? null,
+    created_at: r.created_at ?? null,
+    amount_cents: r.amount_cents ?? null,
+    pix_id: r.pix_id ?? null,
+    service_id: r.service_id ?? null,
+    external_id: r.external_id ?? null,
+    shift_id: r.shift_id ?? null,
+    needs_person: r.needs_person === 'yes',
+    displaceable: r.displaceable === 'yes',
+    record: JSON.stringify(r.record),
+    touched_seq: r.touched_seq,
+    touched_at: r.touched_at,
+  }));
+  return tx`insert into sales ${tx(values)} on conflict (sale_id) do update set
+    store_id = excluded.store_id, checkout_id = excluded.checkout_id, status = excluded.status,
+    created_at = excluded.created_at, amount_cents = excluded.amount_cents, pix_id = excluded.pix_id,
+    service_id = excluded.service_id, external_id = excluded.external_id, shift_id = excluded.shift_id,
+    needs_person = excluded.needs_person, displaceable = excluded.displaceable, record = excluded.record,
+    touched_seq = excluded.touched_seq, touched_at = excluded.touched_at`;
+}
+
+function upsertShift(tx: postgres.TransactionSql, shift: ShiftRecord) {
+  const row = { id: shift.id, state: shift.state, opened_at: shift.opened_at, opened_by: shift.opened_by, opened_seq: shift.opened_seq, closed_at: shift.closed_at ?? null, closed_by: shift.closed_by ?? null, closed_seq: shift.closed_seq ?? null };
+  return tx`insert into shifts ${tx(row)} on conflict (id) do update set state = excluded.state, closed_at = excluded.closed_at, closed_by = excluded.closed_by, closed_seq = excluded.closed_seq`;
+}
