@@ -3,7 +3,8 @@
  * the core's test fixtures and the bench): decides which payment service the core talks to.
  * A configured POS_SERVICE_URL is a real service; without one, the embedded sandbox is
  * started here, loaded by dynamic import so that nothing else (the core above all) carries
- * the sandbox or its fixture's credentials.
+ * the sandbox or its fixture's credentials. It also decides where the journal lives: the data
+ * dir's files, or PostgreSQL when POS_DATABASE_URL names a database.
  */
 import { join } from 'node:path';
 import type { Clock } from './shared/clock.ts';
@@ -11,6 +12,7 @@ import type { CoreConfig } from './core/config.ts';
 import { Core, type CoreDeps } from './core/core.ts';
 import { FileSecretStore, type SecretStore } from './core/secrets.ts';
 import { remoteServiceEndpoint, type ServiceEndpoint } from './core/service-endpoint.ts';
+import type { SaleRow } from './core/terminal/entries.ts';
 
 /** `clock`: domain time beside a real service (real time unless a test moves it with a standalone sandbox's). */
 export async function connectService(config: CoreConfig, secrets: SecretStore, clock?: Clock): Promise<ServiceEndpoint> {
@@ -19,13 +21,25 @@ export async function connectService(config: CoreConfig, secrets: SecretStore, c
   return startEmbeddedSandbox(config);
 }
 
-/** A core on the service the configuration names; the core owns the endpoint and closes it at stop. */
+/**
+ * Where the journal lives: PostgreSQL when the configuration names a database (loaded by
+ * dynamic import, so the embedded app never loads the client), else undefined: the core's
+ * file journal in the data dir.
+ */
+export async function journalOpener(config: CoreConfig): Promise<CoreDeps['openJournal']> {
+  if (config.databaseUrl === null) return undefined;
+  const { postgresJournal } = await import('./postgres/open.ts');
+  return postgresJournal<SaleRow>({ url: config.databaseUrl });
+}
+
+/** A core on the service and the journal the configuration names; the core owns the endpoint and closes it at stop. */
 export async function composeCore(config: CoreConfig, deps: Omit<CoreDeps, 'service'> & { remoteClock?: Clock } = {}): Promise<Core> {
   const { remoteClock, ...coreDeps } = deps;
   const secrets = coreDeps.secrets ?? new FileSecretStore(join(config.dataDir, 'secrets.json'));
+  const openJournal = coreDeps.openJournal ?? (await journalOpener(config));
   const service = await connectService(config, secrets, remoteClock);
   const afterStart = service.mode === 'sandbox' ? printSandboxCheckout : undefined;
-  return new Core(config, { ...(afterStart ? { afterStart } : {}), ...coreDeps, secrets, service });
+  return new Core(config, { ...(afterStart ? { afterStart } : {}), ...coreDeps, ...(openJournal ? { openJournal } : {}), secrets, service });
 }
 
 /**

@@ -92,4 +92,15 @@ describe('loadConfig', () => {
     expect(text).not.toContain('whsec_YWJjZA==');
     expect(text).toContain('https://pay.example');
   });
+
+  it('keeps the journal in PostgreSQL with POS_DATABASE_URL or --database-url, one host or several, never with a password in it', () => {
+    expect(loadConfig({}, []).databaseUrl).toBeNull();
+    expect(loadConfig({ POS_DATABASE_URL: 'postgres://cashier@db.example:5432/pix' }, []).databaseUrl).toBe('postgres://cashier@db.example:5432/pix');
+    const multi = 'postgresql://cashier@db1:5432,db2:5432/pix?target_session_attrs=read-write';
+    expect(loadConfig({ POS_DATABASE_URL: 'postgres://x@y/z' }, ['--database-url', multi]).databaseUrl).toBe(multi);
+    expect(() => loadConfig({ POS_DATABASE_URL: 'postgres://cashier:hunter2@db/pix' }, [])).toThrow(new ConfigError('POS_DATABASE_URL must not contain a password: give it in PGPASSWORD.'));
+    expect(() => loadConfig({ POS_DATABASE_URL: 'postgres://cashier@db/pix?password=hunter2' }, [])).toThrow(/must not contain a password/);
+    expect(() => loadConfig({ POS_DATABASE_URL: 'mysql://db/pix' }, [])).toThrow(/must be a postgres:\/\/ address/);
+    expect(describeConfig(loadConfig({ POS_DATABASE_URL: 'postgres://cashier@db/pix' }, [])).database).toBe('postgres://cashier@db/pix');
+  });
 });

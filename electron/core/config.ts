@@ -40,6 +40,11 @@ export interface CoreConfig {
   terminal: { storeId: number; checkoutId: number };
   /** Idle minutes of real time before the till signs its operator out (POS_LOCK_MINUTES; 0 = never). */
   lockMinutes: number;
+  /**
+   * PostgreSQL instead of the data dir's journal (POS_DATABASE_URL, --database-url): a
+   * postgres:// URL without a password (that comes from PGPASSWORD only); null = the files.
+   */
+  databaseUrl: string | null;
   /** Which settings were given at start (flag or variable): those win over saved settings. */
   explicit: { lang: boolean; terminal: boolean };
 }
@@ -63,6 +68,7 @@ const FLAGS = {
   'webhook-port': { type: 'string' },
   'store-id': { type: 'string' },
   'checkout-id': { type: 'string' },
+  'database-url': { type: 'string' },
 } as const;
 
 export const CONFIG_HELP = `Options (flag, or environment variable):
@@ -81,7 +87,8 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
                         POS_WEBHOOK_SECRET  webhook signing secret (default: the saved one; the embedded sandbox's own without a service)
   --store-id N          POS_STORE_ID        this terminal's store (default 1)
   --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)
-                        POS_LOCK_MINUTES    idle minutes before the till signs its operator out (default 10; 0 = never)`;
+                        POS_LOCK_MINUTES    idle minutes before the till signs its operator out (default 10; 0 = never)
+  --database-url URL    POS_DATABASE_URL    keep the journal in PostgreSQL (postgres://user@host:5432/db; password in PGPASSWORD); default: files in the data dir`;
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   const v = flag ?? env;
@@ -168,10 +175,13 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     throw new ConfigError(`${tlsCert === undefined ? 'POS_TLS_KEY' : 'POS_TLS_CERT'} is set but ${tlsCert === undefined ? 'POS_TLS_CERT' : 'POS_TLS_KEY'} is not: give the certificate and its private key together, or neither to use a generated certificate.`);
   }
 
+  const databaseUrl = databaseUrlOf(pick(values['database-url'], env.POS_DATABASE_URL));
+
   return {
     dataDir,
     lang,
     service,
+    databaseUrl,
     web: {
       host: host('POS_WEB_HOST', pick(values['web-host'], env.POS_WEB_HOST)),
       port: port('POS_WEB_PORT', pick(values['web-port'], env.POS_WEB_PORT), 5180),
@@ -199,6 +209,20 @@ function lockMinutes(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 10;
   if (!/^\d{1,4}$/.test(raw.trim()) || Number(raw) > 1440) throw new ConfigError(`POS_LOCK_MINUTES must be a whole number of minutes from 0 (never lock) to 1440, not "${raw}".`);
   return Number(raw);
+}
+
+/**
+ * A libpq-style URL, one host or several (host1:5432,host2:5432): checked by its shape, since
+ * `new URL` refuses several hosts. A password in it would be logged and shown: refused.
+ */
+function databaseUrlOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const m = /^postgres(?:ql)?:\/\/(?:([^@/?#]*)@)?[^/?#@]+(?:\/[^?#]*)?(?:\?[^#]*)?$/i.exec(raw);
+  if (!m) throw new ConfigError('POS_DATABASE_URL must be a postgres:// address such as postgres://cashier@db.example:5432/pix, not what was given.');
+  if ((m[1] ?? '').includes(':') || /[?&]password=/i.test(raw)) {
+    throw new ConfigError('POS_DATABASE_URL must not contain a password: give it in PGPASSWORD.');
+  }
+  return raw;
 }
 
 function isLoopback(hostname: string): boolean {
@@ -230,5 +254,6 @@ export function describeConfig(c: CoreConfig): Record<string, unknown> {
     web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null, tls: c.web.tls },
     webhook: { host: c.webhook.host, port: c.webhook.port, secretSet: c.webhook.secret !== null },
     terminal: c.terminal,
+    database: c.databaseUrl,
   };
 }

@@ -9,7 +9,9 @@
  * about (the reducer is called for each); `webhook_id` is set by recordWebhook only;
  * `by` names the operator on operator actions; `shift_id` on shift.opened/shift.closed.
  */
+import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import type { JsonObject } from './canonical.ts';
 
 /** What a caller hands to `append`: the journal adds seq, prev, hash and at. */
@@ -366,3 +368,11 @@ export interface JournalPort<S extends object = SaleRecord> {
 export function operatorAction(type: string, by: string, data: Readonly<Record<string, unknown>> = {}): EntryInput {
   return { type, data: { ...data, by } };
 }
+
+/**
+ * How an entry point hands the core a journal other than the embedded one: the core says
+ * what the journal is for and gives its clock, log and health hook; the opener keeps its own
+ * settings (a database URL) to itself. Without one, the core opens the file journal in its
+ * data dir.
+ */
+export type JournalOpener<S extends object> = (definition: JournalDefinition<S> & { clock: Clock; log: Logger; onHealthChange: () => void }) => Promise<JournalPort<S>>;

@@ -9,7 +9,7 @@ import type { CoreConfig } from '../config.ts';
 import { Devices } from '../devices/devices.ts';
 import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalPort } from '../journal/port.ts';
+import type { JournalDefinition, JournalOpener, JournalPort } from '../journal/port.ts';
 import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
@@ -33,6 +33,8 @@ export interface PartsContext {
    * Tests set it to prove both answers; a provider's documented answer belongs in routes.ts.
    */
   refundKeys?: RefundKeyContract | undefined;
+  /** The journal the entry point chose (PostgreSQL on a server); the file journal in the data dir without one. */
+  openJournal?: JournalOpener<SaleRow> | undefined;
 }
 
 /** What the parts tell the core that composes them. */
@@ -72,18 +74,23 @@ export class CoreParts {
 
   async open(ctx: PartsContext, hooks: PartsHooks): Promise<void> {
     const { config, clock, log } = ctx;
-    const journal = await openJournal<SaleRow>({
-      dir: join(config.dataDir, 'journal'),
-      clock,
+    const definition: JournalDefinition<SaleRow> = {
       ...TERMINAL_JOURNAL,
-      log,
       operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS],
       // The operators and devices too are read at start from the checkpoint, never from history.
       projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
-      ...(ctx.journalFs ? { fs: ctx.journalFs } : {}),
-      ...(ctx.journalTimers ? { timers: ctx.journalTimers } : {}),
-      onHealthChange: hooks.journalHealthChanged,
-    });
+    };
+    const journal = ctx.openJournal
+      ? await ctx.openJournal({ ...definition, clock, log, onHealthChange: hooks.journalHealthChanged })
+      : await openJournal<SaleRow>({
+          ...definition,
+          dir: join(config.dataDir, 'journal'),
+          clock,
+          log,
+          ...(ctx.journalFs ? { fs: ctx.journalFs } : {}),
+          ...(ctx.journalTimers ? { timers: ctx.journalTimers } : {}),
+          onHealthChange: hooks.journalHealthChanged,
+        });
     this.journal = journal;
 
     const operators = new Operators({ journal, clock, log, lockMinutes: config.lockMinutes, sessionClock: ctx.sessionClock });
