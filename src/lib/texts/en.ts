@@ -162,7 +162,7 @@ export const en = {
   'display.wait': 'Please wait for the cashier.',
   'display.expired': 'This payment time is over. Please ask the cashier.',
   'display.pixCode': 'Pix copy and paste',
-  'display.pixCodeHelp': 'Paying on this phone? Copy the code and paste it in your bank’s app, under Pix.',
+  'display.pixCodeHelp': 'Or pay with the code: copy it and paste it in your bank’s app, under Pix copy and paste.',
   'display.copy': 'Copy',
   'display.copied': 'Copied. Paste it in your bank’s app, under Pix.',
   'display.copyFailed': 'This screen could not copy the code: select it and copy it by hand.',
@@ -760,6 +760,7 @@ export const en = {
   'event.type.office.checkout_wallet_changed': 'Checkout wallet changed',
   'event.type.office.printed_qr': 'QR poster printed',
   'event.type.office.checkout_mode_set': 'Checkout QR mode switched',
+  'event.type.office.customer_lang_set': 'Store’s customer language chosen',
   'stores.merchant': 'Merchant {id}',
 
   'nav.claims': 'Claims',

@@ -159,7 +159,7 @@ export const es: Dictionary = {
   'display.wait': 'Espere al cajero, por favor.',
   'display.expired': 'Se acabó el tiempo para pagar. Consulte al cajero.',
   'display.pixCode': 'Pix copia y pega',
-  'display.pixCodeHelp': '¿Paga en este teléfono? Copie el código y péguelo en la app de su banco, en Pix.',
+  'display.pixCodeHelp': 'O pague con el código: cópielo y péguelo en la app de su banco, en Pix copia y pega.',
   'display.copy': 'Copiar',
   'display.copied': 'Copiado. Péguelo en la app de su banco, en Pix.',
   'display.copyFailed': 'Esta pantalla no pudo copiar el código: selecciónelo y cópielo a mano.',
@@ -757,6 +757,7 @@ export const es: Dictionary = {
   'event.type.office.checkout_wallet_changed': 'Billetera de la caja cambiada',
   'event.type.office.printed_qr': 'Cartel del QR impreso',
   'event.type.office.checkout_mode_set': 'Modo de QR de la caja cambiado',
+  'event.type.office.customer_lang_set': 'Idioma de los clientes de la tienda elegido',
   'stores.merchant': 'Comercio {id}',
 
   'nav.claims': 'Reclamos',

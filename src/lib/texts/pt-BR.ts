@@ -159,7 +159,7 @@ export const ptBR: Dictionary = {
   'display.wait': 'Aguarde o atendente, por favor.',
   'display.expired': 'O tempo para pagar acabou. Fale com o atendente.',
   'display.pixCode': 'Pix copia e cola',
-  'display.pixCodeHelp': 'Vai pagar neste celular? Copie o código e cole no app do seu banco, na área Pix.',
+  'display.pixCodeHelp': 'Ou pague com o código: copie e cole no app do seu banco, em Pix copia e cola.',
   'display.copy': 'Copiar',
   'display.copied': 'Copiado. Cole no app do seu banco, na área Pix.',
   'display.copyFailed': 'Esta tela não conseguiu copiar o código: selecione-o e copie à mão.',
@@ -757,6 +757,7 @@ export const ptBR: Dictionary = {
   'event.type.office.checkout_wallet_changed': 'Carteira do caixa trocada',
   'event.type.office.printed_qr': 'Cartaz do QR impresso',
   'event.type.office.checkout_mode_set': 'Modo de QR do caixa trocado',
+  'event.type.office.customer_lang_set': 'Idioma dos clientes da loja escolhido',
   'stores.merchant': 'Lojista {id}',
 
   'nav.claims': 'Contestações',
