@@ -77,6 +77,12 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   await expect(poster.getByRole('img', { name: 'Printed QR code' })).toBeVisible();
   await expect(poster).toContainText(STORE.name);
   await expect(poster).toContainText('choose Pix, scan this code');
+  // Issue 26: the store's address and the Pix mark, in the store's customers' language (the default, English, here).
+  const sheet = poster.getByTestId('poster-sheet');
+  await expect(sheet).toContainText(STORE.address);
+  await expect(sheet.getByText('Pix', { exact: true })).toBeVisible();
+  await expect(sheet).toHaveAttribute('lang', 'en');
+  await expect(poster.getByTestId('poster-lang')).toHaveText(`Printed in English, the language of ${STORE.name}’s customers (set under its checkouts).`);
   const [emv] = await merchant.printedQrs(storeId, checkoutId);
   expect(emv).toMatch(/^000201/);
   expect((await merchant.checkouts(storeId))[0]?.default_qr).toBe('printed_dynamic_qr');
@@ -98,7 +104,24 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   const pdf = await readPoster(new Uint8Array(await readFile(await download.path())));
   expect(pdf.pages).toBe(1);
   expect(pdf.text).toContain(CHECKOUT);
+  expect(pdf.text).toContain(STORE.address);
+  expect(pdf.text).toContain('Pix');
   expect(pdf.qr).toBe(emv);
+
+  // ── The store's customers read Portuguese: chosen beside the print actions; the poster
+  // follows, the manager's own screen stays English ───────────────────────────────────
+  const checkouts = region(page, `Checkouts of ${STORE.name}`);
+  await checkouts.getByLabel('Language of this store’s customers', { exact: true }).selectOption('pt-BR');
+  await expect(checkouts).toContainText(`${STORE.name}’s customers now read Português (Brasil).`);
+  await expect(sheet).toHaveAttribute('lang', 'pt-BR');
+  await expect(sheet).toContainText('escolha Pix, leia este código');
+  await expect(poster.getByTestId('poster-lang')).toHaveText(`Printed in Português (Brasil), the language of ${STORE.name}’s customers (set under its checkouts).`);
+  await snap(page, testInfo, '02b-poster-pt-BR');
+  const [again] = await Promise.all([page.waitForEvent('download'), poster.getByRole('button', { name: 'Download PDF', exact: true }).click()]);
+  const pdfPt = await readPoster(new Uint8Array(await readFile(await again.path())));
+  expect(pdfPt.text.join(' ')).toContain('escolha Pix');
+  expect(pdfPt.text).toContain(STORE.address);
+  expect(pdfPt.qr).toBe(emv);
   await poster.getByRole('button', { name: 'Close', exact: true }).click();
 
   // The Printed QRs list pages through the service's listing.

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { expect, openCashier, signIn, snap, startApp, test } from './fixtures.ts';
+import { decodeLuminance } from './poster-pdf.ts';
 
 /**
  * The cashier screen driven as a person at the counter would (labels, buttons, keys), with
@@ -18,6 +19,21 @@ async function charge(page: Page, amount: string, options: { reference?: string;
   if (options.reference) await page.getByLabel('Reference', { exact: true }).fill(options.reference);
   if (options.withEnter) await page.getByLabel('Amount', { exact: true }).press('Enter');
   else await page.getByRole('button', { name: 'Charge', exact: true }).click();
+}
+
+/** What a QR image on the page holds: painted on a canvas, then decoded from its pixels. */
+async function qrText(image: Locator): Promise<string> {
+  const { width, height, grey } = await image.evaluate((el) => {
+    const img = el as HTMLImageElement;
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d') as CanvasRenderingContext2D;
+    context.drawImage(img, 0, 0);
+    const rgba = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    return { width: canvas.width, height: canvas.height, grey: Array.from({ length: rgba.length / 4 }, (_, i) => rgba[i * 4] ?? 255) };
+  });
+  return decodeLuminance(Uint8ClampedArray.from(grey), width, height);
 }
 
 /** Waits for the QR of the sale of that amount and returns the sale's id. */
@@ -64,6 +80,25 @@ test('ring up a sale and get paid; the customer display follows', async ({ page,
   await expect(display.getByTestId('display-amount')).toHaveText('R$12.50');
   await expect(display.getByRole('img', { name: 'Payment QR code' })).toBeVisible();
   await snap(display, testInfo, '03-customer-display-waiting');
+
+  // Issue 26: under the QR, its Pix copia e cola code (the very text the QR holds) and Copy.
+  const code = (await display.getByTestId('pix-code').textContent()) ?? '';
+  expect(code).toMatch(/^000201/);
+  expect(await qrText(display.getByRole('img', { name: 'Payment QR code' }))).toBe(code);
+  await display.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(display.url()).origin });
+  await display.getByRole('button', { name: 'Copy', exact: true }).click();
+  await expect(display.getByTestId('pix-copy-outcome')).toHaveText('Copied. Paste it in your bank’s app, under Pix.');
+  expect(await display.evaluate(() => navigator.clipboard.readText())).toBe(code);
+
+  // The operator switches their own screen to Español: the display, read afresh, keeps the
+  // language of the store's customers (the store's default here, English).
+  await page.getByLabel('Language').selectOption('es');
+  await expect(page.getByRole('button', { name: 'Cobrar', exact: true })).toBeVisible();
+  await display.reload();
+  await expect(display.getByText('Scan with your bank app to pay with Pix')).toBeVisible();
+  await expect(display.locator('html')).toHaveAttribute('lang', 'en');
+  await page.getByLabel('Idioma').selectOption('en');
+  await expect(page.getByRole('button', { name: 'Charge', exact: true })).toBeVisible();
 
   const payment = await payer.payCheckout();
   expect(payment['amount_brl']).toBe('12.50');

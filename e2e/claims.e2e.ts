@@ -40,7 +40,7 @@ test('a supervisor opens a claim on a pay-out and follows it to Closed with mone
   const form = page.getByRole('form', { name: /Open a claim on pay-out po_fixture_ok/ });
   await form.getByLabel('Reason').selectOption({ label: 'Scam' });
   await form.getByLabel('Details').fill(DETAILS);
-  await expect(form.getByTestId('details-count')).toHaveText(`${DETAILS.length} of 4000 characters (at least 10).`);
+  await expect(form.getByTestId('details-count')).toHaveText(`${DETAILS.length} of 4,000 characters (at least 10).`);
   await expect(form).toContainText('Line breaks become spaces. A person at the other bank reads this text.');
   await form.getByLabel('Your reference (optional)').fill('case-42');
   await form.getByRole('button', { name: 'Submit claim' }).click();

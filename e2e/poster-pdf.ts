@@ -73,6 +73,12 @@ export function decodeRects(shapes: readonly Rect[], pxPerModule = 6): string {
   return new QRCodeReader().decode(bitmap, new Map([[DecodeHintType.PURE_BARCODE, true]])).getText();
 }
 
+/** Decodes a QR from a grey bitmap (one luminance byte per pixel): the customer display's QR image, painted on a canvas. */
+export function decodeLuminance(pixels: Uint8ClampedArray, width: number, height: number): string {
+  const bitmap = new BinaryBitmap(new HybridBinarizer(new RGBLuminanceSource(pixels, width, height)));
+  return new QRCodeReader().decode(bitmap, new Map([[DecodeHintType.PURE_BARCODE, true]])).getText();
+}
+
 export async function readPoster(bytes: Uint8Array): Promise<PosterContent> {
   const doc = await PDFDocument.load(bytes);
   const page = doc.getPage(0);

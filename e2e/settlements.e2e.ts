@@ -72,7 +72,7 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
   await detail.getByRole('button', { name: 'Export CSV' }).click();
   const csv = await readFile((await (await download).path()) as string, 'utf8');
   const lines = csv.trim().split('\r\n');
-  expect(lines[0]).toBe('settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_cents');
+  expect(lines[0]).toBe('settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_brl');
   expect(lines.filter((l) => l.includes(',charge,') && l.includes(',matched,'))).toHaveLength(2);
   expect(lines.at(-1)).toContain(',reconciled,');
 

@@ -11,6 +11,7 @@ export type { PushEvents, CoreStatus, ServiceStatus, CoreState, WebhookStatus, J
 export type { DeviceInfo, DeviceKind } from './devices/registry.ts';
 export type { DeviceView, PairingOffer, Entrance } from './devices/devices.ts';
 export type { OfficeCheckout, Poster, PrintedQrList, PrintedQrRow } from './backoffice/backoffice.ts';
+export type { CustomerLangView } from './backoffice/customer-lang.ts';
 export type { BankAnswer, BankAnswerRecorded, ClaimNotice, ClaimRow, OpenOutcome, PayoutRow } from './claims/desk.ts';
 export type { BookStatus, PendingRow, SettlementNotice, SettlementListRow, SettlementView, SaleLine } from './settlements/reconciler.ts';
 export type { Reconciliation, ChargeCheck, RefundCheck, InvariantLine, PaidSale, Difference as SettlementDifference } from './settlements/reconcile.ts';
@@ -91,6 +92,8 @@ export const METHODS = [
   'office.poster',
   'office.setMode',
   'office.printedQrs',
+  'office.customerLang',
+  'office.setCustomerLang',
   'claims.payouts',
   'claims.list',
   'claims.refresh',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { monotonicClock, type Clock } from '../shared/clock.ts';
 import type { BackOffice } from './backoffice/backoffice.ts';
+import { CustomerLangs, type CustomerLangView } from './backoffice/customer-lang.ts';
 import type { ClaimsDesk } from './claims/desk.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
 import type { Connection } from './devices/connection.ts';
@@ -93,6 +94,7 @@ export class Core {
   readonly #push: CheckoutPush;
   readonly #shift: OpenShift;
   readonly #connections: Connections;
+  readonly #customerLangs = new CustomerLangs();
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
@@ -113,7 +115,7 @@ export class Core {
     this.#settings = new TillSettings(config);
     this.#board = new StatusBoard({ read: () => this.status(), push: (status) => this.events.emit('core.status', status), ready });
     this.#service = new ServiceHealth(deps.service, { clock: this.clock, log: this.log, onChange: () => this.#board.emit() });
-    this.#push = new CheckoutPush({ events: this.events, log: this.log, terminal: () => this.terminal, claims: () => this.#parts.claims, lang: () => this.#settings.lang, ready, afterPush: () => this.#board.schedule() });
+    this.#push = new CheckoutPush({ events: this.events, log: this.log, terminal: () => this.terminal, claims: () => this.#parts.claims, lang: (checkout) => this.customerLang(checkout.storeId).lang, ready, afterPush: () => this.#board.schedule() });
     this.#connections = new Connections(() => this.#parts.devices, () => this.checkout);
     this.#shift = new OpenShift({ shifts: () => this.shifts, terminal: () => this.terminal, onChange: () => this.#board.emit() });
   }
@@ -215,6 +217,7 @@ export class Core {
       },
     );
     await this.#shift.load();
+    await this.#customerLangs.load(this.journal).catch((err: unknown) => this.log.warn('could not read the stores’ customer languages back; the default is spoken', { error: err }));
     this.#life.readyAt(this.clock.now());
     await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
     this.terminal.start();
@@ -269,6 +272,25 @@ export class Core {
     // Customer displays follow the store's language: each shown checkout's display hears of it.
     if (changed && this.#parts.terminal) await this.#push.push([this.checkout, ...this.devices.checkouts()]);
     return this.status();
+  }
+
+  /** The language a store's customers read on its poster and displays (issue 26 point 6). */
+  customerLang(storeId: number): CustomerLangView {
+    return this.#customerLangs.view(storeId, this.#settings.lang);
+  }
+
+  /**
+   * A manager chooses the language of a store's customers, in their name; the store must be
+   * the merchant's at the service. Its customer displays switch at once.
+   */
+  async setCustomerLang(by: string, storeId: number, lang: Lang): Promise<CustomerLangView> {
+    if (!(await this.backOffice.stores()).some((s) => s.store_id === storeId)) {
+      throw new CoreError('not_found', 'The payment service does not have that store for this merchant; reload the list.', { problem: 'office_not_found' });
+    }
+    if (await this.#customerLangs.set(this.journal, by, storeId, lang)) {
+      await this.#push.push([this.checkout, ...this.devices.checkouts()].filter((c) => c.storeId === storeId));
+    }
+    return this.customerLang(storeId);
   }
 
   /** Charges on this terminal's checkout (or the one named), in the open shift, in the name of the operator signed in. */

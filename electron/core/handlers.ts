@@ -125,8 +125,11 @@ export function createHandlers(core: Core) {
     'office.changeWallet': handler('manager', 'change a checkout’s wallet', fields({ storeId, checkoutId, walletId, confirm: yesNo() }), (a, by) =>
       core.backOffice.changeWallet(by.name, { storeId: a.storeId, checkoutId: a.checkoutId, walletId: a.walletId, confirmed: a.confirm }),
     ),
-    'office.printQr': handler('manager', 'print a QR poster', fields({ storeId, checkoutId }), (a, by) => core.backOffice.printQr(by.name, a)),
-    'office.poster': handler('manager', 'see a QR poster', fields({ storeId, checkoutId }), (a) => core.backOffice.poster(a)),
+    'office.printQr': handler('manager', 'print a QR poster', fields({ storeId, checkoutId }), (a, by) => core.backOffice.printQr(by.name, a, core.customerLang(a.storeId).lang)),
+    'office.poster': handler('manager', 'see a QR poster', fields({ storeId, checkoutId }), (a) => core.backOffice.poster(a, core.customerLang(a.storeId).lang)),
+    /** The language a store's customers read on its poster and customer displays (issue 26 point 6). */
+    'office.customerLang': handler('manager', 'see a store’s customer language', fields({ storeId }), ({ storeId: id }) => core.customerLang(id)),
+    'office.setCustomerLang': handler('manager', 'choose a store’s customer language', fields({ storeId, lang: oneOf(LANGS) }), (a, by) => core.setCustomerLang(by.name, a.storeId, a.lang)),
     'office.setMode': handler('manager', 'switch a checkout’s QR mode', fields({ storeId, checkoutId, mode: oneOf(['printed', 'dynamic']) }), (a, by) =>
       core.backOffice.setMode(by.name, a),
     ),

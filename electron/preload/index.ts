@@ -75,6 +75,8 @@ const api = {
   'office.changeWallet': invoker('office.changeWallet'),
   'office.printQr': invoker('office.printQr'),
   'office.poster': invoker('office.poster'),
+  'office.customerLang': invoker('office.customerLang'),
+  'office.setCustomerLang': invoker('office.setCustomerLang'),
   'office.setMode': invoker('office.setMode'),
   'office.printedQrs': invoker('office.printedQrs'),
   'claims.payouts': invoker('claims.payouts'),

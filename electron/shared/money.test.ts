@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_SALE_CENTS,
   MAX_TYPED_AMOUNT_CHARS,
+  TYPED_AMOUNT_PROBLEM_TEXT,
   centsToUnits,
   decodeWireAmount,
   formatCents,
@@ -246,5 +247,16 @@ describe('centsToUnits', () => {
     expect(centsToUnits(1250)).toBe(12.5);
     expect(centsToUnits(115)).toBe(1.15);
     expect(centsToUnits(-1)).toBe(-0.01);
+  });
+});
+
+describe('TYPED_AMOUNT_PROBLEM_TEXT', () => {
+  it('names the sale limit from MAX_SALE_CENTS in the core format, not a figure written by hand', () => {
+    expect(TYPED_AMOUNT_PROBLEM_TEXT.too_large).toBe(`A sale is at most R$ ${formatCents(MAX_SALE_CENTS)}.`);
+    expect(readTypedAmount(formatCents(MAX_SALE_CENTS))).toEqual({ ok: true, cents: MAX_SALE_CENTS });
+  });
+
+  it('writes no amount in a language format of its own', () => {
+    for (const text of Object.values(TYPED_AMOUNT_PROBLEM_TEXT)) expect(text).not.toMatch(/R\$\s?\d{1,3}[.,]\d{3}/);
   });
 });

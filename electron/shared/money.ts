@@ -139,7 +139,11 @@ export type TypedAmount = { ok: true; cents: number } | { ok: false; problem: Ty
 /** The core accepts an amount of at most 20 characters (handlers.ts, sale.charge). */
 export const MAX_TYPED_AMOUNT_CHARS = 20;
 
-/** Each refusal in English, for the core's error message and logs (the screen translates the code). */
+/**
+ * Each refusal in English, for the core's error message and logs (the screen translates the
+ * code, and writes the limit in its language through src/lib/format.ts). Amounts here come
+ * from integer cents through formatCents, the core's one format ("R$ 1000000.00").
+ */
 export const TYPED_AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, string>> = {
   empty: 'Type the amount to charge, like 12,50.',
   too_long: `An amount has at most ${MAX_TYPED_AMOUNT_CHARS} characters.`,
@@ -149,7 +153,7 @@ export const TYPED_AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, stri
   thousands_separator: 'Type the amount without a thousands separator, like 1500 or 1500,00.',
   too_many_decimals: 'An amount has at most two decimal places, like 12,50.',
   zero: 'The amount to charge must be more than zero.',
-  too_large: 'A sale is at most R$ 1.000.000,00.',
+  too_large: `A sale is at most R$ ${formatCents(MAX_SALE_CENTS)}.`,
 };
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DisplayView } from '../../electron/core/contract.ts';
-import { acceptDisplayView, displayResyncMs, rememberAmount, screenAmount } from './displayView.ts';
+import { acceptDisplayView, copyPixCode, displayResyncMs, rememberAmount, screenAmount } from './displayView.ts';
 
 const view = (now: number, screen: DisplayView['screen'], checkout = 2): DisplayView => ({ store_id: 1, checkout_id: checkout, now, lang: 'en', screen, hold: false });
 const qr = (id: string, cents: number): DisplayView['screen'] => ({ kind: 'qr', sale_id: id, emv: '000201', amount_cents: cents, expires_at: 1_000, printed: true });
@@ -33,5 +33,31 @@ describe('the amount a display shows with a settled sale', () => {
     expect(displayResyncMs(view(1, qr('s1', 1)))).toBe(2_000);
     expect(displayResyncMs(view(1, { kind: 'idle' }))).toBeNull();
     expect(displayResyncMs(view(1, { kind: 'expiring', sale_id: 's1', amount_cents: 1250, expires_at: 9 }))).toBe(10_000);
+  });
+});
+
+describe('copyPixCode', () => {
+  const EMV = '00020101021226860014br.gov.bcb.pix2564pix.example/qr/v2/cobv/9d36b84f-c70b-478f-b95c-12729b90ca255204000053039865802BR5905Loja 6009SAO PAULO62070503***63041D3D';
+
+  it('puts the whole code on the clipboard, as given', async () => {
+    const written: string[] = [];
+    expect(await copyPixCode(EMV, { writeText: (text: string) => Promise.resolve(void written.push(text)) })).toBe('copied');
+    expect(written).toEqual([EMV]);
+  });
+
+  it.each([
+    ['no clipboard (an insecure page)', undefined],
+    ['a null clipboard', null],
+    ['a clipboard without writeText', {} as Pick<Clipboard, 'writeText'>],
+    ['a refusal (no permission)', { writeText: () => Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError')) }],
+    ['a throw before any promise', { writeText: (): Promise<void> => { throw new TypeError('Illegal invocation'); } }],
+  ])('says failed on %s, and does not throw', async (_name, clipboard) => {
+    expect(await copyPixCode(EMV, clipboard)).toBe('failed');
+  });
+
+  it('copies nothing for an empty code', async () => {
+    const written: string[] = [];
+    expect(await copyPixCode('', { writeText: (text: string) => Promise.resolve(void written.push(text)) })).toBe('failed');
+    expect(written).toEqual([]);
   });
 });

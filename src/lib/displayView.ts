@@ -40,3 +40,21 @@ export function displayResyncMs(view: DisplayView | null): number | null {
   if (kind === 'creating' || kind === 'uncertain' || kind === 'expiring') return LIVE_RESYNC_MS;
   return null;
 }
+
+/** What pressing Copy did: the screen says which, in words. */
+export type CopyOutcome = 'copied' | 'failed';
+
+/**
+ * Puts the Pix copia e cola code on the clipboard. A page without a clipboard (an insecure
+ * address, an old browser) or one that refuses (permission, no focus) is 'failed', never a
+ * throw: the screen then asks the person to select the code, which stays shown.
+ */
+export async function copyPixCode(code: string, clipboard: Pick<Clipboard, 'writeText'> | null | undefined): Promise<CopyOutcome> {
+  if (code === '' || typeof clipboard?.writeText !== 'function') return 'failed';
+  try {
+    await clipboard.writeText(code);
+    return 'copied';
+  } catch {
+    return 'failed';
+  }
+}

@@ -36,6 +36,16 @@ describe('dictionaries', () => {
     expect(translate('en', 'status.terminalValue', { store: 1, checkout: 2 })).toBe('Store 1 · Checkout 2');
     expect(translate('en', 'status.terminalValue', { store: 1 })).toBe('Store 1 · Checkout {checkout}');
   });
+
+  it('writes counts the language’s way, and leaves numbers that are names as given', () => {
+    expect(translate('pt-BR', 'claims.count', { count: 3987, max: 4000 })).toBe('3.987 de 4.000 caracteres (no mínimo 10).');
+    expect(translate('en', 'claims.count', { count: 3987, max: 4000 })).toBe('3,987 of 4,000 characters (at least 10).');
+    expect(translate('es', 'claims.count', { count: 12, max: 4000 })).toBe('12 de 4000 caracteres (al menos 10).');
+    expect(translate('en', 'claims.daysLeft', { days: 1200 })).toBe('Can be claimed: 1,200 days left.');
+    // A count already written stays as written; an id is a name, never grouped.
+    expect(translate('pt-BR', 'claims.count', { count: '3.987', max: 4000 })).toBe('3.987 de 4.000 caracteres (no mínimo 10).');
+    expect(translate('en', 'status.terminalValue', { store: 12345, checkout: 2 })).toBe('Store 12345 · Checkout 2');
+  });
 });
 
 describe('formatMoney', () => {

@@ -43,8 +43,9 @@ export function spokenLang(own: Lang | null, storeDefault: Lang): Lang {
 }
 
 /**
- * Told when another page of this device changes its language (the store computer's customer
- * display follows its till window's choice). Returns the unsubscribe function.
+ * Told when another page of this device changes its language (the store computer's till
+ * windows share one choice; its customer display speaks the store's customers' language
+ * instead). Returns the unsubscribe function.
  */
 export function onLangSaved(listener: (lang: Lang) => void, target: Pick<Window, 'addEventListener' | 'removeEventListener'> | null = typeof window === 'undefined' ? null : window): () => void {
   if (!target?.addEventListener) return () => undefined;

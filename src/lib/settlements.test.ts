@@ -27,8 +27,8 @@ it('the CSV has a line per charge with its match and sale, the invariant lines, 
     differences: [],
   } as unknown as SettlementView;
   expect(settlementCsv(view).split('\r\n')).toEqual([
-    'settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_cents',
-    "7,charge,svc-1,'=cmd,52.50 BRL,10.000000 USDt,matched,s1,5250",
+    'settlement_id,line,id,external_id,charged,settlement_or_deduction,check,sale_id,sale_received_brl',
+    "7,charge,svc-1,'=cmd,52.50 BRL,10.000000 USDt,matched,s1,52.50",
     '7,invariant,net,,10.000000,10.000000 − 0.000000,holds,,',
     '7,amount,,,,10.000000 USDt,reconciled,,',
     '',

@@ -1,10 +1,13 @@
 import type { SettlementView } from '../../electron/core/contract.ts';
+import { BRL_SCALE } from '../../electron/shared/money.ts';
 import { decimalText, type Figure } from './format.ts';
 
 /** An exact figure as the service gave it, for the CSV: `30.500000 USDt`, `1234.50 ARS` (never through a float). */
 export function settlementFigure(a: Figure): string {
   return `${decimalText(a.minor, a.scale)}${a.currency ? ` ${a.currency}` : ''}`;
 }
+
+const receivedBrl = (cents: number | null) => (cents === null ? null : decimalText(cents, BRL_SCALE));
 
 const cell = (v: string | number | null) => {
   const text = v === null ? '' : String(v);
@@ -13,14 +16,19 @@ const cell = (v: string | number | null) => {
   return /[",\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 };
 
-/** One line per charge and per refund, with its match and sale, then the invariant lines. */
+/**
+ * One line per charge and per refund, with its match and sale, then the invariant lines. A
+ * figure of the service carries its currency in the cell (a line's currency is the service's,
+ * and differs by line); the sale's received money is the journal's, in reais, so its column
+ * says so (`sale_received_brl`) and its cells are plain decimals like the shift CSV's.
+ */
 export function settlementCsv(view: SettlementView): string {
   const { settlement: s, result, sales } = view;
-  const lines: (string | number | null)[][] = [['settlement_id', 'line', 'id', 'external_id', 'charged', 'settlement_or_deduction', 'check', 'sale_id', 'sale_received_cents']];
+  const lines: (string | number | null)[][] = [['settlement_id', 'line', 'id', 'external_id', 'charged', 'settlement_or_deduction', 'check', 'sale_id', 'sale_received_brl']];
   s.charges.forEach((c, i) => {
     const check = result.charges[i]?.check;
     const saleId = check && 'sale_id' in check ? check.sale_id : null;
-    lines.push([s.settlement_id, 'charge', c.service_id, c.external_id, settlementFigure(c.charged_amount), c.settlement_amount === null ? null : settlementFigure(c.settlement_amount), check?.kind ?? null, saleId, saleId === null ? null : (sales[saleId]?.received_cents ?? null)]);
+    lines.push([s.settlement_id, 'charge', c.service_id, c.external_id, settlementFigure(c.charged_amount), c.settlement_amount === null ? null : settlementFigure(c.settlement_amount), check?.kind ?? null, saleId, saleId === null ? null : receivedBrl(sales[saleId]?.received_cents ?? null)]);
   });
   s.refunds.forEach((r, i) => {
     const check = result.refunds[i]?.check;

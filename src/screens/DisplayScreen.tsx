@@ -1,8 +1,8 @@
 import { Icon } from '../components/Icon.tsx';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Countdown } from '../components/Countdown.tsx';
 import { QrImage } from '../components/QrImage.tsx';
-import { screenAmount } from '../lib/displayView.ts';
+import { copyPixCode, screenAmount, type CopyOutcome } from '../lib/displayView.ts';
 import { formatMoney } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { connectDisplay, useDisplay } from '../stores/display.ts';
@@ -12,7 +12,8 @@ import { usePick } from '../stores/pick.ts';
  * The customer display: the amount, the QR and the paid state in large type, for the
  * person paying. It reads the core's display view of its checkout only (`display.view` and
  * the `display.changed` push): nothing that is the cashier's business (alerts, other sales,
- * controls) ever reaches it.
+ * controls) ever reaches it. It speaks the language of the store's customers, which the view
+ * carries, whatever the till's.
  */
 export function DisplayScreen() {
   const t = useText();
@@ -50,6 +51,7 @@ export function DisplayScreen() {
         </p>
         <QrImage key={screen.sale_id} emv={screen.emv} alt={t('screen.qrAlt')} size={360} />
         <p className="display-message">{t('display.scan')}</p>
+        <PixCopyPaste key={`copy-${screen.sale_id}`} code={screen.emv} />
         {view && <Countdown expiresAt={screen.expires_at} coreNow={view.now} receivedAt={receivedAt} onOver={load} />}
       </>
     );
@@ -88,5 +90,42 @@ export function DisplayScreen() {
     <main className={`display display-state-${screen.kind === 'settled' ? screen.status : screen.kind}`} aria-live="polite">
       {body}
     </main>
+  );
+}
+
+/**
+ * The Pix copia e cola code of the QR on screen (the same EMV text the QR encodes), for a
+ * customer paying on the phone in their hand: shown whole and selectable, with Copy. What Copy
+ * did is said in words; where the page cannot copy, the person is asked to select the code.
+ */
+function PixCopyPaste({ code }: { code: string }) {
+  const t = useText();
+  const [outcome, setOutcome] = useState<CopyOutcome | null>(null);
+  const copy = async () => setOutcome(await copyPixCode(code, typeof navigator === 'undefined' ? undefined : navigator.clipboard));
+  return (
+    <section className="display-pix-code" aria-labelledby="pix-code-heading">
+      <p id="pix-code-heading" className="display-label">
+        {t('display.pixCode')}
+      </p>
+      <p className="muted">{t('display.pixCodeHelp')}</p>
+      <output className="pix-code" data-testid="pix-code" aria-labelledby="pix-code-heading">
+        {code}
+      </output>
+      <button type="button" className="secondary" onClick={() => void copy()}>
+        {t('display.copy')}
+      </button>
+      <p aria-live="polite" className={outcome === 'failed' ? 'error' : 'good'} data-testid="pix-copy-outcome">
+        {outcome === 'copied' && (
+          <>
+            <Icon name="check" /> {t('display.copied')}
+          </>
+        )}
+        {outcome === 'failed' && (
+          <span role="alert">
+            <Icon name="cross" /> {t('display.copyFailed')}
+          </span>
+        )}
+      </p>
+    </section>
   );
 }

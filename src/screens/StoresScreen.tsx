@@ -6,9 +6,8 @@ import { DataTable } from '../components/DataTable.tsx';
 import { Field, Submit } from '../components/Field.tsx';
 import { ErrorAlert } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
-import { QrImage } from '../components/QrImage.tsx';
+import { CustomerLangField, QrPoster } from '../components/QrPoster.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
-import { saveBlob, safeFilename } from '../lib/download.ts';
 import { errorText } from '../lib/errorText.ts';
 import { useRunner, type Result } from '../lib/useRunner.ts';
 import { formatCount } from '../lib/format.ts';
@@ -45,6 +44,7 @@ export function StoresScreen() {
   const [editing, setEditing] = useState<number | null>(null);
   const [poster, setPoster] = useState<Poster | null>(null);
   const [printedVersion, setPrintedVersion] = useState(0);
+  const [customerLangVersion, setCustomerLangVersion] = useState(0);
   const load = async () => {
     try {
       const [s, w] = await Promise.all([getBridge().call('office.stores'), getBridge().call('office.wallets')]);
@@ -65,8 +65,10 @@ export function StoresScreen() {
   return (
     <div className="stores">
       {poster && (
-        <PosterView
+        <QrPoster
           poster={poster}
+          customerLangVersion={customerLangVersion}
+          onPoster={setPoster}
           onClose={() => {
             setPoster(null);
           }}
@@ -138,6 +140,7 @@ export function StoresScreen() {
               setPoster(p);
               setPrintedVersion((v) => v + 1);
             }}
+            onCustomerLang={() => setCustomerLangVersion((v) => v + 1)}
           />
         </div>
       )}
@@ -240,7 +243,7 @@ function WalletSelect({ id, wallets, value, onChange }: { id: string; wallets: W
   );
 }
 
-function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: WalletChoice[]; onPoster: (p: Poster) => void }) {
+function Checkouts({ store, wallets, onPoster, onCustomerLang }: { store: Store; wallets: WalletChoice[]; onPoster: (p: Poster) => void; onCustomerLang: () => void }) {
   const t = useText();
   const lang = useLang();
   const [checkouts, setCheckouts] = useState<OfficeCheckout[] | null>(null);
@@ -259,6 +262,7 @@ function Checkouts({ store, wallets, onPoster }: { store: Store; wallets: Wallet
   return (
     <>
       <Card id="checkouts" heading={t('checkouts.heading', { name: store.store_name })}>
+        <CustomerLangField storeId={store.store_id} storeName={store.store_name} onChanged={onCustomerLang} />
         {loadError && <ErrorAlert>{loadError}</ErrorAlert>}
         {checkouts && (
           <DataTable
@@ -434,50 +438,6 @@ function CheckoutRow({
         </ResultLine>
       </td>
     </tr>
-  );
-}
-
-/** The poster as it prints: the QR (CRC-checked by the core), the names and the pay line. */
-function PosterView({ poster, onClose }: { poster: Poster; onClose: () => void }) {
-  const t = useText();
-  const lang = useLang();
-  const [error, setError] = useState<string | null>(null);
-  const text = { storeName: poster.store_name, checkoutDesc: poster.checkout_desc, payLine: t('poster.payLine') };
-  const download = async () => {
-    try {
-      // pdf-lib is loaded when a poster is downloaded, not with every till's screen.
-      const { posterPdf } = await import('../lib/poster.ts');
-      const bytes = await posterPdf(poster.qr_emvcode, text);
-      saveBlob(safeFilename(`qr-${poster.store_name}-${poster.checkout_desc}`, '.pdf'), new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }));
-      setError(null);
-    } catch (err) {
-      setError(errorText(lang, toUiError(err)));
-    }
-  };
-  return (
-    <section className="card poster" aria-labelledby="poster-heading">
-      <h2 id="poster-heading" className="no-print">
-        {t('poster.heading', { name: poster.checkout_desc })}
-      </h2>
-      <div className="poster-sheet">
-        <p className="poster-store">{poster.store_name}</p>
-        <p className="poster-checkout">{poster.checkout_desc}</p>
-        <QrImage emv={poster.qr_emvcode} alt={t('poster.qrAlt')} size={320} />
-        <p className="poster-pay">{text.payLine}</p>
-      </div>
-      <div className="actions no-print">
-        <button type="button" className="primary" onClick={() => window.print()}>
-          {t('poster.print')}
-        </button>
-        <button type="button" className="secondary" onClick={() => void download()}>
-          {t('poster.download')}
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          {t('poster.close')}
-        </button>
-      </div>
-      {error && <ErrorAlert>{error}</ErrorAlert>}
-    </section>
   );
 }
 

@@ -3,15 +3,14 @@ import type { DisplayView } from '../../electron/core/contract.ts';
 import { getBridge, type ConnectionState } from '../lib/bridge.ts';
 import { LIVE_RESYNC_MS, QR_RESYNC_MS } from '../lib/checkoutView.ts';
 import { acceptDisplayView, displayResyncMs, rememberAmount } from '../lib/displayView.ts';
-import { onLangSaved, spokenLang } from '../lib/langPreference.ts';
 import { useDevice } from './device.ts';
 import { useStatus } from './status.ts';
 
 /**
  * The customer display's state: `display.view` and the `display.changed` push, nothing else
  * (a paired display may call nothing else; the store computer's own /display page reads the
- * same). The page speaks this device's own language (lib/langPreference.ts: on the store
- * computer, the one its till window chose), else the store's default, which the view carries.
+ * same). The page speaks the language of the store's customers, which the view carries
+ * (issue 26 point 6): never the till's, whatever the operator chose for their own screen.
  */
 interface DisplayState {
   view: DisplayView | null;
@@ -33,8 +32,7 @@ export const useDisplay = create<DisplayState>()((set, get) => ({
   receive(view) {
     if (!acceptDisplayView(get().view, view, monotonicNow() - get().receivedAt)) return;
     set((s) => ({ view, receivedAt: monotonicNow(), amounts: rememberAmount(s.amounts, view) }));
-    const lang = spokenLang(useStatus.getState().own, view.lang);
-    if (useStatus.getState().lang !== lang) useStatus.setState({ lang });
+    if (useStatus.getState().lang !== view.lang) useStatus.setState({ lang: view.lang });
   },
   async load() {
     try {
@@ -58,10 +56,7 @@ export function connectDisplay(): () => void {
     if (displayResyncMs(useDisplay.getState().view) === every) void useDisplay.getState().load();
   };
   const timers = [setInterval(resync(QR_RESYNC_MS), QR_RESYNC_MS), setInterval(resync(LIVE_RESYNC_MS), LIVE_RESYNC_MS)];
-  // The till window of this device chose another language: the customer display follows it.
-  const offSaved = onLangSaved((lang) => useStatus.setState({ own: lang, lang }));
   return () => {
-    offSaved();
     offChanged();
     offConnection();
     timers.forEach(clearInterval);

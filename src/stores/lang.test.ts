@@ -46,8 +46,15 @@ describe('this device’s language', () => {
     answers['core.status'] = () => ({ ok: true, result: status('en') });
     await useStatus.getState().refresh();
     expect(useStatus.getState()).toMatchObject({ lang: 'es', status: { lang: 'en' } });
+  });
+
+  it('is not the customer display’s: a display speaks the language of the store’s customers its view carries (issue 26)', () => {
+    useStatus.getState().setLang('es');
     useDisplay.getState().receive(display('en', 1));
-    expect(useStatus.getState().lang).toBe('es');
+    expect(useStatus.getState().lang).toBe('en');
+    useDisplay.getState().receive(display('pt-BR', 2));
+    expect(useStatus.getState().lang).toBe('pt-BR');
+    expect(useStatus.getState().own).toBe('es');
   });
 
   it('with none chosen, follows the store’s default, which a manager changes', async () => {
@@ -76,7 +83,7 @@ describe('this device’s language', () => {
     expect(() => saveLang('es', null)).not.toThrow();
   });
 
-  it('followed by the device’s other pages (the store computer’s customer display follows its till window)', () => {
+  it('followed by the device’s other pages (the store computer’s till windows share one choice)', () => {
     const listeners = new Map<string, (e: unknown) => void>();
     const target = { addEventListener: (type: string, fn: (e: unknown) => void) => listeners.set(type, fn), removeEventListener: (type: string) => listeners.delete(type) };
     const heard: string[] = [];

@@ -1,9 +1,11 @@
 import type { Clock } from '../../shared/clock.ts';
+import type { Lang } from '../../shared/lang.ts';
 import type { ServiceClient } from '../api/client.ts';
 import type { Store } from '../api/routes/stores.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
+import { OFFICE_CUSTOMER_LANG_SET } from './customer-lang.ts';
 import {
   checkedPosterEmv,
   checkoutDesc,
@@ -31,7 +33,7 @@ export const OFFICE_WALLET_CHANGED = 'office.checkout_wallet_changed';
 export const OFFICE_PRINTED_QR = 'office.printed_qr';
 export const OFFICE_MODE_SET = 'office.checkout_mode_set';
 /** Entries a person does, which must say who (`data.by`). */
-export const OFFICE_PERSON_ACTIONS = [OFFICE_STORE_CREATED, OFFICE_STORE_CHANGED, OFFICE_CHECKOUT_CREATED, OFFICE_WALLET_CHANGED, OFFICE_PRINTED_QR, OFFICE_MODE_SET] as const;
+export const OFFICE_PERSON_ACTIONS = [OFFICE_STORE_CREATED, OFFICE_STORE_CHANGED, OFFICE_CHECKOUT_CREATED, OFFICE_WALLET_CHANGED, OFFICE_PRINTED_QR, OFFICE_MODE_SET, OFFICE_CUSTOMER_LANG_SET] as const;
 
 export interface OfficeCheckout {
   store_id: number;
@@ -53,6 +55,10 @@ export interface Poster {
   printed_dynamic_qr_id: string;
   /** CRC-checked (rules.ts checkedPosterEmv) before it leaves the core. */
   qr_emvcode: string;
+  /** The store's address (reference 2.1), printed under its name; null when it has none. */
+  address: string | null;
+  /** The language its customers read, the poster's (customer-lang.ts), whatever the manager's screen speaks. */
+  lang: Lang;
 }
 
 export interface PrintedQrRow {
@@ -190,12 +196,8 @@ export class BackOffice {
    * 502 created nothing and repeating completes it (rule 5); 503 and a gateway without
    * printed QRs (rule 6) are sentences, and the checkout stays as it was.
    */
-  async printQr(by: string, key: CheckoutKey): Promise<Poster & { created: boolean }> {
-    const checkout = await this.#one(key.storeId, key.checkoutId);
-    const qr = await this.#service(() =>
-      this.#client.createPrintedQr({ checkout_id: key.checkoutId, store_id: key.storeId, auto_create_checkout: true, wallet_id: checkout.wallet_id }),
-    );
-    await this.#record(OFFICE_PRINTED_QR, { by, store_id: key.storeId, checkout_id: key.checkoutId, printed_dynamic_qr_id: qr.printed_dynamic_qr_id, created: qr.created });
+  async printQr(by: string, key: CheckoutKey, lang: Lang): Promise<Poster & { created: boolean }> {
+    const { checkout, qr } = await this.#makePrintedQr(by, key);
     const store = (await this.stores()).find((s) => s.store_id === key.storeId);
     return {
       store_id: key.storeId,
@@ -204,22 +206,36 @@ export class BackOffice {
       checkout_desc: checkout.checkout_desc,
       printed_dynamic_qr_id: qr.printed_dynamic_qr_id,
       qr_emvcode: checkedPosterEmv(qr.qr_emvcode),
+      address: store?.address || null,
+      lang,
       created: qr.created,
     };
   }
 
+  async #makePrintedQr(by: string, key: CheckoutKey) {
+    const checkout = await this.#one(key.storeId, key.checkoutId);
+    const qr = await this.#service(() =>
+      this.#client.createPrintedQr({ checkout_id: key.checkoutId, store_id: key.storeId, auto_create_checkout: true, wallet_id: checkout.wallet_id }),
+    );
+    await this.#record(OFFICE_PRINTED_QR, { by, store_id: key.storeId, checkout_id: key.checkoutId, printed_dynamic_qr_id: qr.printed_dynamic_qr_id, created: qr.created });
+    return { checkout, qr };
+  }
+
   /** The poster of a checkout that has its printed QR, read without changing anything. */
-  async poster(key: CheckoutKey): Promise<Poster> {
+  async poster(key: CheckoutKey, lang: Lang): Promise<Poster> {
     const qr = (await this.#printedQrsOf(key.storeId, key.checkoutId)).get(key.checkoutId);
     if (qr === undefined) throw new CoreError('not_found', 'This checkout has no printed QR yet: print its QR poster first.', { problem: 'mode_needs_printed_qr' });
     const checkout = await this.#one(key.storeId, key.checkoutId);
+    const store = (await this.stores()).find((s) => s.store_id === key.storeId);
     return {
       store_id: key.storeId,
       checkout_id: key.checkoutId,
-      store_name: qr.store_name ?? '',
+      store_name: qr.store_name ?? store?.store_name ?? '',
       checkout_desc: checkout.checkout_desc,
       printed_dynamic_qr_id: qr.printed_dynamic_qr_id,
       qr_emvcode: checkedPosterEmv(qr.qr_emvcode),
+      address: store?.address || null,
+      lang,
     };
   }
 
@@ -253,6 +269,6 @@ export class BackOffice {
    */
   async ensurePrintedQr(by: string, key: CheckoutKey): Promise<void> {
     if ((await this.#printedQrsOf(key.storeId, key.checkoutId)).has(key.checkoutId)) return;
-    await this.printQr(by, key);
+    await this.#makePrintedQr(by, key);
   }
 }

@@ -72,6 +72,8 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'office.poster': ['manager', 'till'],
   'office.setMode': ['manager', 'till'],
   'office.printedQrs': ['manager', 'till'],
+  'office.customerLang': ['manager', 'till'],
+  'office.setCustomerLang': ['manager', 'till'],
   'claims.payouts': ['supervisor', 'till'],
   'claims.list': ['supervisor', 'till'],
   'claims.refresh': ['supervisor', 'till'],

@@ -11,7 +11,7 @@ import type { CoreStatus } from './status-board.ts';
 
 /**
  * What a customer display may read of its checkout: the screen and whether the customer must
- * wait, in the store's language; nothing of other sales, alerts or people.
+ * wait, in the language of the store's customers; nothing of other sales, alerts or people.
  */
 export interface DisplayView {
   store_id: number;
@@ -64,7 +64,8 @@ export interface CheckoutPushDeps {
   /** The terminal once the core is ready (it throws before). */
   terminal: () => Terminal;
   claims: () => ClaimsDesk | null;
-  lang: () => Lang;
+  /** The language the checkout's customers read: its store's (backoffice/customer-lang.ts). */
+  lang: (checkout: CheckoutKey) => Lang;
   ready: () => boolean;
   /** After views are pushed: what they changed in the status goes out too, coalesced. */
   afterPush: () => void;
@@ -87,7 +88,7 @@ export class CheckoutPush {
   }
 
   async displayView(checkout: CheckoutKey): Promise<DisplayView> {
-    return toDisplayView(await this.#d.terminal().checkoutView(checkout), this.#d.lang());
+    return toDisplayView(await this.#d.terminal().checkoutView(checkout), this.#d.lang(checkout));
   }
 
   /** Every sale of the merchant that needs a person, newest first. */
@@ -100,7 +101,7 @@ export class CheckoutPush {
     for (const [key, checkout] of unique) {
       try {
         const view = await this.#d.terminal().checkoutView(checkout);
-        const display = toDisplayView(view, this.#d.lang());
+        const display = toDisplayView(view, this.#d.lang(checkout));
         const last = this.#pushed.get(key);
         this.#pushed.set(key, { view, display });
         if (last === undefined || !sameCanonical({ ...last.view, now: 0 }, { ...view, now: 0 })) this.#d.events.emit('checkout.changed', view);

@@ -65,6 +65,6 @@ describe('a sale refunded at the service', () => {
     const [header, ...rows] = csv.split('\r\n');
     const cell = (name: string) => rows.find((line) => line.startsWith(saleId))?.split(',')[header!.split(',').indexOf(name)];
     expect(cell('status')).toBe('refunded');
-    expect(cell('refunded')).toBe('10.00');
+    expect(cell('refunded_brl')).toBe('10.00');
   });
 });

@@ -115,7 +115,7 @@ describe('a supervisor refunds a paid sale', () => {
     const [header, ...rows] = (await core.shifts.exportCsv(undefined)).csv.split('\r\n');
     const cell = (name: string) => rows.find((line) => line.startsWith(saleId))?.split(',')[header!.split(',').indexOf(name)];
     expect(cell('status')).toBe('refunded');
-    expect(cell('refunded')).toBe('10.00');
+    expect(cell('refunded_brl')).toBe('10.00');
 
     // Nothing is left: a further refund is refused in words, and nothing is sent.
     expect(await supervisor('sale.refund', { saleId, amountCents: 1 })).toMatchObject({ ok: false, error: { code: 'conflict', params: { problem: 'refund_nothing_left' } } });

@@ -179,7 +179,7 @@ describe('CSV', () => {
   it('writes one row per sale with amounts as decimals and ISO times', () => {
     const csv = salesCsv([sale({ external_id: 'A,1', description: { key: 'sale.amount_mismatch', params: {}, tone: 'danger', needs_person: false, attention: [], acknowledged: [{ reason: 'amount_mismatch', subject: '', by: 'Rui', at: 1 }] } })]);
     const [header, row, end] = csv.split('\r\n');
-    expect(header).toBe('sale_id,requested_at,requested_by,status,amount,received,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by,refunded,settlement_id,settled_at');
+    expect(header).toBe('sale_id,requested_at,requested_by,status,amount_brl,received_brl,external_id,pix_id,service_id,e2e_id,paid_at,displaced_by,needs_person,acknowledged_by,refunded_brl,settlement_id,settled_at');
     expect(row).toBe('s1,2026-11-21T13:00:00.000Z,ana,paid,12.50,12.50,"A,1",pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,Rui,,,');
     const refunded = salesCsv([sale({ status: 'refunded', received_total_cents: 0, refunded_cents: 1250 })]).split('\r\n')[1];
     expect(refunded).toBe('s1,2026-11-21T13:00:00.000Z,ana,refunded,12.50,12.50,,pix_a,svc_a,E1,2026-11-21T13:01:00.000Z,,false,,12.50,,');

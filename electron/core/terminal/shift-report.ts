@@ -275,13 +275,18 @@ export function eventView(entry: JournalEntry): JournalEventView {
   };
 }
 
+/**
+ * A money column names its unit the reference's way (`amount_brl`): its cells are plain
+ * decimals (formatCents, "1234.50"), which any spreadsheet reads as numbers whatever its
+ * language, so the header, not the cell, says they are reais.
+ */
 const CSV_COLUMNS = [
   'sale_id',
   'requested_at',
   'requested_by',
   'status',
-  'amount',
-  'received',
+  'amount_brl',
+  'received_brl',
   'external_id',
   'pix_id',
   'service_id',
@@ -290,7 +295,7 @@ const CSV_COLUMNS = [
   'displaced_by',
   'needs_person',
   'acknowledged_by',
-  'refunded',
+  'refunded_brl',
   'settlement_id',
   'settled_at',
 ] as const;
