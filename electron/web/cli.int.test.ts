@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
 import { loadTlsIdentity } from './tls.ts';
+import postgres from 'postgres';
+import { openTestDatabase } from '../postgres/fixtures/test-database.ts';
 
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const running: ChildProcess[] = [];
@@ -31,10 +33,10 @@ afterEach(async () => {
 });
 
 /** Starts the browser shell; resolves with what it printed once that matches `until`. */
-async function startWeb(env: Record<string, string>, until: RegExp): Promise<{ out: () => string; child: ChildProcess }> {
+async function startWeb(env: Record<string, string>, until: RegExp, args: string[] = []): Promise<{ out: () => string; child: ChildProcess }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pos-cli-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [cli], { env: { ...process.env, POS_DATA_DIR: dataDir, POS_WEB_PORT: '0', POS_LANG: 'en', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, POS_DATA_DIR: dataDir, POS_WEB_PORT: '0', POS_LANG: 'en', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -88,4 +90,54 @@ describe('npm run start:web', () => {
   it('with only one of POS_TLS_CERT and POS_TLS_KEY says to give both, in one sentence', async () => {
     await expect(startWeb({ POS_TLS_CERT: '/nowhere/cert.pem' }, /running/)).rejects.toThrow(/Cannot start: POS_TLS_CERT is set but POS_TLS_KEY is not/);
   });
+});
+
+describe('npm run server', () => {
+  /** Runs the server to its end; resolves with its exit code and all it printed. */
+  async function refused(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; out: string }> {
+    const child = spawn(process.execPath, [cli, '--server', ...args], { env: { ...process.env, POS_DATABASE_URL: '', POS_SERVICE_URL: '', POS_DATA_DIR: tmpdir(), POS_WEB_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    return { code, out };
+  }
+
+  it('refuses to start without a database, then without a service, each with the sentence that says what to set', async () => {
+    expect(await refused({})).toEqual({ code: 2, out: 'Cannot start: npm run server keeps the journal in PostgreSQL: set POS_DATABASE_URL (for example postgres://cashier@db.example:5432/pix, the password in PGPASSWORD).\n' });
+    expect(await refused({ POS_DATABASE_URL: 'postgres://cashier@127.0.0.1:1/pix' })).toEqual({
+      code: 2,
+      out: 'Cannot start: npm run server talks to the merchant’s payment service: set POS_SERVICE_URL and POS_SERVICE_TOKEN, or add --sandbox to try it on the embedded sandbox.\n',
+    });
+    expect((await refused({ POS_DATABASE_URL: 'postgres://cashier:hunter2@127.0.0.1:1/pix' })).out).toBe('Cannot start: POS_DATABASE_URL must not contain a password: give it in PGPASSWORD.\n');
+  });
+
+  it('with a database it cannot reach: a sentence naming the server, never a password, and no start', async () => {
+    const { code, out } = await refused({ POS_DATABASE_URL: 'postgres://cashier@127.0.0.1:1/pix', PGPASSWORD: 'hunter2' }, ['--sandbox']);
+    expect(code).toBe(1);
+    expect(out).toMatch(/(^|\n)Cannot start: Could not reach PostgreSQL at postgres:\/\/cashier@127\.0\.0\.1:1\/pix: .*Check POS_DATABASE_URL\.\n$/);
+    expect(out).not.toContain('hunter2');
+  });
+
+  it('with a database and --sandbox: serves tills, its journal in PostgreSQL', async () => {
+    const db = await openTestDatabase();
+    try {
+      const { out } = await startWeb({ POS_DATABASE_URL: db.url }, /is running: open (\S+)/, ['--server', '--sandbox']);
+      const url = /is running: open (\S+)/.exec(out())?.[1] ?? '';
+      expect((await fetch(url)).status).toBe(200);
+      const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+      try {
+        expect((await sql`select max(version)::int as v from schema_migrations`)[0]!.v).toBeGreaterThanOrEqual(1);
+      } finally {
+        await sql.end();
+      }
+    } finally {
+      for (const child of running.splice(0)) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await db.drop();
+    }
+  }, 60_000);
 });

@@ -7,24 +7,41 @@ import { openAppWindow } from './open-browser.ts';
 import type { WebShell } from './server.ts';
 import { certificateLines, startStoreShell } from './store-shell.ts';
 import { spkiPin, type TlsIdentity } from './tls.ts';
+import { serverRefusal } from './server-mode.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
  * address to open (token included), and with --open also opens a local Chromium in app mode.
+ *
+ * `npm run server` (`--server`): the same headless core for a server, where tills connect over
+ * the network: its journal in PostgreSQL and the merchant's real payment service, both
+ * required; the embedded sandbox only when asked with --sandbox (to try a server out).
  */
 const args = process.argv.slice(2);
-const wantOpen = args.includes('--open');
+const LOCAL_FLAGS = ['--open', '--remember-secrets', '--server', '--sandbox'];
+const wantServer = args.includes('--server');
+const wantSandbox = args.includes('--sandbox');
+const wantOpen = args.includes('--open') && !wantServer;
 const wantRemember = args.includes('--remember-secrets');
-const coreArgs = args.filter((a) => a !== '--open' && a !== '--remember-secrets');
+const coreArgs = args.filter((a) => !LOCAL_FLAGS.includes(a));
 
 if (coreArgs.includes('--help')) {
-  console.log(`npm run start:web -- [--open] [--remember-secrets] [options]\n${CONFIG_HELP}\n  --remember-secrets    keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET in the data dir's secret store for next time`);
+  console.log(
+    wantServer
+      ? `npm run server -- [--sandbox] [--remember-secrets] [options]\n${CONFIG_HELP}\n  --sandbox             run on the embedded sandbox instead of POS_SERVICE_URL (to try a server out)`
+      : `npm run start:web -- [--open] [--remember-secrets] [options]\n${CONFIG_HELP}`,
+  );
+  console.log(`  --remember-secrets    keep POS_SERVICE_TOKEN / POS_WEBHOOK_SECRET in the data dir's secret store for next time`);
   process.exit(0);
 }
 
 let config;
 try {
   config = loadConfig(process.env, coreArgs);
+  if (wantServer) {
+    const missing = serverRefusal(config.databaseUrl !== null, config.service.kind === 'remote', wantSandbox);
+    if (missing !== null) throw new ConfigError(missing);
+  }
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(`Cannot start: ${err.message}`);
