@@ -159,7 +159,7 @@ describe('a closed shift is frozen at its close', () => {
 
     // A replay of the same journal (a restart) gives the same numbers.
     await core.stop();
-    core = await composeCore(loadConfig({ POS_DATA_DIR: env.dir, POS_LANG: 'en' }, []), { log: memoryLogger(systemClock) });
+    core = await composeCore(loadConfig(env.configEnv, []), { log: memoryLogger(systemClock) });
     await core.start();
     svc = serviceControl(core.status().service.baseUrl ?? '');
     const replayed = await core.shifts.report({ shiftId: ana.shift_id });
