@@ -12,6 +12,7 @@ import { EventHub } from './events.ts';
 import type { JournalEntry, JournalPort, VerifyResult } from './journal/port.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import type { Operators, Session } from './operators/operators.ts';
+import { Receipts } from './receipts/receipts.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import type { ServiceEndpoint } from './service-endpoint.ts';
 import { Connections } from './services/connections.ts';
@@ -93,6 +94,7 @@ export class Core {
   readonly #push: CheckoutPush;
   readonly #shift: OpenShift;
   readonly #connections: Connections;
+  #receipts: Receipts | null = null;
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
@@ -156,6 +158,11 @@ export class Core {
     return this.#whenReady(this.#parts.claims);
   }
 
+  /** Each till's receipt printer and printing on it (issue 29), once the core is ready. */
+  get receipts(): Receipts {
+    return this.#whenReady(this.#receipts);
+  }
+
   get journal(): JournalPort<SaleRow> {
     return this.#whenOpen(this.#parts.journal);
   }
@@ -215,6 +222,18 @@ export class Core {
       },
     );
     await this.#shift.load();
+    this.#receipts = new Receipts({
+      journal: this.journal,
+      dataDir: this.config.dataDir,
+      clock: this.clock,
+      log: this.log,
+      lang: () => this.#settings.lang,
+      storeOf: async (storeId) => {
+        const store = (await this.backOffice.stores()).find((s) => s.store_id === storeId);
+        return store ? { name: store.store_name, address: store.address } : null;
+      },
+    });
+    await this.#receipts.load();
     this.#life.readyAt(this.clock.now());
     await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
     this.terminal.start();
@@ -311,6 +330,7 @@ export class Core {
     this.#board.stop();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    this.#receipts = null;
     await this.#parts.close(this.log);
   }
 

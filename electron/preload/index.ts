@@ -88,6 +88,11 @@ const api = {
   'settlements.pending': invoker('settlements.pending'),
   'settlements.acknowledge': invoker('settlements.acknowledge'),
   'settlements.unsettled': invoker('settlements.unsettled'),
+  'receipt.print': invoker('receipt.print'),
+  'receipt.printRefund': invoker('receipt.printRefund'),
+  'receipt.printer': invoker('receipt.printer'),
+  'receipt.setPrinter': invoker('receipt.setPrinter'),
+  'receipt.testPage': invoker('receipt.testPage'),
   listen,
 } satisfies PreloadApi;
 

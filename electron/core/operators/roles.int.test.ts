@@ -83,6 +83,11 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'settlements.pending': ['supervisor', 'till'],
   'settlements.acknowledge': ['supervisor', 'till'],
   'settlements.unsettled': ['supervisor', 'till'],
+  'receipt.print': ['cashier', 'till'],
+  'receipt.printRefund': ['cashier', 'till'],
+  'receipt.printer': ['cashier', 'till'],
+  'receipt.setPrinter': ['manager', 'till'],
+  'receipt.testPage': ['manager', 'till'],
 };
 
 /**

@@ -1,0 +1,188 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../../shared/clock.ts';
+import type { Lang } from '../../shared/lang.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
+import { CoreError } from '../errors.ts';
+import type { JournalPort } from '../journal/port.ts';
+import type { Logger } from '../log.ts';
+import type { SaleRow } from '../terminal/entries.ts';
+import { isTimeZone } from '../terminal/local-day.ts';
+import type { CheckoutKey } from '../terminal/terminal.ts';
+import { ADDRESS_PROBLEM_TEXT, printerAddressText, readPrinterAddress, sendToPrinter, type PrinterAddress, type SendOptions } from './printer.ts';
+import { refundReceipt, saleReceipt, testPage, type Built, type Receipt, type ReceiptContext, type ReceiptRefusal, type ReceiptStore } from './receipt.ts';
+import { escposBytes } from './render.ts';
+
+/**
+ * Each till's receipt printer, and printing on it (issue 29): a paid sale's receipt, a
+ * refund's, a manager's test page. Printing reads the journal and never writes a sale: a
+ * printer that does not answer is a sentence, and the sale stays as it was. Setting a printer
+ * and every print are journaled in the name of the operator who did it.
+ */
+export const RECEIPT_PRINTER_SET = 'receipt.printer_set';
+export const RECEIPT_PRINTED = 'receipt.printed';
+/** Entries a person does, which must say who (`data.by`). */
+export const RECEIPT_PERSON_ACTIONS = [RECEIPT_PRINTER_SET, RECEIPT_PRINTED] as const;
+
+export const PRINTERS_FILE = 'printers.json';
+
+/** A till's printer as the Settings screen shows it. */
+export interface TillPrinter {
+  store_id: number;
+  checkout_id: number;
+  /** host:port, or null when the till has none. */
+  printer: string | null;
+}
+
+export interface PrintResult {
+  printed: true;
+  printer: string;
+  kind: Receipt['kind'];
+}
+
+export interface ReceiptsDeps {
+  journal: JournalPort<SaleRow>;
+  dataDir: string;
+  clock: Clock;
+  log: Logger;
+  /** The store's language: the receipt is the customer's paper. */
+  lang: () => Lang;
+  /** The store's name and address at the service; a failure prints the store's id instead. */
+  storeOf: (storeId: number) => Promise<{ name: string; address: string | null } | null>;
+  /** The zone times print in when the screen does not say (the core computer's own). */
+  timeZone?: string;
+  send?: SendOptions;
+}
+
+const tillKey = (till: CheckoutKey) => `${till.storeId}:${till.checkoutId}`;
+
+function readPrinters(value: unknown): Map<string, PrinterAddress> {
+  const out = new Map<string, PrinterAddress>();
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [key, text] of Object.entries(value)) {
+    if (!/^\d+:\d+$/.test(key) || typeof text !== 'string') continue;
+    const read = readPrinterAddress(text);
+    if (read.ok) out.set(key, read.address);
+  }
+  return out;
+}
+
+const REFUSAL_TEXT: Record<ReceiptRefusal, string> = {
+  not_paid: 'This sale is not paid: there is no receipt to print.',
+  refund_not_found: 'That refund is not one of this sale’s.',
+  refund_not_made: 'This refund is not confirmed as made: its receipt prints once the service has made it.',
+};
+
+export class Receipts {
+  readonly #deps: ReceiptsDeps;
+  #printers = new Map<string, PrinterAddress>();
+
+  constructor(deps: ReceiptsDeps) {
+    this.#deps = deps;
+  }
+
+  /** The saved printers; a missing or unreadable file is no printer (the app still starts). */
+  async load(): Promise<void> {
+    try {
+      this.#printers = readPrinters(JSON.parse(await readFile(join(this.#deps.dataDir, PRINTERS_FILE), 'utf8')));
+    } catch {
+      this.#printers = new Map();
+    }
+  }
+
+  printerOf(till: CheckoutKey): TillPrinter {
+    const address = this.#printers.get(tillKey(till));
+    return { store_id: till.storeId, checkout_id: till.checkoutId, printer: address ? printerAddressText(address) : null };
+  }
+
+  /**
+   * A manager sets (or, with an empty text, removes) a till's printer. The address is read by
+   * the one reader; a wrong one is refused with what is wrong and changes nothing.
+   */
+  async setPrinter(by: string, till: CheckoutKey, typed: string): Promise<TillPrinter> {
+    let address: PrinterAddress | null = null;
+    if (typed.trim() !== '') {
+      const read = readPrinterAddress(typed);
+      if (!read.ok) throw new CoreError('invalid_argument', ADDRESS_PROBLEM_TEXT[read.problem], { field: 'printer', problem: `printer_address_${read.problem}` });
+      address = read.address;
+    }
+    const printer = address ? printerAddressText(address) : null;
+    await this.#deps.journal.append([{ type: RECEIPT_PRINTER_SET, data: { by, store_id: till.storeId, checkout_id: till.checkoutId, printer } }]);
+    const next = new Map(this.#printers);
+    if (address) next.set(tillKey(till), address);
+    else next.delete(tillKey(till));
+    const saved: Record<string, string> = {};
+    for (const [key, a] of next) saved[key] = printerAddressText(a);
+    await writeFileAtomic(join(this.#deps.dataDir, PRINTERS_FILE), JSON.stringify(saved, null, 2) + '\n');
+    this.#printers = next;
+    this.#deps.log.info('receipt printer set', { by, store_id: till.storeId, checkout_id: till.checkoutId, printer });
+    return this.printerOf(till);
+  }
+
+  /** A paid sale's receipt, on the printer of the till `at` (the person's), in the sale's own times. */
+  async printSale(by: string, saleId: string, at: CheckoutKey, timeZone?: string): Promise<PrintResult> {
+    const sale = await this.#sale(saleId);
+    const ctx = await this.#context(sale.store_id, { store_id: sale.store_id, checkout_id: sale.checkout_id }, timeZone);
+    return this.#print(by, at, this.#built(saleReceipt(sale, ctx)), { of_sale: saleId });
+  }
+
+  /** A refund's own receipt (only of a refund the service made). */
+  async printRefund(by: string, saleId: string, refundId: string, at: CheckoutKey, timeZone?: string): Promise<PrintResult> {
+    const sale = await this.#sale(saleId);
+    const ctx = await this.#context(sale.store_id, { store_id: sale.store_id, checkout_id: sale.checkout_id }, timeZone);
+    return this.#print(by, at, this.#built(refundReceipt(sale, refundId, ctx)), { of_sale: saleId, refund_id: refundId });
+  }
+
+  /** A manager's test page on a till's printer: proves the address and the paper. */
+  async printTestPage(by: string, till: CheckoutKey, timeZone?: string): Promise<PrintResult> {
+    const ctx = await this.#context(till.storeId, { store_id: till.storeId, checkout_id: till.checkoutId }, timeZone);
+    return this.#print(by, till, testPage({ ...ctx, operator: by, at: this.#deps.clock.now() }), {});
+  }
+
+  async #sale(saleId: string) {
+    const row = await this.#deps.journal.sales.get(saleId);
+    if (!row) throw new CoreError('not_found', 'That sale is not in this terminal’s journal.');
+    return row.sale;
+  }
+
+  #built(built: Built): Receipt {
+    if (!built.ok) throw new CoreError('conflict', REFUSAL_TEXT[built.refusal], { problem: `receipt_${built.refusal}` });
+    return built.receipt;
+  }
+
+  async #context(storeId: number, till: ReceiptContext['till'], timeZone: string | undefined): Promise<ReceiptContext> {
+    const zone = timeZone ?? this.#deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (!isTimeZone(zone)) throw new CoreError('invalid_argument', `timeZone must be a time zone like America/Sao_Paulo, not ${zone}.`, { field: 'timeZone' });
+    return { lang: this.#deps.lang(), timeZone: zone, store: await this.#store(storeId), till };
+  }
+
+  /** The store's name and address from the service; without an answer the receipt still prints, with the store's number. */
+  async #store(storeId: number): Promise<ReceiptStore> {
+    try {
+      const store = await this.#deps.storeOf(storeId);
+      return { store_id: storeId, name: store?.name ?? null, address: store?.address ?? null };
+    } catch (err) {
+      this.#deps.log.warn('the store’s name for a receipt could not be read; printing its number', { store_id: storeId, error: err });
+      return { store_id: storeId, name: null, address: null };
+    }
+  }
+
+  async #print(by: string, till: CheckoutKey, receipt: Receipt, about: Record<string, string>): Promise<PrintResult> {
+    const address = this.#printers.get(tillKey(till));
+    if (!address) {
+      throw new CoreError('conflict', 'No receipt printer is set for this till: a manager sets one in Settings.', { problem: 'printer_not_set' });
+    }
+    const printer = printerAddressText(address);
+    try {
+      await sendToPrinter(address, escposBytes(receipt), this.#deps.send);
+    } catch (err) {
+      this.#deps.log.warn('a receipt did not print', { by, kind: receipt.kind, printer, ...about, error: err });
+      throw err;
+    }
+    // The paper is out: a journal that refuses the record now must not make it look unprinted.
+    await this.#deps.journal
+      .append([{ type: RECEIPT_PRINTED, data: { by, kind: receipt.kind, store_id: till.storeId, checkout_id: till.checkoutId, printer, ...about } }])
+      .catch((err: unknown) => this.#deps.log.warn('a printed receipt could not be journaled', { by, kind: receipt.kind, printer, ...about, error: err }));
+    return { printed: true, printer, kind: receipt.kind };
+  }
+}

@@ -1,0 +1,25 @@
+import { transform } from 'receiptline';
+import { PAPER_COLUMNS, receiptMarkup, type Receipt } from './receipt.ts';
+
+/**
+ * A receipt for 80 mm paper: 48 characters a line (font A on 576 dots), Western European
+ * code page (Portuguese and Spanish accents, R$). receiptline writes both the printer's
+ * ESC/POS and the same receipt as SVG, so what the docs show is what the printer prints.
+ */
+const PAPER = { cpl: PAPER_COLUMNS, encoding: 'cp1252' } as const;
+
+/** The bytes for an ESC/POS printer, ending with the paper cut (GS V). */
+export function escposBytes(receipt: Receipt): Buffer {
+  // receiptline returns the commands as a string of byte values 0–255.
+  return Buffer.from(transform(receiptMarkup(receipt), { ...PAPER, command: 'escpos', cutting: true }), 'latin1');
+}
+
+/** The same receipt drawn as SVG. */
+export function receiptSvg(receipt: Receipt): string {
+  return transform(receiptMarkup(receipt), { ...PAPER, command: 'svg' });
+}
+
+/** The receipt as plain text, as the printer lays it out. */
+export function receiptText(receipt: Receipt): string {
+  return transform(receiptMarkup(receipt), { ...PAPER, command: 'text' });
+}
