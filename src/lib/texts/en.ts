@@ -933,6 +933,24 @@ export const en = {
   'settlements.noticesHeading': 'Settlements that need attention',
   'settlements.notice': 'Settlement {id}: {count} difference(s) not acknowledged.',
   'settlements.follow': 'Open Settlements',
+  // Receipts (issue 29).
+  'receipt.print': 'Print receipt',
+  'receipt.printRefund': 'Print refund receipt ({amount})',
+  'receipt.printed': 'Receipt sent to the printer.',
+  'receipt.printerHeading': 'Receipt printer',
+  'receipt.printerLabel': 'This till’s printer (address:port)',
+  'receipt.printerHint': 'An 80 mm ESC/POS printer on the network, like 192.168.0.50 or 192.168.0.50:9100 (9100 if no port is given). Leave empty for none.',
+  'receipt.printerRemoved': 'This till has no receipt printer now.',
+  'receipt.testPage': 'Print test page',
+  'receipt.testPrinted': 'Test page sent to the printer.',
+  'error.problem.printer_unreachable': 'The printer did not answer: check that it is on and connected to the network, then print again. The sale is not affected.',
+  'error.problem.printer_not_set': 'No receipt printer is set for this till: a manager sets one in Settings.',
+  'error.problem.printer_address_empty': 'Type the printer’s address, like 192.168.0.50 or 192.168.0.50:9100.',
+  'error.problem.printer_address_host': 'The printer’s address must be a network name or IP address, like 192.168.0.50, optionally followed by :port.',
+  'error.problem.printer_address_port': 'The printer’s port must be a whole number from 1 to 65535 (receipt printers usually listen on 9100).',
+  'error.problem.receipt_not_paid': 'This sale is not paid: there is no receipt to print.',
+  'error.problem.receipt_refund_not_made': 'This refund is not confirmed as made: its receipt prints once the service has made it.',
+  'error.problem.receipt_refund_not_found': 'That refund is not one of this sale’s.',
 } as const;
 
 export type TextKey = keyof typeof en;
