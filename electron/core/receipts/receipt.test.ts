@@ -35,7 +35,7 @@ describe('a paid sale’s receipt', () => {
     expect(valueOf(printed, 'Data')).toBe('23/11/2026, 12:05:05');
     expect(valueOf(printed, 'ID fim a fim')).toBe('E12345678202611231504abcdefghijk');
     expect(valueOf(printed, 'Referência')).toBe('order-77');
-    expect(valueOf(printed, 'Caixa')).toBe('1/2');
+    expect(valueOf(printed, 'Caixa')).toBe('2');
     expect(valueOf(printed, 'Operador')).toBe('Ana');
     expect(valueOf(printed, 'Valor')).toBe('R$ 12,50');
     // One cut, after everything printed.
@@ -64,7 +64,7 @@ describe('a refund’s receipt', () => {
     const printed = decodeEscPos(escposBytes(built.receipt));
     expect(printed.lines).toContain('Pix refund receipt');
     const labels = ['Date', 'Sale amount', 'Refunded', 'Refund id', 'End-to-end id', 'Operator', 'Till', 'Reference'];
-    expect(labels.map((l) => valueOf(printed, l))).toEqual(['11/23/26, 3:06:06 PM', 'R$ 12.50', 'R$ 5.00', 'rpi_1', 'E12345678202611231504abcdefghijk', 'Sue', '1/2', 'order-77']);
+    expect(labels.map((l) => valueOf(printed, l))).toEqual(['11/23/26, 3:06:06 PM', 'R$ 12.50', 'R$ 5.00', 'rpi_1', 'E12345678202611231504abcdefghijk', 'Sue', '2', 'order-77']);
     expect(printed.cuts).toHaveLength(1);
   });
 

@@ -133,8 +133,9 @@ function heading(words: Words, store: ReceiptStore): string {
   return store.name?.trim() ? store.name : `${words.store} ${store.store_id}`;
 }
 
+/** The checkout's number: the store it belongs to heads the receipt. */
 function tillText(till: ReceiptTill): string {
-  return `${till.store_id}/${till.checkout_id}`;
+  return String(till.checkout_id);
 }
 
 export type ReceiptRefusal = 'not_paid' | 'refund_not_made' | 'refund_not_found';
