@@ -95,8 +95,8 @@ function ReceiptPrinter() {
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
   return (
-    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate aria-busy={!loaded || undefined}>
-      <h3>{t('receipt.printerHeading')}</h3>
+    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate aria-busy={!loaded || undefined} aria-labelledby="settings-printer-heading">
+      <h3 id="settings-printer-heading">{t('receipt.printerHeading')}</h3>
       <Field id="settings-printer" label={t('receipt.printerLabel')}>
         <input
           id="settings-printer"
