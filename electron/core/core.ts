@@ -216,7 +216,11 @@ export class Core {
         journalHealthChanged: () => this.#board.emitIfChanged(),
         sessionsEnded: () => this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null }),
         serviceAnswered: (reached, error) => this.#service.answered(reached, error),
-        checkoutsChanged: (checkouts) => void this.#push.push(checkouts),
+        checkoutsChanged: (checkouts) => {
+          void this.#push.push(checkouts);
+          // A till set to print every paid sale prints it as it is paid (receipts/receipts.ts).
+          void this.#receipts?.checkoutsChanged(checkouts);
+        },
         claimsChanged: () => this.#push.scheduleAttention(),
         acceptWebhook: (delivery) => this.terminal.acceptWebhook(delivery),
       },

@@ -369,9 +369,12 @@ export function createHandlers(core: Core) {
       return core.receipts.printRefund(by.name, a.saleId, a.refundId, core.checkoutFor(session), a.timeZone);
     }),
     'receipt.printer': handler('cashier', 'see the till’s receipt printer', fields(checkoutArgs), (a, _by, session) => core.receipts.printerOf(checkoutOf(a, session))),
-    /** host:port as typed (receipts/printer.ts reads it); empty removes the till's printer. In the manager's name. */
-    'receipt.setPrinter': handler('manager', 'set a till’s receipt printer', fields({ printer: typed(300), ...checkoutArgs }), (a, by, session) =>
-      core.receipts.setPrinter(by.name, checkoutOf(a, session), a.printer),
+    /**
+     * host:port as typed (receipts/printer.ts reads it); empty removes the till's printer.
+     * `everyPaidSale`: the till prints each sale paid from now on by itself. In the manager's name.
+     */
+    'receipt.setPrinter': handler('manager', 'set a till’s receipt printer', fields({ printer: typed(300), everyPaidSale: v.optional(yesNo()), ...checkoutArgs }), (a, by, session) =>
+      core.receipts.setPrinter(by.name, checkoutOf(a, session), a.printer, a.everyPaidSale),
     ),
     'receipt.testPage': handler('manager', 'print a test page', fields({ ...checkoutArgs, timeZone: v.optional(timeZone) }), (a, by, session) =>
       core.receipts.printTestPage(by.name, checkoutOf(a, session), a.timeZone),

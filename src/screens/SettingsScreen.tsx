@@ -69,6 +69,7 @@ function TerminalSettings() {
 function ReceiptPrinter() {
   const t = useText();
   const [printer, setPrinter] = useState('');
+  const [everyPaidSale, setEveryPaidSale] = useState(false);
   const [loaded, setLoaded] = useState(false);
   const saving = useRunner();
   const testing = useRunner();
@@ -79,6 +80,7 @@ function ReceiptPrinter() {
       .then((till) => {
         if (!live) return;
         setPrinter(till.printer ?? '');
+        setEveryPaidSale(till.every_paid_sale);
         setLoaded(true);
       })
       .catch(() => live && setLoaded(true));
@@ -89,8 +91,14 @@ function ReceiptPrinter() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const till = await saving.run(() => getBridge().call('receipt.setPrinter', { printer }), (saved) => (saved.printer === null ? t('receipt.printerRemoved') : t('settings.saved')));
-    if (till) setPrinter(till.printer ?? '');
+    const till = await saving.run(
+      () => getBridge().call('receipt.setPrinter', { printer, everyPaidSale }),
+      (saved) => (saved.printer === null ? t('receipt.printerRemoved') : t('settings.saved')),
+    );
+    if (till) {
+      setPrinter(till.printer ?? '');
+      setEveryPaidSale(till.every_paid_sale);
+    }
   };
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
@@ -111,6 +119,9 @@ function ReceiptPrinter() {
           {t('receipt.printerHint')}
         </p>
       </Field>
+      <label className="check">
+        <input type="checkbox" checked={everyPaidSale} onChange={(e) => setEveryPaidSale(e.target.checked)} /> {t('receipt.everyPaidSale')}
+      </label>
       <Submit>{t('settings.save')}</Submit>
       <ResultLine result={saving.result} />
       <div className="actions">

@@ -7,7 +7,7 @@ import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from '../term
 import { waitFor } from '../terminal/fixtures/service.ts';
 import { decodeEscPos, valueOf, type Printed } from './fixtures/escpos.ts';
 import { deadPrinterAddress, startPrinterEmulator, type PrinterEmulator } from './fixtures/printer-emulator.ts';
-import { RECEIPT_PRINTED, RECEIPT_PRINTER_SET } from './receipts.ts';
+import { RECEIPT_AUTO_PRINTED, RECEIPT_PRINTED, RECEIPT_PRINTER_SET } from './receipts.ts';
 
 /**
  * Receipts end to end in the core: a real core on its sandbox, a sale charged and paid over
@@ -68,13 +68,13 @@ function expectCutOnce(printed: Printed) {
 describe('a manager sets the till’s printer', () => {
   it('reads the address, journals it in the manager’s name, and refuses a wrong one without changing it', async () => {
     expect(await manager('office.changeStore', { storeId: 1, name: 'Loja Centro', address: 'Rua das Flores, 12', phone: '', email: '' })).toMatchObject({ ok: true });
-    expect(await manager('receipt.setPrinter', { printer: printer.address })).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: printer.address } });
+    expect(await manager('receipt.setPrinter', { printer: printer.address })).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: printer.address, every_paid_sale: false } });
     const set = await core.journal.eventsOfType(RECEIPT_PRINTER_SET);
-    expect(set.at(-1)?.data).toEqual({ by: 'Marta', store_id: 1, checkout_id: 1, printer: printer.address });
+    expect(set.at(-1)?.data).toEqual({ by: 'Marta', store_id: 1, checkout_id: 1, printer: printer.address, every_paid_sale: false });
 
     const wrong = await manager('receipt.setPrinter', { printer: 'printer:70000' });
     expect(wrong).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'printer', problem: 'printer_address_port' } } });
-    expect(await cashier('receipt.printer', {})).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: printer.address } });
+    expect(await cashier('receipt.printer', {})).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: printer.address, every_paid_sale: false } });
     expect(await core.journal.eventsOfType(RECEIPT_PRINTER_SET)).toHaveLength(set.length);
 
     // A cashier may read it, not change it; the core says who may.
@@ -140,6 +140,28 @@ describe('Print receipt after Paid', () => {
   });
 });
 
+describe('a till that prints every paid sale', () => {
+  it('prints each sale paid after it was set, once, with no one pressing anything', async () => {
+    const before = printer.jobs.length;
+    // Paid before the setting: never printed by itself.
+    await paidSale('1,00', 'before-setting');
+    expect(await manager('receipt.setPrinter', { printer: printer.address, everyPaidSale: true })).toMatchObject({ ok: true, result: { every_paid_sale: true } });
+    expect((await core.journal.eventsOfType(RECEIPT_PRINTER_SET)).at(-1)?.data).toMatchObject({ by: 'Marta', every_paid_sale: true });
+
+    const sale = await paidSale('4,20', 'order-auto');
+    const receipt = decodeEscPos(await printer.job(before + 1));
+    expect([valueOf(receipt, 'Amount'), valueOf(receipt, 'Reference'), valueOf(receipt, 'Operator')]).toEqual(['R$ 4.20', 'order-auto', 'Caio']);
+    expectCutOnce(receipt);
+    // Once: later changes of the checkout print nothing more, and the sale paid before was never printed.
+    await app.settle();
+    await core.receipts.checkoutsChanged([{ storeId: 1, checkoutId: 1 }]);
+    expect(printer.jobs).toHaveLength(before + 1);
+    expect((await core.journal.eventsOfType(RECEIPT_AUTO_PRINTED)).map((e) => e.data['of_sale'])).toEqual([sale.sale_id]);
+
+    expect(await manager('receipt.setPrinter', { printer: printer.address, everyPaidSale: false })).toMatchObject({ ok: true, result: { every_paid_sale: false } });
+  });
+});
+
 describe('a printer that does not answer', () => {
   it('is a sentence on screen; the sale stays paid and nothing is journaled as printed', async () => {
     const sale = await paidSale('9,90', 'order-79');
@@ -157,7 +179,7 @@ describe('a printer that does not answer', () => {
   });
 
   it('without a printer set, says a manager sets one', async () => {
-    expect(await manager('receipt.setPrinter', { printer: '' })).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: null } });
+    expect(await manager('receipt.setPrinter', { printer: '' })).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: null, every_paid_sale: false } });
     expect(await manager('receipt.testPage', {})).toMatchObject({ ok: false, error: { code: 'conflict', params: { problem: 'printer_not_set' } } });
   });
 });

@@ -21,6 +21,8 @@ import { escposBytes } from './render.ts';
  */
 export const RECEIPT_PRINTER_SET = 'receipt.printer_set';
 export const RECEIPT_PRINTED = 'receipt.printed';
+/** A till set to print every paid sale printed one by itself (no person pressed anything). */
+export const RECEIPT_AUTO_PRINTED = 'receipt.auto_printed';
 /** Entries a person does, which must say who (`data.by`). */
 export const RECEIPT_PERSON_ACTIONS = [RECEIPT_PRINTER_SET, RECEIPT_PRINTED] as const;
 
@@ -32,6 +34,15 @@ export interface TillPrinter {
   checkout_id: number;
   /** host:port, or null when the till has none. */
   printer: string | null;
+  /** The till prints every sale paid on its checkout by itself, once, as it is paid. */
+  every_paid_sale: boolean;
+}
+
+interface TillSetting {
+  address: PrinterAddress;
+  everyPaidSale: boolean;
+  /** When printing every paid sale was turned on (domain time): sales paid before are not printed by themselves. */
+  since: number | null;
 }
 
 export interface PrintResult {
@@ -55,16 +66,27 @@ export interface ReceiptsDeps {
 }
 
 const tillKey = (till: CheckoutKey) => `${till.storeId}:${till.checkoutId}`;
+/** How many of a checkout's newest sales a pass looks at for one paid since the last. */
+const AUTO_PRINT_LOOKBACK = 5;
 
-function readPrinters(value: unknown): Map<string, PrinterAddress> {
-  const out = new Map<string, PrinterAddress>();
+function readPrinters(value: unknown): Map<string, TillSetting> {
+  const out = new Map<string, TillSetting>();
   if (typeof value !== 'object' || value === null) return out;
-  for (const [key, text] of Object.entries(value)) {
-    if (!/^\d+:\d+$/.test(key) || typeof text !== 'string') continue;
-    const read = readPrinterAddress(text);
-    if (read.ok) out.set(key, read.address);
+  for (const [key, saved] of Object.entries(value as Record<string, unknown>)) {
+    if (!/^\d+:\d+$/.test(key) || typeof saved !== 'object' || saved === null) continue;
+    const { printer, every_paid_sale: every, since } = saved as Record<string, unknown>;
+    const read = typeof printer === 'string' ? readPrinterAddress(printer) : null;
+    if (!read?.ok) continue;
+    const on = every === true && typeof since === 'number' && Number.isSafeInteger(since);
+    out.set(key, { address: read.address, everyPaidSale: on, since: on ? since : null });
   }
   return out;
+}
+
+function savedPrinters(settings: ReadonlyMap<string, TillSetting>): Record<string, unknown> {
+  const saved: Record<string, unknown> = {};
+  for (const [key, s] of settings) saved[key] = { printer: printerAddressText(s.address), every_paid_sale: s.everyPaidSale, since: s.since };
+  return saved;
 }
 
 const REFUSAL_TEXT: Record<ReceiptRefusal, string> = {
@@ -75,7 +97,11 @@ const REFUSAL_TEXT: Record<ReceiptRefusal, string> = {
 
 export class Receipts {
   readonly #deps: ReceiptsDeps;
-  #printers = new Map<string, PrinterAddress>();
+  #printers = new Map<string, TillSetting>();
+  /** Sales already printed by themselves (read from the journal once, then kept up to date). */
+  #autoPrinted: Promise<Set<string>> | null = null;
+  /** One pass at a time: a burst of changes never prints a sale twice. */
+  #autoPass: Promise<void> = Promise.resolve();
 
   constructor(deps: ReceiptsDeps) {
     this.#deps = deps;
@@ -91,32 +117,75 @@ export class Receipts {
   }
 
   printerOf(till: CheckoutKey): TillPrinter {
-    const address = this.#printers.get(tillKey(till));
-    return { store_id: till.storeId, checkout_id: till.checkoutId, printer: address ? printerAddressText(address) : null };
+    const setting = this.#printers.get(tillKey(till));
+    return { store_id: till.storeId, checkout_id: till.checkoutId, printer: setting ? printerAddressText(setting.address) : null, every_paid_sale: setting?.everyPaidSale ?? false };
   }
 
   /**
    * A manager sets (or, with an empty text, removes) a till's printer. The address is read by
    * the one reader; a wrong one is refused with what is wrong and changes nothing.
+   * `everyPaidSale` (kept as it was when not given) has the till print each sale paid from now on.
    */
-  async setPrinter(by: string, till: CheckoutKey, typed: string): Promise<TillPrinter> {
+  async setPrinter(by: string, till: CheckoutKey, typed: string, everyPaidSale?: boolean): Promise<TillPrinter> {
     let address: PrinterAddress | null = null;
     if (typed.trim() !== '') {
       const read = readPrinterAddress(typed);
       if (!read.ok) throw new CoreError('invalid_argument', ADDRESS_PROBLEM_TEXT[read.problem], { field: 'printer', problem: `printer_address_${read.problem}` });
       address = read.address;
     }
+    const current = this.#printers.get(tillKey(till));
+    const every = address !== null && (everyPaidSale ?? current?.everyPaidSale ?? false);
+    const since = every ? (current?.everyPaidSale ? current.since : this.#deps.clock.now()) : null;
     const printer = address ? printerAddressText(address) : null;
-    await this.#deps.journal.append([{ type: RECEIPT_PRINTER_SET, data: { by, store_id: till.storeId, checkout_id: till.checkoutId, printer } }]);
+    await this.#deps.journal.append([{ type: RECEIPT_PRINTER_SET, data: { by, store_id: till.storeId, checkout_id: till.checkoutId, printer, every_paid_sale: every } }]);
     const next = new Map(this.#printers);
-    if (address) next.set(tillKey(till), address);
+    if (address) next.set(tillKey(till), { address, everyPaidSale: every, since });
     else next.delete(tillKey(till));
-    const saved: Record<string, string> = {};
-    for (const [key, a] of next) saved[key] = printerAddressText(a);
-    await writeFileAtomic(join(this.#deps.dataDir, PRINTERS_FILE), JSON.stringify(saved, null, 2) + '\n');
+    await writeFileAtomic(join(this.#deps.dataDir, PRINTERS_FILE), JSON.stringify(savedPrinters(next), null, 2) + '\n');
     this.#printers = next;
-    this.#deps.log.info('receipt printer set', { by, store_id: till.storeId, checkout_id: till.checkoutId, printer });
+    this.#deps.log.info('receipt printer set', { by, store_id: till.storeId, checkout_id: till.checkoutId, printer, every_paid_sale: every });
     return this.printerOf(till);
+  }
+
+  /**
+   * The checkouts' sales changed: a till set to print every paid sale prints each sale paid on
+   * its checkout since it was set, once (the journal says which were printed). A printer that
+   * does not answer is logged, and the cashier can still press Print receipt.
+   */
+  checkoutsChanged(checkouts: readonly CheckoutKey[]): Promise<void> {
+    const tills = checkouts.filter((c) => this.#printers.get(tillKey(c))?.everyPaidSale);
+    if (tills.length === 0) return this.#autoPass;
+    this.#autoPass = this.#autoPass.then(async () => {
+      for (const till of tills) {
+        await this.#printNewlyPaid(till).catch((err: unknown) => this.#deps.log.warn('printing the paid sales of a till failed', { ...till, error: err }));
+      }
+    });
+    return this.#autoPass;
+  }
+
+  async #printNewlyPaid(till: CheckoutKey): Promise<void> {
+    const setting = this.#printers.get(tillKey(till));
+    if (!setting?.everyPaidSale || setting.since === null) return;
+    this.#autoPrinted ??= this.#deps.journal.eventsOfType(RECEIPT_AUTO_PRINTED).then((entries) => new Set(entries.map((e) => String(e.data['of_sale']))));
+    const printed = await this.#autoPrinted;
+    const recent = await this.#deps.journal.sales.recentOnCheckout(till.storeId, till.checkoutId, AUTO_PRINT_LOOKBACK);
+    for (const { sale } of recent.reverse()) {
+      if (sale.status !== 'paid' || printed.has(sale.sale_id)) continue;
+      const payment = sale.payments.find((p) => p.key === sale.paid?.payment_key);
+      if ((payment?.first_seen_at ?? 0) < setting.since) continue;
+      // Tried once: a dead printer is not asked again at every change; Print receipt remains.
+      printed.add(sale.sale_id);
+      const ctx = await this.#context(sale.store_id, { store_id: sale.store_id, checkout_id: sale.checkout_id }, undefined);
+      const receipt = this.#built(saleReceipt(sale, ctx));
+      const where = printerAddressText(setting.address);
+      try {
+        await sendToPrinter(setting.address, escposBytes(receipt), this.#deps.send);
+      } catch (err) {
+        this.#deps.log.warn('a paid sale’s receipt did not print by itself', { ...till, of_sale: sale.sale_id, printer: where, error: err });
+        continue;
+      }
+      await this.#deps.journal.append([{ type: RECEIPT_AUTO_PRINTED, data: { store_id: till.storeId, checkout_id: till.checkoutId, of_sale: sale.sale_id, printer: where } }]);
+    }
   }
 
   /** A paid sale's receipt, on the printer of the till `at` (the person's), in the sale's own times. */
@@ -168,7 +237,7 @@ export class Receipts {
   }
 
   async #print(by: string, till: CheckoutKey, receipt: Receipt, about: Record<string, string>): Promise<PrintResult> {
-    const address = this.#printers.get(tillKey(till));
+    const address = this.#printers.get(tillKey(till))?.address;
     if (!address) {
       throw new CoreError('conflict', 'No receipt printer is set for this till: a manager sets one in Settings.', { problem: 'printer_not_set' });
     }

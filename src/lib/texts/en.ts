@@ -943,6 +943,7 @@ export const en = {
   'receipt.printerRemoved': 'This till has no receipt printer now.',
   'receipt.testPage': 'Print test page',
   'receipt.testPrinted': 'Test page sent to the printer.',
+  'receipt.everyPaidSale': 'Print every paid sale on this till by itself',
   'error.problem.printer_unreachable': 'The printer did not answer: check that it is on and connected to the network, then print again. The sale is not affected.',
   'error.problem.printer_not_set': 'No receipt printer is set for this till: a manager sets one in Settings.',
   'error.problem.printer_address_empty': 'Type the printer’s address, like 192.168.0.50 or 192.168.0.50:9100.',

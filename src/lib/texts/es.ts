@@ -940,6 +940,7 @@ export const es: Dictionary = {
   'receipt.printerRemoved': 'Esta caja ya no tiene impresora de comprobantes.',
   'receipt.testPage': 'Imprimir página de prueba',
   'receipt.testPrinted': 'Página de prueba enviada a la impresora.',
+  'receipt.everyPaidSale': 'Imprimir automáticamente cada venta pagada en esta caja',
   'error.problem.printer_unreachable': 'La impresora no respondió: compruebe que esté encendida y conectada a la red, y vuelva a imprimir. La venta no se ve afectada.',
   'error.problem.printer_not_set': 'Esta caja no tiene impresora de comprobantes: un gerente la configura en Configuración.',
   'error.problem.printer_address_empty': 'Escriba la dirección de la impresora, como 192.168.0.50 o 192.168.0.50:9100.',

@@ -940,6 +940,7 @@ export const ptBR: Dictionary = {
   'receipt.printerRemoved': 'Este caixa agora não tem impressora de comprovantes.',
   'receipt.testPage': 'Imprimir página de teste',
   'receipt.testPrinted': 'Página de teste enviada à impressora.',
+  'receipt.everyPaidSale': 'Imprimir sozinho cada venda paga neste caixa',
   'error.problem.printer_unreachable': 'A impressora não respondeu: verifique se está ligada e conectada à rede e imprima de novo. A venda não foi afetada.',
   'error.problem.printer_not_set': 'Nenhuma impressora de comprovantes foi definida para este caixa: um gerente define uma em Configurações.',
   'error.problem.printer_address_empty': 'Digite o endereço da impressora, como 192.168.0.50 ou 192.168.0.50:9100.',
