@@ -108,6 +108,7 @@ export const METHODS = [
   'receipt.printer',
   'receipt.setPrinter',
   'receipt.testPage',
+  'receipt.printShift',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed'] as const satisfies readonly PushEvent[];
 

@@ -368,6 +368,10 @@ export function createHandlers(core: Core) {
       await ownSale(a.saleId, session, by);
       return core.receipts.printRefund(by.name, a.saleId, a.refundId, core.checkoutFor(session), a.timeZone);
     }),
+    /** The end-of-shift report (the shift named, else the open or the last one) on the calling till's printer. */
+    'receipt.printShift': handler('supervisor', 'print the shift report', fields({ shiftId: v.optional(id()), timeZone: v.optional(timeZone) }), async (a, by, session) =>
+      core.receipts.printShift(by.name, await core.shifts.report(a.shiftId === undefined ? {} : { shiftId: a.shiftId }), core.checkoutFor(session), a.timeZone),
+    ),
     'receipt.printer': handler('cashier', 'see the till’s receipt printer', fields(checkoutArgs), (a, _by, session) => core.receipts.printerOf(checkoutOf(a, session))),
     /**
      * host:port as typed (receipts/printer.ts reads it); empty removes the till's printer.

@@ -93,6 +93,7 @@ const api = {
   'receipt.printer': invoker('receipt.printer'),
   'receipt.setPrinter': invoker('receipt.setPrinter'),
   'receipt.testPage': invoker('receipt.testPage'),
+  'receipt.printShift': invoker('receipt.printShift'),
   listen,
 } satisfies PreloadApi;
 

@@ -3,15 +3,12 @@ import { getBridge } from '../lib/bridge.ts';
 import { formatMoney } from '../lib/format.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { screenTimeZone } from '../stores/shift.ts';
 import { ResultLine } from './FormError.tsx';
 
 /** Statuses of a sale that received a payment: the core prints a receipt of it (and refuses any other). */
 const RECEIPTED = new Set<SaleSummary['status']>(['paid', 'paid_late', 'amount_mismatch', 'partly_refunded', 'refunded']);
 
-/** The zone this screen shows times in: the receipt prints the sale's time the same way. */
-function screenTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
-}
 
 /**
  * **Print receipt** after Paid, and a refund's own receipt for each refund the service made,
@@ -51,5 +48,27 @@ export function PrintReceipt({ sale }: { sale: SaleSummary }) {
       </div>
       <ResultLine result={result} />
     </div>
+  );
+}
+
+/**
+ * The end-of-shift report on this till's receipt printer, the same way as a receipt: its
+ * totals as the Shift journal shows them. The core prints the shift named, else the open one.
+ */
+export function PrintShiftReceipt({ shiftId }: { shiftId: string }) {
+  const t = useText();
+  const { busy, result, run } = useRunner();
+  return (
+    <>
+      <button
+        type="button"
+        className="secondary"
+        disabled={busy}
+        onClick={() => void run(() => getBridge().call('receipt.printShift', { shiftId, timeZone: screenTimeZone() }), () => t('receipt.printed'))}
+      >
+        {t('receipt.printShift')}
+      </button>
+      <ResultLine result={result} />
+    </>
   );
 }

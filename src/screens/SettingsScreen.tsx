@@ -13,6 +13,7 @@ import { journalProblemText } from '../lib/messages.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { usePick } from '../stores/pick.ts';
+import { screenTimeZone } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
 function positiveInt(text: string): number | null {
@@ -100,7 +101,6 @@ function ReceiptPrinter() {
       setEveryPaidSale(till.every_paid_sale);
     }
   };
-  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
   return (
     <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate aria-busy={!loaded || undefined} aria-labelledby="settings-printer-heading">
@@ -125,7 +125,7 @@ function ReceiptPrinter() {
       <Submit>{t('settings.save')}</Submit>
       <ResultLine result={saving.result} />
       <div className="actions">
-        <button type="button" className="secondary" disabled={testing.busy} onClick={() => void testing.run(() => getBridge().call('receipt.testPage', { timeZone }), () => t('receipt.testPrinted'))}>
+        <button type="button" className="secondary" disabled={testing.busy} onClick={() => void testing.run(() => getBridge().call('receipt.testPage', { timeZone: screenTimeZone() }), () => t('receipt.testPrinted'))}>
           {t('receipt.testPage')}
         </button>
       </div>

@@ -88,6 +88,7 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'receipt.printer': ['cashier', 'till'],
   'receipt.setPrinter': ['manager', 'till'],
   'receipt.testPage': ['manager', 'till'],
+  'receipt.printShift': ['supervisor', 'till'],
 };
 
 /**

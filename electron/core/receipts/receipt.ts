@@ -1,6 +1,7 @@
 import type { Lang } from '../../shared/lang.ts';
 import { formatCents } from '../../shared/money.ts';
 import type { RefundFact, Sale } from '../sales/sale.ts';
+import type { ShiftTotals, ShiftView } from '../terminal/shift-report.ts';
 
 /**
  * What a receipt says, decided from the journal's record of a sale (or of one of its refunds),
@@ -20,7 +21,7 @@ export interface ReceiptTill {
   checkout_id: number;
 }
 
-export type ReceiptKind = 'sale' | 'refund' | 'test';
+export type ReceiptKind = 'sale' | 'refund' | 'test' | 'shift';
 
 export interface Receipt {
   kind: ReceiptKind;
@@ -50,6 +51,21 @@ interface Words {
   refundId: string;
   none: string;
   testLine: string;
+  shiftReport: string;
+  shift: string;
+  opened: string;
+  closed: string;
+  stillOpen: string;
+  sales: string;
+  paid: string;
+  received: string;
+  net: string;
+  mismatches: string;
+  late: string;
+  expired: string;
+  withdrawn: string;
+  unmatched: string;
+  printedBy: string;
 }
 
 /** The receipt's words in the store's language (the customer's paper, not the cashier's screen). */
@@ -70,6 +86,21 @@ const WORDS: Record<Lang, Words> = {
     refundId: 'ID da devolução',
     none: '—',
     testLine: 'A impressora deste caixa funciona.',
+    shiftReport: 'Relatório de fim de turno',
+    shift: 'Turno',
+    opened: 'Aberto',
+    closed: 'Fechado',
+    stillOpen: 'ainda aberto',
+    sales: 'Vendas',
+    paid: 'Pagas',
+    received: 'Recebido',
+    net: 'Líquido',
+    mismatches: 'Valor divergente',
+    late: 'Pagamentos atrasados',
+    expired: 'Expiradas',
+    withdrawn: 'Retiradas',
+    unmatched: 'Pagamentos sem venda',
+    printedBy: 'Impresso por',
   },
   en: {
     store: 'Store',
@@ -87,6 +118,21 @@ const WORDS: Record<Lang, Words> = {
     refundId: 'Refund id',
     none: '—',
     testLine: 'This till’s printer works.',
+    shiftReport: 'End-of-shift report',
+    shift: 'Shift',
+    opened: 'Opened',
+    closed: 'Closed',
+    stillOpen: 'still open',
+    sales: 'Sales',
+    paid: 'Paid',
+    received: 'Received',
+    net: 'Net',
+    mismatches: 'Amount mismatches',
+    late: 'Late payments',
+    expired: 'Expired',
+    withdrawn: 'Withdrawn',
+    unmatched: 'Payments without a sale',
+    printedBy: 'Printed by',
   },
   es: {
     store: 'Tienda',
@@ -104,6 +150,21 @@ const WORDS: Record<Lang, Words> = {
     refundId: 'ID de la devolución',
     none: '—',
     testLine: 'La impresora de esta caja funciona.',
+    shiftReport: 'Informe de fin de turno',
+    shift: 'Turno',
+    opened: 'Abierto',
+    closed: 'Cerrado',
+    stillOpen: 'aún abierto',
+    sales: 'Ventas',
+    paid: 'Pagadas',
+    received: 'Recibido',
+    net: 'Neto',
+    mismatches: 'Importe distinto',
+    late: 'Pagos tardíos',
+    expired: 'Vencidas',
+    withdrawn: 'Retiradas',
+    unmatched: 'Pagos sin venta',
+    printedBy: 'Impreso por',
   },
 };
 
@@ -218,6 +279,44 @@ export function testPage(ctx: ReceiptContext & { operator: string; at: number })
       ['', words.testLine],
     ],
     total: null,
+  };
+}
+
+/**
+ * The end-of-shift report on the till's paper: the shift (who opened and closed it, when),
+ * its totals as the Shift journal shows them (Received, Refunded, Net, apart), who printed it
+ * and when. The money lines are integer cents, each figure what it says, none netted silently.
+ */
+export function shiftReceipt(input: { shift: ShiftView; totals: ShiftTotals; operator: string; at: number }, ctx: ReceiptContext): Receipt {
+  const words = WORDS[ctx.lang];
+  const { shift, totals } = input;
+  const time = (at: number) => receiptTime(ctx.lang, ctx.timeZone, at);
+  const money = (cents: number) => receiptMoney(ctx.lang, cents);
+  return {
+    kind: 'shift',
+    heading: heading(words, ctx.store),
+    address: ctx.store.address,
+    title: words.shiftReport,
+    rows: [
+      [words.shift, shift.shift_id],
+      [words.opened, `${time(shift.opened_at)}`],
+      [words.operator, shift.opened_by],
+      [words.closed, shift.closed_at === null ? words.stillOpen : time(shift.closed_at)],
+      ...(shift.closed_by === null ? [] : [[words.operator, shift.closed_by] as const]),
+      [words.sales, String(totals.count)],
+      [words.paid, String(totals.paid)],
+      [words.mismatches, String(totals.mismatches)],
+      [words.late, String(totals.late_payments)],
+      [words.expired, String(totals.expired)],
+      [words.withdrawn, String(totals.withdrawn)],
+      [words.unmatched, `${totals.unmatched_count} (${money(totals.unmatched_cents)})`],
+      [words.received, money(totals.received_cents)],
+      [words.refunded, money(totals.refunded_cents)],
+      [words.till, tillText(ctx.till)],
+      [words.printedBy, input.operator],
+      [words.date, time(input.at)],
+    ],
+    total: [words.net, money(totals.net_cents)],
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
+import { formatCents } from '../../shared/money.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
@@ -159,6 +160,43 @@ describe('a till that prints every paid sale', () => {
     expect((await core.journal.eventsOfType(RECEIPT_AUTO_PRINTED)).map((e) => e.data['of_sale'])).toEqual([sale.sale_id]);
 
     expect(await manager('receipt.setPrinter', { printer: printer.address, everyPaidSale: false })).toMatchObject({ ok: true, result: { every_paid_sale: false } });
+  });
+});
+
+describe('the end-of-shift report', () => {
+  it('prints the same way, with the shift’s totals as the Shift journal has them, for a supervisor', async () => {
+    const before = printer.jobs.length;
+    expect(await cashier('receipt.printShift', {})).toMatchObject({ ok: false, error: { code: 'forbidden', params: { role: 'supervisor' } } });
+    expect(await supervisor('receipt.printShift', { timeZone: 'UTC' })).toMatchObject({ ok: true, result: { kind: 'shift', printer: printer.address } });
+    const printed = decodeEscPos(await printer.job(before + 1));
+    const report = await core.shifts.report({});
+    const { totals, shift } = report;
+    expect(printed.lines).toContain('End-of-shift report');
+    const money = (cents: number) => `R$ ${formatCents(cents)}`;
+    expect({
+      shift: valueOf(printed, 'Shift'),
+      opened: valueOf(printed, 'Opened'),
+      closed: valueOf(printed, 'Closed'),
+      sales: valueOf(printed, 'Sales'),
+      paid: valueOf(printed, 'Paid'),
+      received: valueOf(printed, 'Received'),
+      refunded: valueOf(printed, 'Refunded'),
+      net: valueOf(printed, 'Net'),
+      by: valueOf(printed, 'Printed by'),
+    }).toEqual({
+      shift: shift?.shift_id,
+      opened: enUtc(shift?.opened_at ?? 0),
+      closed: 'still open',
+      sales: String(totals.count),
+      paid: String(totals.paid),
+      received: money(totals.received_cents),
+      refunded: money(totals.refunded_cents),
+      net: money(totals.net_cents),
+      by: 'Rui',
+    });
+    // This file's sales so far: 12.50, 20.00 (7.50 of it refunded since), 1.00 and 4.20 were received.
+    expect(totals.received_cents).toBe(1250 + 2000 + 100 + 420);
+    expectCutOnce(printed);
   });
 });
 

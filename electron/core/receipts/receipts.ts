@@ -8,9 +8,10 @@ import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import type { SaleRow } from '../terminal/entries.ts';
 import { isTimeZone } from '../terminal/local-day.ts';
+import type { ShiftReport } from '../terminal/shifts.ts';
 import type { CheckoutKey } from '../terminal/terminal.ts';
 import { ADDRESS_PROBLEM_TEXT, printerAddressText, readPrinterAddress, sendToPrinter, type PrinterAddress, type SendOptions } from './printer.ts';
-import { refundReceipt, saleReceipt, testPage, type Built, type Receipt, type ReceiptContext, type ReceiptRefusal, type ReceiptStore } from './receipt.ts';
+import { refundReceipt, saleReceipt, shiftReceipt, testPage, type Built, type Receipt, type ReceiptContext, type ReceiptRefusal, type ReceiptStore } from './receipt.ts';
 import { escposBytes } from './render.ts';
 
 /**
@@ -206,6 +207,17 @@ export class Receipts {
   async printTestPage(by: string, till: CheckoutKey, timeZone?: string): Promise<PrintResult> {
     const ctx = await this.#context(till.storeId, { store_id: till.storeId, checkout_id: till.checkoutId }, timeZone);
     return this.#print(by, till, testPage({ ...ctx, operator: by, at: this.#deps.clock.now() }), {});
+  }
+
+  /**
+   * The end-of-shift report (a shift's, or the open or last one) on the printer of the till
+   * `at`, as the Shift journal shows its totals; times in the screen's zone.
+   */
+  async printShift(by: string, report: ShiftReport, at: CheckoutKey, timeZone?: string): Promise<PrintResult> {
+    if (report.shift === null) throw new CoreError('conflict', 'There is no shift to print: a supervisor opens one in the Shift journal.', { problem: 'receipt_no_shift' });
+    const ctx = await this.#context(at.storeId, { store_id: at.storeId, checkout_id: at.checkoutId }, timeZone);
+    const receipt = shiftReceipt({ shift: report.shift, totals: report.totals, operator: by, at: this.#deps.clock.now() }, ctx);
+    return this.#print(by, at, receipt, { of_shift: report.shift.shift_id });
   }
 
   async #sale(saleId: string) {

@@ -943,6 +943,7 @@ export const en = {
   'receipt.printerRemoved': 'This till has no receipt printer now.',
   'receipt.testPage': 'Print test page',
   'receipt.testPrinted': 'Test page sent to the printer.',
+  'receipt.printShift': 'Print on the receipt printer',
   'receipt.everyPaidSale': 'Print every paid sale on this till by itself',
   'error.problem.printer_unreachable': 'The printer did not answer: check that it is on and connected to the network, then print again. The sale is not affected.',
   'error.problem.printer_not_set': 'No receipt printer is set for this till: a manager sets one in Settings.',
@@ -952,6 +953,7 @@ export const en = {
   'error.problem.receipt_not_paid': 'This sale is not paid: there is no receipt to print.',
   'error.problem.receipt_refund_not_made': 'This refund is not confirmed as made: its receipt prints once the service has made it.',
   'error.problem.receipt_refund_not_found': 'That refund is not one of this sale’s.',
+  'error.problem.receipt_no_shift': 'There is no shift to print: a supervisor opens one in the Shift journal.',
 } as const;
 
 export type TextKey = keyof typeof en;

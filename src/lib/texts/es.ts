@@ -940,6 +940,7 @@ export const es: Dictionary = {
   'receipt.printerRemoved': 'Esta caja ya no tiene impresora de comprobantes.',
   'receipt.testPage': 'Imprimir página de prueba',
   'receipt.testPrinted': 'Página de prueba enviada a la impresora.',
+  'receipt.printShift': 'Imprimir en la impresora de comprobantes',
   'receipt.everyPaidSale': 'Imprimir automáticamente cada venta pagada en esta caja',
   'error.problem.printer_unreachable': 'La impresora no respondió: compruebe que esté encendida y conectada a la red, y vuelva a imprimir. La venta no se ve afectada.',
   'error.problem.printer_not_set': 'Esta caja no tiene impresora de comprobantes: un gerente la configura en Configuración.',
@@ -949,4 +950,5 @@ export const es: Dictionary = {
   'error.problem.receipt_not_paid': 'Esta venta no está pagada: no hay comprobante que imprimir.',
   'error.problem.receipt_refund_not_made': 'Esta devolución no está confirmada como hecha: su comprobante se imprime cuando el servicio la haya hecho.',
   'error.problem.receipt_refund_not_found': 'Esa devolución no es de esta venta.',
+  'error.problem.receipt_no_shift': 'No hay turno que imprimir: un supervisor abre uno en el Diario del turno.',
 };

@@ -940,6 +940,7 @@ export const ptBR: Dictionary = {
   'receipt.printerRemoved': 'Este caixa agora não tem impressora de comprovantes.',
   'receipt.testPage': 'Imprimir página de teste',
   'receipt.testPrinted': 'Página de teste enviada à impressora.',
+  'receipt.printShift': 'Imprimir na impressora de comprovantes',
   'receipt.everyPaidSale': 'Imprimir sozinho cada venda paga neste caixa',
   'error.problem.printer_unreachable': 'A impressora não respondeu: verifique se está ligada e conectada à rede e imprima de novo. A venda não foi afetada.',
   'error.problem.printer_not_set': 'Nenhuma impressora de comprovantes foi definida para este caixa: um gerente define uma em Configurações.',
@@ -949,4 +950,5 @@ export const ptBR: Dictionary = {
   'error.problem.receipt_not_paid': 'Esta venda não está paga: não há comprovante para imprimir.',
   'error.problem.receipt_refund_not_made': 'Esta devolução não está confirmada como feita: o comprovante sai quando o serviço a tiver feito.',
   'error.problem.receipt_refund_not_found': 'Essa devolução não é desta venda.',
+  'error.problem.receipt_no_shift': 'Não há turno para imprimir: um supervisor abre um no Diário do turno.',
 };
