@@ -954,6 +954,9 @@ export const en = {
   'error.problem.receipt_refund_not_made': 'This refund is not confirmed as made: its receipt prints once the service has made it.',
   'error.problem.receipt_refund_not_found': 'That refund is not one of this sale’s.',
   'error.problem.receipt_no_shift': 'There is no shift to print: a supervisor opens one in the Shift journal.',
+  'event.type.receipt.printer_set': 'Receipt printer set',
+  'event.type.receipt.printed': 'Receipt printed',
+  'event.type.receipt.auto_printed': 'Receipt printed by itself',
 } as const;
 
 export type TextKey = keyof typeof en;

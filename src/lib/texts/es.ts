@@ -951,4 +951,7 @@ export const es: Dictionary = {
   'error.problem.receipt_refund_not_made': 'Esta devolución no está confirmada como hecha: su comprobante se imprime cuando el servicio la haya hecho.',
   'error.problem.receipt_refund_not_found': 'Esa devolución no es de esta venta.',
   'error.problem.receipt_no_shift': 'No hay turno que imprimir: un supervisor abre uno en el Diario del turno.',
+  'event.type.receipt.printer_set': 'Impresora de comprobantes configurada',
+  'event.type.receipt.printed': 'Comprobante impreso',
+  'event.type.receipt.auto_printed': 'Comprobante impreso automáticamente',
 };

@@ -951,4 +951,7 @@ export const ptBR: Dictionary = {
   'error.problem.receipt_refund_not_made': 'Esta devolução não está confirmada como feita: o comprovante sai quando o serviço a tiver feito.',
   'error.problem.receipt_refund_not_found': 'Essa devolução não é desta venda.',
   'error.problem.receipt_no_shift': 'Não há turno para imprimir: um supervisor abre um no Diário do turno.',
+  'event.type.receipt.printer_set': 'Impressora de comprovantes definida',
+  'event.type.receipt.printed': 'Comprovante impresso',
+  'event.type.receipt.auto_printed': 'Comprovante impresso sozinho',
 };
