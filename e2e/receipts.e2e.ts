@@ -7,7 +7,8 @@ import { expect, openCashier, snap, test } from './fixtures.ts';
  * Receipts as people use them (issue 29): a manager sets the till's printer in Settings and
  * prints a test page; after Paid the cashier presses Print receipt and the receipt reaches the
  * printer, here an emulator on loopback that records the bytes; a printer that does not
- * answer is a sentence on screen and the sale stays paid.
+ * answer is a sentence on screen and the sale stays paid; a till without a receipt printer
+ * prints the same receipt through the print dialog (the page's print, stood in for here).
  */
 test.use({ timezoneId: 'UTC' });
 
@@ -36,7 +37,7 @@ function enUtc(iso: string): string {
   return `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${two(d.getUTCFullYear() % 100)}, ${h}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${d.getUTCHours() < 12 ? 'AM' : 'PM'}`;
 }
 
-test('after Paid, Print receipt reaches the till’s printer; a dead printer is a sentence and the sale stays paid', async ({ page, freshApp, request }, testInfo) => {
+test('after Paid, Print receipt reaches the till’s printer; a dead printer is a sentence and the sale stays paid; without a printer, the print dialog', async ({ page, freshApp, request }, testInfo) => {
   const payer = await openCashier(page, freshApp, request);
 
   // The manager sets this till's printer and proves it with a test page.
@@ -80,5 +81,24 @@ test('after Paid, Print receipt reaches the till’s printer; a dead printer is 
   await expect(currentSale(page)).toContainText('The printer did not answer: check that it is on and connected to the network, then print again. The sale is not affected.');
   await expect(currentSale(page).locator('[data-status]')).toHaveAttribute('data-status', 'paid');
   await snap(page, testInfo, 'receipt-printer-dead');
+  expect(printer.jobs).toHaveLength(2);
+
+  // A till without a receipt printer prints the same receipt through the print dialog.
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  await printerForm(page).getByLabel('This till’s printer (address:port)').fill('');
+  await printerForm(page).getByRole('button', { name: 'Save settings', exact: true }).click();
+  await expect(printerForm(page)).toContainText('This till has no receipt printer now.');
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Cashier', exact: true }).click();
+  await page.evaluate(() => {
+    window.print = () => {
+      const sheet = document.querySelector('.receipt-sheet img');
+      document.body.dataset['printed'] = sheet?.getAttribute('src')?.startsWith('data:image/svg+xml') ? 'receipt' : 'nothing';
+      window.dispatchEvent(new Event('afterprint'));
+    };
+  });
+  await currentSale(page).getByRole('button', { name: 'Print receipt', exact: true }).click();
+  await expect(currentSale(page)).toContainText('This till has no receipt printer: the receipt went to the print dialog.');
+  await expect(page.locator('body')).toHaveAttribute('data-printed', 'receipt');
+  await expect(page.locator('.receipt-sheet')).toHaveCount(0);
   expect(printer.jobs).toHaveLength(2);
 });

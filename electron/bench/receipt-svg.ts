@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { saleReceipt } from '../core/receipts/receipt.ts';
-import { receiptSvg } from '../core/receipts/render.ts';
+import { receiptSheetSvg } from '../core/receipts/render.ts';
 import { reduceSale, type Sale, type SaleEvent } from '../core/sales/lifecycle.ts';
 import { runToExit } from './report.ts';
 
@@ -28,11 +28,7 @@ function exampleSale(): Sale {
   return sale;
 }
 
-/**
- * The example receipt as SVG, made fit for a page: a white sheet behind it (the README may be
- * read on a dark background), the drawing's random element id fixed so the file only changes
- * when the receipt does, and no web font fetched (the monospace fallback stands in).
- */
+/** The example receipt as a sheet for a page (render.ts receiptSheetSvg), as the README shows it. */
 export function exampleReceiptSvg(): string {
   const built = saleReceipt(exampleSale(), {
     lang: 'pt-BR',
@@ -41,12 +37,7 @@ export function exampleReceiptSvg(): string {
     till: { store_id: 1, checkout_id: 2 },
   });
   if (!built.ok) throw new Error(`the example sale has no receipt: ${built.refusal}`);
-  return (
-    receiptSvg(built.receipt)
-      .replace(/receipt-[0-9a-f-]{36}/g, 'receipt-docs')
-      .replace(/<style type="text\/css"><!\[CDATA\[@import url\([^)]*\);\]\]><\/style>/, '')
-      .replace(/(<svg [^>]*>)/, '$1<rect width="100%" height="100%" fill="#fff"/>') + '\n'
-  );
+  return receiptSheetSvg(built.receipt) + '\n';
 }
 
 if (import.meta.main) runToExit(() => writeFile(RECEIPT_SVG_FILE, exampleReceiptSvg()));

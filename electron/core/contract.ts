@@ -109,6 +109,7 @@ export const METHODS = [
   'receipt.setPrinter',
   'receipt.testPage',
   'receipt.printShift',
+  'receipt.sheet',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed'] as const satisfies readonly PushEvent[];
 

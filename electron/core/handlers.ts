@@ -372,6 +372,11 @@ export function createHandlers(core: Core) {
     'receipt.printShift': handler('supervisor', 'print the shift report', fields({ shiftId: v.optional(id()), timeZone: v.optional(timeZone) }), async (a, by, session) =>
       core.receipts.printShift(by.name, await core.shifts.report(a.shiftId === undefined ? {} : { shiftId: a.shiftId }), core.checkoutFor(session), a.timeZone),
     ),
+    /** A sale's (or one refund's) receipt as a sheet for the print dialog, on a till without a receipt printer. */
+    'receipt.sheet': handler('cashier', 'see a receipt', fields({ saleId: id(), refundId: v.optional(id()), timeZone: v.optional(timeZone) }), async (a, by, session) => {
+      await ownSale(a.saleId, session, by);
+      return core.receipts.sheet(a.saleId, a.refundId, a.timeZone);
+    }),
     'receipt.printer': handler('cashier', 'see the till’s receipt printer', fields(checkoutArgs), (a, _by, session) => core.receipts.printerOf(checkoutOf(a, session))),
     /**
      * host:port as typed (receipts/printer.ts reads it); empty removes the till's printer.

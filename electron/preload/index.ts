@@ -94,6 +94,7 @@ const api = {
   'receipt.setPrinter': invoker('receipt.setPrinter'),
   'receipt.testPage': invoker('receipt.testPage'),
   'receipt.printShift': invoker('receipt.printShift'),
+  'receipt.sheet': invoker('receipt.sheet'),
   listen,
 } satisfies PreloadApi;
 

@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'react';
+import { createPortal } from 'react-dom';
 import type { SaleSummary } from '../../electron/core/contract.ts';
-import { getBridge } from '../lib/bridge.ts';
+import { getBridge, toUiError } from '../lib/bridge.ts';
 import { formatMoney } from '../lib/format.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -11,17 +13,65 @@ const RECEIPTED = new Set<SaleSummary['status']>(['paid', 'paid_late', 'amount_m
 
 
 /**
+ * The receipt drawn by the core, alone on the page while the print dialog is open (an
+ * ordinary printer): a body class hides everything else for print, and is removed after.
+ */
+function ReceiptSheet({ svg, onDone }: { svg: string; onDone: () => void }) {
+  const t = useText();
+  useEffect(() => {
+    document.body.classList.add('printing-receipt');
+    const done = () => {
+      document.body.classList.remove('printing-receipt');
+      onDone();
+    };
+    window.addEventListener('afterprint', done, { once: true });
+    // Let the sheet render before the dialog takes the page.
+    const timer = setTimeout(() => window.print(), 0);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('afterprint', done);
+      document.body.classList.remove('printing-receipt');
+    };
+  }, []);
+  return createPortal(
+    <div className="receipt-sheet">
+      <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`} alt={t('receipt.print')} />
+    </div>,
+    document.body,
+  );
+}
+
+/**
  * **Print receipt** after Paid, and a refund's own receipt for each refund the service made,
- * on this till's printer. Printing never changes the sale: a printer that does not answer is
- * a sentence here, and the sale stays as it was.
+ * on this till's printer; a till without one prints the same receipt through the print
+ * dialog. Printing never changes the sale: a printer that does not answer is a sentence here,
+ * and the sale stays as it was.
  */
 export function PrintReceipt({ sale }: { sale: SaleSummary }) {
   const t = useText();
   const lang = useLang();
   const { busy, result, run } = useRunner();
+  const [sheet, setSheet] = useState<string | null>(null);
   if (!RECEIPTED.has(sale.status)) return null;
   const timeZone = screenTimeZone();
   const made = sale.refunds.filter((r) => r.state === 'made');
+  const print = (refundId?: string) =>
+    void run(
+      async () => {
+        try {
+          await (refundId === undefined
+            ? getBridge().call('receipt.print', { saleId: sale.sale_id, timeZone })
+            : getBridge().call('receipt.printRefund', { saleId: sale.sale_id, refundId, timeZone }));
+          return 'printer' as const;
+        } catch (err) {
+          if (toUiError(err).params?.['problem'] !== 'printer_not_set') throw err;
+          const drawn = await getBridge().call('receipt.sheet', { saleId: sale.sale_id, timeZone, ...(refundId === undefined ? {} : { refundId }) });
+          setSheet(drawn.svg);
+          return 'dialog' as const;
+        }
+      },
+      (where) => t(where === 'printer' ? 'receipt.printed' : 'receipt.dialog'),
+    );
   return (
     <div className="print-receipt">
       <div className="actions">
@@ -30,7 +80,7 @@ export function PrintReceipt({ sale }: { sale: SaleSummary }) {
           className="secondary"
           disabled={busy}
           data-testid="print-receipt"
-          onClick={() => void run(() => getBridge().call('receipt.print', { saleId: sale.sale_id, timeZone }), () => t('receipt.printed'))}
+          onClick={() => print()}
         >
           {t('receipt.print')}
         </button>
@@ -40,13 +90,14 @@ export function PrintReceipt({ sale }: { sale: SaleSummary }) {
             type="button"
             className="secondary"
             disabled={busy}
-            onClick={() => void run(() => getBridge().call('receipt.printRefund', { saleId: sale.sale_id, refundId: r.refund_id, timeZone }), () => t('receipt.printed'))}
+            onClick={() => print(r.refund_id)}
           >
             {t('receipt.printRefund', { amount: formatMoney(lang, r.refunded_cents ?? r.amount_cents) })}
           </button>
         ))}
       </div>
       <ResultLine result={result} />
+      {sheet !== null && <ReceiptSheet svg={sheet} onDone={() => setSheet(null)} />}
     </div>
   );
 }

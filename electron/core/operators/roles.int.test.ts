@@ -89,6 +89,7 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'receipt.setPrinter': ['manager', 'till'],
   'receipt.testPage': ['manager', 'till'],
   'receipt.printShift': ['supervisor', 'till'],
+  'receipt.sheet': ['cashier', 'till'],
 };
 
 /**

@@ -3,7 +3,7 @@ import { reduceSale, type PaymentReceived, type Sale, type SaleEvent } from '../
 import { decodeEscPos, valueOf } from './fixtures/escpos.ts';
 import { readPrinterAddress } from './printer.ts';
 import { literal, receiptMarkup, receiptMoney, refundReceipt, saleReceipt, testPage, type ReceiptContext } from './receipt.ts';
-import { escposBytes, receiptText } from './render.ts';
+import { escposBytes, receiptSheetSvg, receiptText } from './render.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 15, 4, 5);
 const S = 'sale-1';
@@ -91,6 +91,14 @@ describe('what a person typed never becomes markup', () => {
     expect(printed.lines[0]).toBe(asPrinted);
     expect(valueOf(printed, 'Operador')).toBe(asPrinted);
     expect(printed.cuts).toHaveLength(1);
+  });
+
+  it('stays text in the drawn sheet: markup of the page is escaped, never drawn as elements', () => {
+    const sheet = receiptSheetSvg(testPage({ ...ctx, store: { store_id: 1, name: '<b>&"x', address: null }, operator: '<script>', at: T0 }));
+    expect(sheet).not.toMatch(/<b>|<script>/);
+    expect(sheet).toContain('&lt;');
+    expect(sheet).not.toContain('@import');
+    expect(sheet).toBe(receiptSheetSvg(testPage({ ...ctx, store: { store_id: 1, name: '<b>&"x', address: null }, operator: '<script>', at: T0 })));
   });
 
   it('escapes every markup character', () => {

@@ -216,8 +216,17 @@ describe('a printer that does not answer', () => {
     expect(await core.journal.eventsOfType(RECEIPT_PRINTED)).toHaveLength(printed);
   });
 
-  it('without a printer set, says a manager sets one', async () => {
+  it('without a printer set, says a manager sets one; the screen can still draw the receipt for the print dialog', async () => {
     expect(await manager('receipt.setPrinter', { printer: '' })).toEqual({ ok: true, result: { store_id: 1, checkout_id: 1, printer: null, every_paid_sale: false } });
     expect(await manager('receipt.testPage', {})).toMatchObject({ ok: false, error: { code: 'conflict', params: { problem: 'printer_not_set' } } });
+
+    const sale = await paidSale('6,60', 'order-dialog');
+    expect(await cashier('receipt.print', { saleId: sale.sale_id })).toMatchObject({ ok: false, error: { params: { problem: 'printer_not_set' } } });
+    const sheet = await cashier('receipt.sheet', { saleId: sale.sale_id, timeZone: 'UTC' });
+    if (!sheet.ok) throw new Error(sheet.error.message);
+    const svg = (sheet.result as { svg: string }).svg;
+    // One tspan a character: what the sheet draws, read back.
+    const drawn = [...svg.matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((m) => m[1]).join('');
+    for (const text of ['Pix payment receipt', 'R$ 6.60', 'order-dialog', sale.paid?.e2e_id ?? 'no e2e id']) expect(drawn).toContain(text.replace(/ /g, '&#xa0;'));
   });
 });

@@ -12,7 +12,7 @@ import type { ShiftReport } from '../terminal/shifts.ts';
 import type { CheckoutKey } from '../terminal/terminal.ts';
 import { ADDRESS_PROBLEM_TEXT, printerAddressText, readPrinterAddress, sendToPrinter, type PrinterAddress, type SendOptions } from './printer.ts';
 import { refundReceipt, saleReceipt, shiftReceipt, testPage, type Built, type Receipt, type ReceiptContext, type ReceiptRefusal, type ReceiptStore } from './receipt.ts';
-import { escposBytes } from './render.ts';
+import { escposBytes, receiptSheetSvg } from './render.ts';
 
 /**
  * Each till's receipt printer, and printing on it (issue 29): a paid sale's receipt, a
@@ -191,16 +191,26 @@ export class Receipts {
 
   /** A paid sale's receipt, on the printer of the till `at` (the person's), in the sale's own times. */
   async printSale(by: string, saleId: string, at: CheckoutKey, timeZone?: string): Promise<PrintResult> {
-    const sale = await this.#sale(saleId);
-    const ctx = await this.#context(sale.store_id, { store_id: sale.store_id, checkout_id: sale.checkout_id }, timeZone);
-    return this.#print(by, at, this.#built(saleReceipt(sale, ctx)), { of_sale: saleId });
+    return this.#print(by, at, await this.#receiptOf(saleId, undefined, timeZone), { of_sale: saleId });
   }
 
   /** A refund's own receipt (only of a refund the service made). */
   async printRefund(by: string, saleId: string, refundId: string, at: CheckoutKey, timeZone?: string): Promise<PrintResult> {
+    return this.#print(by, at, await this.#receiptOf(saleId, refundId, timeZone), { of_sale: saleId, refund_id: refundId });
+  }
+
+  /**
+   * The same receipt drawn for an ordinary printer's print dialog (a till without a receipt
+   * printer): the screen prints the sheet. Nothing is sent, so nothing is journaled as printed.
+   */
+  async sheet(saleId: string, refundId: string | undefined, timeZone?: string): Promise<{ svg: string }> {
+    return { svg: receiptSheetSvg(await this.#receiptOf(saleId, refundId, timeZone)) };
+  }
+
+  async #receiptOf(saleId: string, refundId: string | undefined, timeZone: string | undefined): Promise<Receipt> {
     const sale = await this.#sale(saleId);
     const ctx = await this.#context(sale.store_id, { store_id: sale.store_id, checkout_id: sale.checkout_id }, timeZone);
-    return this.#print(by, at, this.#built(refundReceipt(sale, refundId, ctx)), { of_sale: saleId, refund_id: refundId });
+    return this.#built(refundId === undefined ? saleReceipt(sale, ctx) : refundReceipt(sale, refundId, ctx));
   }
 
   /** A manager's test page on a till's printer: proves the address and the paper. */

@@ -19,6 +19,18 @@ export function receiptSvg(receipt: Receipt): string {
   return transform(receiptMarkup(receipt), { ...PAPER, command: 'svg' });
 }
 
+/**
+ * The receipt as a sheet for a page (the print dialog of an ordinary printer, the docs): a
+ * white sheet behind it, the drawing's random element id fixed so the same receipt is the same
+ * file, and no web font fetched (the monospace fallback stands in).
+ */
+export function receiptSheetSvg(receipt: Receipt): string {
+  return receiptSvg(receipt)
+    .replace(/receipt-[0-9a-f-]{36}/g, 'receipt-sheet')
+    .replace(/<style type="text\/css"><!\[CDATA\[@import url\([^)]*\);\]\]><\/style>/, '')
+    .replace(/(<svg [^>]*>)/, '$1<rect width="100%" height="100%" fill="#fff"/>');
+}
+
 /** The receipt as plain text, as the printer lays it out. */
 export function receiptText(receipt: Receipt): string {
   return transform(receiptMarkup(receipt), { ...PAPER, command: 'text' });

@@ -943,6 +943,7 @@ export const en = {
   'receipt.printerRemoved': 'This till has no receipt printer now.',
   'receipt.testPage': 'Print test page',
   'receipt.testPrinted': 'Test page sent to the printer.',
+  'receipt.dialog': 'This till has no receipt printer: the receipt went to the print dialog.',
   'receipt.printShift': 'Print on the receipt printer',
   'receipt.everyPaidSale': 'Print every paid sale on this till by itself',
   'error.problem.printer_unreachable': 'The printer did not answer: check that it is on and connected to the network, then print again. The sale is not affected.',

@@ -940,6 +940,7 @@ export const es: Dictionary = {
   'receipt.printerRemoved': 'Esta caja ya no tiene impresora de comprobantes.',
   'receipt.testPage': 'Imprimir página de prueba',
   'receipt.testPrinted': 'Página de prueba enviada a la impresora.',
+  'receipt.dialog': 'Esta caja no tiene impresora de comprobantes: el comprobante fue al diálogo de impresión.',
   'receipt.printShift': 'Imprimir en la impresora de comprobantes',
   'receipt.everyPaidSale': 'Imprimir automáticamente cada venta pagada en esta caja',
   'error.problem.printer_unreachable': 'La impresora no respondió: compruebe que esté encendida y conectada a la red, y vuelva a imprimir. La venta no se ve afectada.',

@@ -940,6 +940,7 @@ export const ptBR: Dictionary = {
   'receipt.printerRemoved': 'Este caixa agora não tem impressora de comprovantes.',
   'receipt.testPage': 'Imprimir página de teste',
   'receipt.testPrinted': 'Página de teste enviada à impressora.',
+  'receipt.dialog': 'Este caixa não tem impressora de comprovantes: o comprovante foi para a janela de impressão.',
   'receipt.printShift': 'Imprimir na impressora de comprovantes',
   'receipt.everyPaidSale': 'Imprimir sozinho cada venda paga neste caixa',
   'error.problem.printer_unreachable': 'A impressora não respondeu: verifique se está ligada e conectada à rede e imprima de novo. A venda não foi afetada.',
