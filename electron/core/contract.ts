@@ -22,6 +22,7 @@ export type { ShiftView, ShiftTotals, JournalEventView, EventDetails } from './t
 export type { ShiftReport } from './terminal/shifts.ts';
 export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSummary } from './terminal/shifts.ts';
 export type { UnmatchedPayment } from './terminal/terminal.ts';
+export type { PrintResult, TillPrinter } from './receipts/receipts.ts';
 export type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
@@ -105,6 +106,13 @@ export const METHODS = [
   'settlements.pending',
   'settlements.acknowledge',
   'settlements.unsettled',
+  'receipt.print',
+  'receipt.printRefund',
+  'receipt.printer',
+  'receipt.setPrinter',
+  'receipt.testPage',
+  'receipt.printShift',
+  'receipt.sheet',
 ] as const satisfies readonly Method[];
 export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed'] as const satisfies readonly PushEvent[];
 

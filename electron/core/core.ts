@@ -13,6 +13,7 @@ import { EventHub } from './events.ts';
 import type { JournalEntry, JournalPort, VerifyResult } from './journal/port.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import type { Operators, Session } from './operators/operators.ts';
+import { Receipts } from './receipts/receipts.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import type { ServiceEndpoint } from './service-endpoint.ts';
 import { Connections } from './services/connections.ts';
@@ -95,6 +96,7 @@ export class Core {
   readonly #shift: OpenShift;
   readonly #connections: Connections;
   readonly #customerLangs = new CustomerLangs();
+  #receipts: Receipts | null = null;
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
@@ -158,6 +160,11 @@ export class Core {
     return this.#whenReady(this.#parts.claims);
   }
 
+  /** Each till's receipt printer and printing on it (issue 29), once the core is ready. */
+  get receipts(): Receipts {
+    return this.#whenReady(this.#receipts);
+  }
+
   get journal(): JournalPort<SaleRow> {
     return this.#whenOpen(this.#parts.journal);
   }
@@ -211,13 +218,29 @@ export class Core {
         journalHealthChanged: () => this.#board.emitIfChanged(),
         sessionsEnded: () => this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null }),
         serviceAnswered: (reached, error) => this.#service.answered(reached, error),
-        checkoutsChanged: (checkouts) => void this.#push.push(checkouts),
+        checkoutsChanged: (checkouts) => {
+          void this.#push.push(checkouts);
+          // A till set to print every paid sale prints it as it is paid (receipts/receipts.ts).
+          void this.#receipts?.checkoutsChanged(checkouts);
+        },
         claimsChanged: () => this.#push.scheduleAttention(),
         acceptWebhook: (delivery) => this.terminal.acceptWebhook(delivery),
       },
     );
     await this.#shift.load();
     await this.#customerLangs.load(this.journal).catch((err: unknown) => this.log.warn('could not read the stores’ customer languages back; the default is spoken', { error: err }));
+    this.#receipts = new Receipts({
+      journal: this.journal,
+      dataDir: this.config.dataDir,
+      clock: this.clock,
+      log: this.log,
+      lang: () => this.#settings.lang,
+      storeOf: async (storeId) => {
+        const store = (await this.backOffice.stores()).find((s) => s.store_id === storeId);
+        return store ? { name: store.store_name, address: store.address } : null;
+      },
+    });
+    await this.#receipts.load();
     this.#life.readyAt(this.clock.now());
     await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
     this.terminal.start();
@@ -333,6 +356,7 @@ export class Core {
     this.#board.stop();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    this.#receipts = null;
     await this.#parts.close(this.log);
   }
 

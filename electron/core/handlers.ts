@@ -359,6 +359,38 @@ export function createHandlers(core: Core) {
       fields({ saleId: id(), refundId: id(), amountCents: whole(1, 100_000_000) }),
       (a, by) => core.terminal.refundSendAgain({ ...a, by: by.name }),
     ),
+
+    // Receipts (issue 29): printing reads a sale and never changes it; a printer that does not answer is a sentence.
+    /** A paid sale's receipt on the calling till's printer; `timeZone`: the screen's, for the printed time. */
+    'receipt.print': handler('cashier', 'print a receipt', fields({ saleId: id(), timeZone: v.optional(timeZone) }), async (a, by, session) => {
+      await ownSale(a.saleId, session, by);
+      return core.receipts.printSale(by.name, a.saleId, core.checkoutFor(session), a.timeZone);
+    }),
+    /** A refund's own receipt, once the service made it. */
+    'receipt.printRefund': handler('cashier', 'print a refund’s receipt', fields({ saleId: id(), refundId: id(), timeZone: v.optional(timeZone) }), async (a, by, session) => {
+      await ownSale(a.saleId, session, by);
+      return core.receipts.printRefund(by.name, a.saleId, a.refundId, core.checkoutFor(session), a.timeZone);
+    }),
+    /** The end-of-shift report (the shift named, else the open or the last one) on the calling till's printer. */
+    'receipt.printShift': handler('supervisor', 'print the shift report', fields({ shiftId: v.optional(id()), timeZone: v.optional(timeZone) }), async (a, by, session) =>
+      core.receipts.printShift(by.name, await core.shifts.report(a.shiftId === undefined ? {} : { shiftId: a.shiftId }), core.checkoutFor(session), a.timeZone),
+    ),
+    /** A sale's (or one refund's) receipt as a sheet for the print dialog, on a till without a receipt printer. */
+    'receipt.sheet': handler('cashier', 'see a receipt', fields({ saleId: id(), refundId: v.optional(id()), timeZone: v.optional(timeZone) }), async (a, by, session) => {
+      await ownSale(a.saleId, session, by);
+      return core.receipts.sheet(a.saleId, a.refundId, a.timeZone);
+    }),
+    'receipt.printer': handler('cashier', 'see the till’s receipt printer', fields(checkoutArgs), (a, _by, session) => core.receipts.printerOf(checkoutOf(a, session))),
+    /**
+     * host:port as typed (receipts/printer.ts reads it); empty removes the till's printer.
+     * `everyPaidSale`: the till prints each sale paid from now on by itself. In the manager's name.
+     */
+    'receipt.setPrinter': handler('manager', 'set a till’s receipt printer', fields({ printer: typed(300), everyPaidSale: v.optional(yesNo()), ...checkoutArgs }), (a, by, session) =>
+      core.receipts.setPrinter(by.name, checkoutOf(a, session), a.printer, a.everyPaidSale),
+    ),
+    'receipt.testPage': handler('manager', 'print a test page', fields({ ...checkoutArgs, timeZone: v.optional(timeZone) }), (a, by, session) =>
+      core.receipts.printTestPage(by.name, checkoutOf(a, session), a.timeZone),
+    ),
   };
 }
 

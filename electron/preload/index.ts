@@ -90,6 +90,13 @@ const api = {
   'settlements.pending': invoker('settlements.pending'),
   'settlements.acknowledge': invoker('settlements.acknowledge'),
   'settlements.unsettled': invoker('settlements.unsettled'),
+  'receipt.print': invoker('receipt.print'),
+  'receipt.printRefund': invoker('receipt.printRefund'),
+  'receipt.printer': invoker('receipt.printer'),
+  'receipt.setPrinter': invoker('receipt.setPrinter'),
+  'receipt.testPage': invoker('receipt.testPage'),
+  'receipt.printShift': invoker('receipt.printShift'),
+  'receipt.sheet': invoker('receipt.sheet'),
   listen,
 } satisfies PreloadApi;
 

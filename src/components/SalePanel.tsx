@@ -6,6 +6,7 @@ import { formatTime } from '../lib/i18n.ts';
 import { screenSentence } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { Countdown } from './Countdown.tsx';
+import { PrintReceipt } from './PrintReceipt.tsx';
 import { QrImage } from './QrImage.tsx';
 import { StatusWord } from './StatusWord.tsx';
 
@@ -121,6 +122,7 @@ export function SalePanel({ view, receivedAt, onStale, offline = false }: { view
               <Icon name="check" /> {t('ack.done', { by: a.by, at: formatTime(lang, a.at) })}
             </p>
           ))}
+          {sale && <PrintReceipt key={sale.sale_id} sale={sale} />}
         </div>
       );
   }

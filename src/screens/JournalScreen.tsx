@@ -6,6 +6,7 @@ import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Field } from '../components/Field.tsx';
 import { ErrorAlert } from '../components/FormError.tsx';
 import { JournalRepair } from '../components/JournalRepair.tsx';
+import { PrintShiftReceipt } from '../components/PrintReceipt.tsx';
 import { RefundSale } from '../components/RefundSale.tsx';
 import { SalePicker } from '../components/SalePicker.tsx';
 import { ShiftPanel } from '../components/ShiftPanel.tsx';
@@ -560,6 +561,7 @@ export function JournalScreen() {
         >
           {t(day ? 'report.printDay' : 'report.print')}
         </button>
+        {shift && <PrintShiftReceipt key={shift.shift_id} shiftId={shift.shift_id} />}
         <button type="button" className="secondary" onClick={() => void loadReport()}>
           {t('report.refresh')}
         </button>

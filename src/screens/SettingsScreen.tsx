@@ -5,6 +5,7 @@ import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
+import { getBridge } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatCount } from '../lib/format.ts';
 import { formatDateTime } from '../lib/i18n.ts';
@@ -12,6 +13,7 @@ import { journalProblemText } from '../lib/messages.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { usePick } from '../stores/pick.ts';
+import { screenTimeZone } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
 function positiveInt(text: string): number | null {
@@ -61,6 +63,78 @@ function TerminalSettings() {
 }
 
 /**
+ * This till's receipt printer (issue 29): an 80 mm ESC/POS printer on the network, as
+ * host:port; empty for none. **Print test page** proves the address and the paper. The core
+ * reads the address, refuses a wrong one in words, and journals the change in the manager's name.
+ */
+function ReceiptPrinter() {
+  const t = useText();
+  const [printer, setPrinter] = useState('');
+  const [everyPaidSale, setEveryPaidSale] = useState(false);
+  const [loaded, setLoaded] = useState(false);
+  const saving = useRunner();
+  const testing = useRunner();
+  useEffect(() => {
+    let live = true;
+    void getBridge()
+      .call('receipt.printer', {})
+      .then((till) => {
+        if (!live) return;
+        setPrinter(till.printer ?? '');
+        setEveryPaidSale(till.every_paid_sale);
+        setLoaded(true);
+      })
+      .catch(() => live && setLoaded(true));
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const till = await saving.run(
+      () => getBridge().call('receipt.setPrinter', { printer, everyPaidSale }),
+      (saved) => (saved.printer === null ? t('receipt.printerRemoved') : t('settings.saved')),
+    );
+    if (till) {
+      setPrinter(till.printer ?? '');
+      setEveryPaidSale(till.every_paid_sale);
+    }
+  };
+
+  return (
+    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate aria-busy={!loaded || undefined} aria-labelledby="settings-printer-heading">
+      <h3 id="settings-printer-heading">{t('receipt.printerHeading')}</h3>
+      <Field id="settings-printer" label={t('receipt.printerLabel')}>
+        <input
+          id="settings-printer"
+          value={printer}
+          placeholder="192.168.0.50:9100"
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => setPrinter(e.target.value)}
+          aria-describedby="settings-printer-hint"
+        />
+        <p id="settings-printer-hint" className="hint">
+          {t('receipt.printerHint')}
+        </p>
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={everyPaidSale} onChange={(e) => setEveryPaidSale(e.target.checked)} /> {t('receipt.everyPaidSale')}
+      </label>
+      <Submit>{t('settings.save')}</Submit>
+      <ResultLine result={saving.result} />
+      <div className="actions">
+        <button type="button" className="secondary" disabled={testing.busy} onClick={() => void testing.run(() => getBridge().call('receipt.testPage', { timeZone: screenTimeZone() }), () => t('receipt.testPrinted'))}>
+          {t('receipt.testPage')}
+        </button>
+      </div>
+      <ResultLine result={testing.result} />
+    </form>
+  );
+}
+
+/**
  * The store's default language (a manager's): what customer displays speak, and tills whose
  * device has not chosen one. The header's language menu is the device's own (issue 25).
  */
@@ -101,6 +175,7 @@ export function SettingsScreen() {
       <Card id="settings" heading={t('settings.heading')}>
         <TerminalSettings />
         <DefaultLanguage />
+        <ReceiptPrinter />
       </Card>
       <Card id="status" heading={t('status.heading')}>
         {error && <ErrorAlert>{errorText(lang, error)}</ErrorAlert>}

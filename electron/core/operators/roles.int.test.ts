@@ -85,6 +85,13 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'settlements.pending': ['supervisor', 'till'],
   'settlements.acknowledge': ['supervisor', 'till'],
   'settlements.unsettled': ['supervisor', 'till'],
+  'receipt.print': ['cashier', 'till'],
+  'receipt.printRefund': ['cashier', 'till'],
+  'receipt.printer': ['cashier', 'till'],
+  'receipt.setPrinter': ['manager', 'till'],
+  'receipt.testPage': ['manager', 'till'],
+  'receipt.printShift': ['supervisor', 'till'],
+  'receipt.sheet': ['cashier', 'till'],
 };
 
 /**
