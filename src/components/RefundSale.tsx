@@ -1,7 +1,6 @@
 import { useId, useState } from 'react';
 import type { SaleSummary } from '../../electron/core/contract.ts';
-import { readTypedAmount } from '../../electron/shared/money.ts';
-import { AMOUNT_PROBLEM_TEXT, decimalSeparator } from '../lib/amountInput.ts';
+import { decimalSeparator, readRefundAmount } from '../lib/amountInput.ts';
 import { toUiError, getBridge } from '../lib/bridge.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/format.ts';
@@ -55,9 +54,10 @@ export function RefundSale({ sale }: { sale: SaleSummary }) {
   if (sale.refundable_cents <= 0 && !open) return lines.length > 0 ? <div className="refunds">{lines}</div> : null;
 
   const submit = async () => {
-    const typed = readTypedAmount(amount);
+    // Said in a refund's words, and never more than is left (issue 26).
+    const typed = readRefundAmount(amount, sale.refundable_cents);
     if (!typed.ok) {
-      setError(AMOUNT_PROBLEM_TEXT[typed.problem]);
+      setError(typed.key);
       return;
     }
     setBusy(true);
