@@ -121,6 +121,7 @@ export async function addOperator(page: Page, who: Operator & { role: 'Cashier' 
   await form.getByLabel('Name', { exact: true }).fill(who.name);
   await form.getByLabel('Role', { exact: true }).selectOption({ label: who.role });
   await form.getByLabel('PIN', { exact: true }).fill(who.pin);
+  await form.getByLabel('Repeat PIN', { exact: true }).fill(who.pin);
   await form.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(form).toContainText(`${who.name} was added.`);
   await expect(page.locator(`tr[data-operator="${who.name}"]`)).toContainText(who.role);
