@@ -34,6 +34,11 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
 
   await form.getByLabel('Store name', { exact: true }).fill(STORE.name);
   await form.getByLabel('Phone', { exact: true }).fill(STORE.phone);
+  // Issue 26: an email that is not one is named beside its field, and nothing is created.
+  await form.getByLabel('Email', { exact: true }).fill('not-an-email');
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(form.getByRole('alert')).toHaveText(/^Email: type an address like loja@example\.com/);
+  expect(await merchant.stores()).toEqual(storesBefore);
   await form.getByLabel('Email', { exact: true }).fill(STORE.email);
   await form.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(form).toContainText(`${STORE.name} was created.`);
@@ -41,6 +46,21 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   expect(store).toMatchObject({ address: STORE.address, phone_number: STORE.phone, email: STORE.email });
   const storeId = store?.store_id as number;
   await expect(region(page, 'Stores').getByRole('row').filter({ hasText: STORE.name })).toContainText(STORE.email);
+
+  // ── Edit: the form shows the store's values; the phone is cleared on purpose ────────
+  await page.getByRole('button', { name: `Edit ${STORE.name}` }).click();
+  const edit = region(page, `Edit ${STORE.name}`);
+  await expect(edit.getByLabel('Address', { exact: true })).toHaveValue(STORE.address);
+  await expect(edit.getByLabel('Phone', { exact: true })).toHaveValue(STORE.phone);
+  await expect(edit.getByLabel('Email', { exact: true })).toHaveValue(STORE.email);
+  await edit.getByLabel('Clear Phone').check();
+  await expect(edit.getByLabel('Phone', { exact: true })).toHaveValue('');
+  await edit.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(edit).toContainText(`${STORE.name} was saved.`);
+  const edited = (await merchant.stores()).find((s) => s.store_id === storeId);
+  expect(edited).toMatchObject({ store_name: STORE.name, address: STORE.address, email: STORE.email });
+  expect([null, '']).toContain(edited?.phone_number);
+  await edit.getByRole('button', { name: 'Cancel', exact: true }).click();
 
   // ── Add checkout: a 141-character description is refused; then one on wallet 102 ────
   const add = region(page, 'Add checkout');

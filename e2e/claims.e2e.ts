@@ -38,8 +38,15 @@ test('a supervisor opens a claim on a pay-out and follows it to Closed with mone
 
   await ok.getByRole('button', { name: 'Open claim' }).click();
   const form = page.getByRole('form', { name: /Open a claim on pay-out po_fixture_ok/ });
+  // Issue 26: a wrong field is named beside it before any confirmation.
+  await form.getByLabel('Details').fill('short');
+  await form.getByRole('button', { name: 'Submit claim' }).click();
+  await expect(form).toContainText('Reason: choose the reason for the claim from the list.');
+  await expect(form).toContainText('Details: describe what happened in at least 10 characters');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
   await form.getByLabel('Reason').selectOption({ label: 'Scam' });
   await form.getByLabel('Details').fill(DETAILS);
+  await expect(form).not.toContainText('Details: describe what happened');
   await expect(form.getByTestId('details-count')).toHaveText(`${DETAILS.length} of 4,000 characters (at least 10).`);
   await expect(form).toContainText('Line breaks become spaces. A person at the other bank reads this text.');
   await form.getByLabel('Your reference (optional)').fill('case-42');

@@ -117,7 +117,12 @@ test('a dead link looks dead: grey QR, Not connected — do not take payment, no
 
 test('amounts of R$ 10.000,00 and more are confirmed once; a pasted amount goes through the same rules; a long reference is refused, not cut', async ({ page, freshApp, request }) => {
   await openCashier(page, freshApp, request);
+  // Issue 26: Charge with no amount says so under the field instead of doing nothing silently.
+  await chargeButton(page).click();
+  await expect(page.locator('#amount-preview')).toContainText('Type the amount to charge, like 12.50.');
+  await expect(qrImage(page)).toHaveCount(0);
   await amountField(page).fill('12000');
+  await expect(page.locator('#amount-preview')).not.toContainText('Type the amount to charge');
   await amountField(page).press('Enter');
   await expect(page.getByTestId('large-confirm')).toContainText('press Charge again to confirm');
   await expect(qrImage(page)).toHaveCount(0);

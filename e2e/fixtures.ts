@@ -121,6 +121,7 @@ export async function addOperator(page: Page, who: Operator & { role: 'Cashier' 
   await form.getByLabel('Name', { exact: true }).fill(who.name);
   await form.getByLabel('Role', { exact: true }).selectOption({ label: who.role });
   await form.getByLabel('PIN', { exact: true }).fill(who.pin);
+  await form.getByLabel('Repeat PIN', { exact: true }).fill(who.pin);
   await form.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(form).toContainText(`${who.name} was added.`);
   await expect(page.locator(`tr[data-operator="${who.name}"]`)).toContainText(who.role);
@@ -194,8 +195,17 @@ export async function createPairingCode(page: Page, device: { kind: 'Till' | 'Cu
   const open = section.getByRole('button', { name: 'Pair a till', exact: true });
   if (await open.isVisible()) await open.click();
   await section.getByLabel('Kind', { exact: true }).selectOption({ label: device.kind });
-  await section.getByLabel('Store', { exact: true }).fill('1');
-  await section.getByLabel('Checkout', { exact: true }).fill(String(device.checkout));
+  // Issue 26: store and checkout are picked from the service's lists; a checkout it does not
+  // list yet (made by its first charge) is typed as Another checkout.
+  await section.getByLabel('Store', { exact: true }).selectOption('1');
+  const checkout = section.getByLabel('Checkout', { exact: true });
+  await expect(checkout.locator('option[value="other"]')).toHaveCount(1);
+  if ((await checkout.locator(`option[value="${device.checkout}"]`).count()) > 0) {
+    await checkout.selectOption(String(device.checkout));
+  } else {
+    await checkout.selectOption('other');
+    await section.getByLabel('Checkout number', { exact: true }).fill(String(device.checkout));
+  }
   await section.getByLabel('Name', { exact: true }).fill(device.name);
   const shown = section.getByTestId('pairing-code');
   const before = (await shown.count()) > 0 ? await shown.textContent() : null;

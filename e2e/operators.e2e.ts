@@ -136,6 +136,11 @@ test('five wrong PINs lock that operator for five minutes; the others still sign
   // A new PIN from the manager lifts the lock; the old PIN no longer works.
   await caio.getByRole('button', { name: 'Change Caio' }).click();
   await caio.getByLabel('New PIN (empty: keep it)').fill('86420');
+  // Issue 26: a PIN being set is typed twice, and a different repeat is refused in words.
+  await caio.getByLabel('Repeat new PIN').fill('86421');
+  await caio.getByRole('button', { name: 'Save' }).click();
+  await expect(caio).toContainText('The two PINs are not the same.');
+  await caio.getByLabel('Repeat new PIN').fill('86420');
   await caio.getByRole('button', { name: 'Save' }).click();
   await expect(caio).toContainText('Caio was saved.');
   await expect(caio).toContainText('Active');

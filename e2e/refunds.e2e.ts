@@ -165,3 +165,47 @@ test('a refund whose answer was lost is not sent again by itself: a supervisor a
     expect(await leftAtService(request, payer, serviceId)).toBe('6.00');
   }
 });
+
+test('an overpayment says how much to give back: a supervisor refunds it right there, a cashier is told to call one', async ({ page, freshApp, request }, testInfo) => {
+  test.setTimeout(150_000);
+  const payer = await openCashier(page, freshApp, request);
+  const caio = { name: 'Caio', pin: '2468', role: 'Cashier' } as const;
+  const rui = { name: 'Rui', pin: '1357', role: 'Supervisor' } as const;
+  await addOperator(page, caio);
+  await addOperator(page, rui);
+  await signOut(page);
+  await signIn(page, rui);
+  await page.getByRole('link', { name: 'Shift journal', exact: true }).click();
+  await page.getByRole('button', { name: 'Open shift' }).click();
+  await expect(page.getByTestId('shift-state')).toHaveText(/Shift open/);
+
+  // R$ 10,00 charged, R$ 12,00 paid: R$ 2,00 to give back.
+  await page.getByRole('link', { name: 'Cashier', exact: true }).click();
+  await page.getByLabel('Amount', { exact: true }).fill('10,00');
+  await page.getByLabel('Amount', { exact: true }).press('Enter');
+  await expect(currentSale(page).getByRole('img', { name: 'Payment QR code' })).toBeVisible();
+  await payer.payCheckout('12.00');
+  const [sold] = await payer.sales();
+  const serviceId = (sold as { service_id: string }).service_id;
+  const item = page.locator('.attention-item');
+  await expect(item.getByTestId('attention-settle')).toContainText('Give back R$2.00 to the customer.');
+  await expect(item.getByRole('button', { name: 'Refund R$2.00', exact: true })).toBeVisible();
+  await snap(page, testInfo, 'refunds-settle-supervisor');
+
+  // A cashier reads the amount and whom to call, and has no refund to press.
+  await signOut(page);
+  await signIn(page, caio);
+  await expect(item.getByTestId('attention-settle')).toContainText('Give back R$2.00 to the customer. A cashier cannot refund: call a supervisor to give back R$2.00.');
+  await expect(item.getByRole('button', { name: /^Refund/ })).toHaveCount(0);
+  await signOut(page);
+
+  // The supervisor refunds the R$ 2,00 through the same refund flow, prefilled.
+  await signIn(page, rui);
+  await item.getByRole('button', { name: 'Refund R$2.00', exact: true }).click();
+  const form = item.getByRole('form', { name: 'Refund' });
+  await expect(form.getByLabel('Amount', { exact: true })).toHaveValue('2.00');
+  await form.getByRole('button', { name: 'Confirm refund' }).click();
+  await expect(item.getByTestId('attention-settle')).toContainText('R$2.00 is refunded to the customer');
+  await expect(item.getByRole('button', { name: /^Refund/ })).toHaveCount(0);
+  expect(await leftAtService(request, payer, serviceId)).toBe('10.00');
+});

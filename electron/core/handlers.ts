@@ -3,7 +3,7 @@ import { BANK_ANSWERS } from './claims/desk.ts';
 import { LANGS } from './config.ts';
 import type { Core } from './core.ts';
 import { createDispatcher, handler, reaching } from './bridge/handler.ts';
-import { fields, none, oneOf, text, whole, yesNo } from './bridge/arguments.ts';
+import { fields, list, none, oneOf, text, whole, yesNo } from './bridge/arguments.ts';
 import { v } from '../shared/schema.ts';
 import { CoreError } from './errors.ts';
 import { DEVICE_KINDS } from './devices/registry.ts';
@@ -35,6 +35,8 @@ const deviceId = text({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'a devic
 /** What a manager types in the back office's forms: the rules (backoffice/rules.ts) judge emptiness and length. */
 const typed = (max: number) => text({ min: 0, max, describe: `a text of at most ${max} characters` });
 const storeForm = { name: typed(200), address: typed(200), phone: typed(50), email: typed(200) };
+/** The Store form's optional fields, which an edit may clear (issue 26). */
+const STORE_CLEARABLE = ['address', 'phone', 'email'] as const;
 /** Lengths are checked again by claims/rules.ts with a sentence for the form; these bound what reaches it. */
 const claimForm = { serviceId: typed(100), reason: typed(40), details: typed(8000), externalId: v.optional(typed(200)) };
 const PAYOUT_PAGE = 50;
@@ -115,8 +117,15 @@ export function createHandlers(core: Core) {
       core.backOffice.createStore(by.name, { store_name: a.name, address: a.address, phone_number: a.phone, email: a.email }),
     ),
     /** Reference 4.1: an empty field keeps its value (`kept` names them); the name cannot be emptied. */
-    'office.changeStore': handler('manager', 'change a store', fields({ storeId, ...storeForm }), (a, by) =>
-      core.backOffice.changeStore(by.name, a.storeId, { store_name: a.name, address: a.address, phone_number: a.phone, email: a.email }),
+    'office.changeStore': handler('manager', 'change a store', fields({ storeId, ...storeForm, clear: v.optional(list(oneOf(STORE_CLEARABLE), 3)) }), (a, by) =>
+      core.backOffice.changeStore(by.name, a.storeId, {
+        store_name: a.name,
+        address: a.address,
+        phone_number: a.phone,
+        email: a.email,
+        // Issue 26: the optional fields the manager chose to clear, in the service's names.
+        clear: (a.clear ?? []).map((f) => (f === 'phone' ? 'phone_number' : f)),
+      }),
     ),
     'office.wallets': handler('manager', 'see the wallets', none(), () => core.backOffice.wallets()),
     'office.checkouts': handler('manager', 'see the checkouts', fields({ storeId }), ({ storeId: id }) => core.backOffice.checkouts(id)),

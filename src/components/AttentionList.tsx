@@ -1,13 +1,16 @@
 import { Card } from './Card.tsx';
 import { Icon } from './Icon.tsx';
 import { RefundAnswer } from './RefundAnswer.tsx';
-import type { AttentionMessage, ClaimNotice, SaleSummary, SettlementNotice } from '../../electron/core/contract.ts';
+import { RefundSale } from './RefundSale.tsx';
+import { mayUse, type AttentionMessage, type ClaimNotice, type SaleSummary, type SettlementNotice } from '../../electron/core/contract.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatCount, formatMoney } from '../lib/format.ts';
 import { formatTime } from '../lib/i18n.ts';
 import { STATUS_ICON, attentionSentence, attentionWordKey } from '../lib/messages.ts';
+import { settleUp } from '../lib/settleUp.ts';
 import { useLang, useText } from '../lib/useText.ts';
+import { selectRole, useAuth } from '../stores/auth.ts';
 import { useCheckout } from '../stores/checkout.ts';
 import { selectTerminal, useStatus } from '../stores/status.ts';
 
@@ -34,6 +37,7 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
         )}
       </h3>
       <p className="attention-sentence">{attentionSentence(lang, item)}</p>
+      <SettleUpLine sale={sale} item={item} />
       <p className="muted">
         {formatMoney(lang, sale.amount_cents)} · {formatTime(lang, sale.requested_at)}
         {sale.external_id ? ` · ${t('cashier.reference')}: ${sale.external_id}` : ''}
@@ -56,6 +60,45 @@ function AttentionItem({ sale, item }: { sale: SaleSummary; item: AttentionMessa
         </form>
       )}
     </article>
+  );
+}
+
+/**
+ * How much to give back or collect, and the way (issue 26): a supervisor gets **Refund R$ X**
+ * right here (the journal's refund flow; the core checks the role again); a cashier, who
+ * cannot refund, is told to call a supervisor.
+ */
+function SettleUpLine({ sale, item }: { sale: SaleSummary; item: AttentionMessage }) {
+  const t = useText();
+  const lang = useLang();
+  const role = useAuth(selectRole);
+  const owed = settleUp(sale, item);
+  if (owed === null) return null;
+  const amount = formatMoney(lang, owed.cents);
+  if (owed.kind === 'collect') {
+    return (
+      <p className="attention-settle" data-testid="attention-settle">
+        <strong>{t('attention.collect', { amount })}</strong>
+      </p>
+    );
+  }
+  if (owed.kind === 'refunded') {
+    return (
+      <p className="attention-settle" data-testid="attention-settle">
+        {t('attention.refunded', { amount })}
+      </p>
+    );
+  }
+  const supervisor = mayUse(role, 'supervisor');
+  return (
+    <div className="attention-settle" data-testid="attention-settle">
+      <p>
+        <strong>{t(owed.kind === 'give_back' ? 'attention.giveBack' : 'attention.ifPaidTwice', { amount })}</strong>
+        {!supervisor && <> {t('attention.callSupervisor', { amount })}</>}
+        {supervisor && !owed.refundable && <> {t('attention.refundNotLeft', { left: formatMoney(lang, sale.refundable_cents) })}</>}
+      </p>
+      {supervisor && owed.refundable && <RefundSale sale={sale} offer={owed.cents} />}
+    </div>
   );
 }
 

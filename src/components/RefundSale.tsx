@@ -1,7 +1,6 @@
 import { useId, useState } from 'react';
 import type { SaleSummary } from '../../electron/core/contract.ts';
-import { readTypedAmount } from '../../electron/shared/money.ts';
-import { AMOUNT_PROBLEM_TEXT, decimalSeparator } from '../lib/amountInput.ts';
+import { decimalSeparator, readRefundAmount } from '../lib/amountInput.ts';
 import { toUiError, getBridge } from '../lib/bridge.ts';
 import { errorText, type UiError } from '../lib/errorText.ts';
 import { formatMoney } from '../lib/format.ts';
@@ -26,8 +25,11 @@ const STATE_TEXT: Record<SaleSummary['refunds'][number]['state'], TextKey> = {
  * A paid sale's refunds (contract 5), for a supervisor: what was given back, and **Refund**
  * with **Amount** (prefilled with what is left), **Reason** and **Confirm refund**. The core
  * decides what is left and journals the refund in the name of whoever is signed in here.
+ *
+ * `offer`: an attention item's amount to give back (issue 26): the button is **Refund R$ X**,
+ * the amount is prefilled with X, and the sale's refund lines are left to the journal.
  */
-export function RefundSale({ sale }: { sale: SaleSummary }) {
+export function RefundSale({ sale, offer }: { sale: SaleSummary; offer?: number }) {
   const t = useText();
   const lang = useLang();
   const loadReport = useShift((s) => s.loadReport);
@@ -38,7 +40,7 @@ export function RefundSale({ sale }: { sale: SaleSummary }) {
   const [error, setError] = useState<UiError | TextKey | null>(null);
   const id = useId();
 
-  const refunds = sale.refunds;
+  const refunds = offer === undefined ? sale.refunds : [];
   const lines = refunds.map((r) => (
     <p key={r.refund_id} className={`refund-line refund-${r.state}`} data-refund-state={r.state}>
       {t(STATE_TEXT[r.state], {
@@ -55,9 +57,10 @@ export function RefundSale({ sale }: { sale: SaleSummary }) {
   if (sale.refundable_cents <= 0 && !open) return lines.length > 0 ? <div className="refunds">{lines}</div> : null;
 
   const submit = async () => {
-    const typed = readTypedAmount(amount);
+    // Said in a refund's words, and never more than is left (issue 26).
+    const typed = readRefundAmount(amount, sale.refundable_cents);
     if (!typed.ok) {
-      setError(AMOUNT_PROBLEM_TEXT[typed.problem]);
+      setError(typed.key);
       return;
     }
     setBusy(true);
@@ -81,13 +84,13 @@ export function RefundSale({ sale }: { sale: SaleSummary }) {
           type="button"
           className="secondary refund-button no-print"
           onClick={() => {
-            setAmount(typedCents(sale.refundable_cents, decimalSeparator(lang)));
+            setAmount(typedCents(offer ?? sale.refundable_cents, decimalSeparator(lang)));
             setReason('');
             setError(null);
             setOpen(true);
           }}
         >
-          {t('refund.open')}
+          {offer === undefined ? t('refund.open') : t('attention.refundButton', { amount: formatMoney(lang, offer) })}
         </button>
       ) : (
         <form

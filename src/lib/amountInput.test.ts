@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amountProblem, decimalSeparator, MAX_AMOUNT_CHARS, needsLargeAmountConfirmation, pressKey, previewCents, referenceLength, sanitizeTyped, type KeypadKey } from './amountInput.ts';
+import { amountProblem, decimalSeparator, MAX_AMOUNT_CHARS, needsLargeAmountConfirmation, pressKey, previewCents, readRefundAmount, referenceLength, sanitizeTyped, type KeypadKey } from './amountInput.ts';
+import { LANGS } from '../../electron/core/contract.ts';
+import { translate } from './i18n.ts';
 
 const press = (keys: readonly KeypadKey[], sep: ',' | '.' = ',', start = '') => keys.reduce((text, key) => pressKey(text, key, sep), start);
 
@@ -131,5 +133,34 @@ describe('referenceLength: refused over 128 characters, never cut', () => {
     ['y'.repeat(200), 200, true],
   ] as const)('%#: %s', (text, count, tooLong) => {
     expect(referenceLength(text)).toEqual({ count, tooLong });
+  });
+});
+
+describe('a typed refund amount (issue 26)', () => {
+  it.each([
+    ['6.00', 600, { ok: true, cents: 600 }],
+    ['R$ 6,00', 600, { ok: true, cents: 600 }],
+    ['2,5', 600, { ok: true, cents: 250 }],
+    ['', 600, { ok: false, key: 'refund.amountProblem.empty' }],
+    ['   ', 600, { ok: false, key: 'refund.amountProblem.empty' }],
+    ['-5', 600, { ok: false, key: 'refund.amountProblem.negative' }],
+    ['0,00', 600, { ok: false, key: 'refund.amountProblem.zero' }],
+    ['6,01', 600, { ok: false, key: 'error.problem.refund_amount_too_large' }],
+    ['99999999', 600, { ok: false, key: 'error.problem.refund_amount_too_large' }],
+    ['1e3', 600, { ok: false, key: 'cashier.amountProblem.exponent' }],
+    ['1,234', 600, { ok: false, key: 'cashier.thousandsHint' }],
+    ['abc', 600, { ok: false, key: 'cashier.amountProblem.not_a_number' }],
+  ])('%j with %i left', (text, left, expected) => {
+    expect(readRefundAmount(text, left)).toEqual(expected);
+  });
+
+  it('never speaks of charging, in any language', () => {
+    const charge = { en: /charge/i, 'pt-BR': /cobrar/i, es: /cobrar/i } as const;
+    for (const text of ['', '-5', '0', '6,01', '1e3', 'abc', '1,234']) {
+      const read = readRefundAmount(text, 600);
+      expect(read.ok).toBe(false);
+      if (read.ok) continue;
+      for (const lang of LANGS) expect(translate(lang, read.key)).not.toMatch(charge[lang]);
+    }
   });
 });

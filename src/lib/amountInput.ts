@@ -119,3 +119,29 @@ export function referenceLength(text: string): { count: number; tooLong: boolean
   const count = text.trim().length;
   return { count, tooLong: count > MAX_REFERENCE_CHARS };
 }
+
+/**
+ * The refund form's sentence for each refusal of a typed amount: the charge's words where
+ * they fit any amount, a refund's where the charge's speak of charging (issue 26: a refund
+ * was told "An amount to charge cannot be negative").
+ */
+export const REFUND_AMOUNT_PROBLEM_TEXT: Readonly<Record<TypedAmountProblem, TextKey>> = {
+  ...AMOUNT_PROBLEM_TEXT,
+  empty: 'refund.amountProblem.empty',
+  negative: 'refund.amountProblem.negative',
+  zero: 'refund.amountProblem.zero',
+  too_large: 'error.problem.refund_amount_too_large',
+};
+
+/**
+ * What a typed refund amount is, or why it is refused, before the confirmation: the same
+ * reader as the core (readTypedAmount), and never more than is left on the sale (the core
+ * refuses that too, refund_amount_too_large).
+ */
+export function readRefundAmount(text: string, leftCents: number): { ok: true; cents: number } | { ok: false; key: TextKey } {
+  const typed = readTypedAmount(text);
+  if (!typed.ok) return { ok: false, key: REFUND_AMOUNT_PROBLEM_TEXT[typed.problem] };
+  // The core's own sentence for it, so the person reads one wording whoever refuses first.
+  if (typed.cents > leftCents) return { ok: false, key: 'error.problem.refund_amount_too_large' };
+  return { ok: true, cents: typed.cents };
+}

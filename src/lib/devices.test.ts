@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { credentialProtocols } from './bridge.ts';
-import { formatPairingCode } from './devices.ts';
+import { formatPairingCode, OTHER_CHECKOUT, pickedId } from './devices.ts';
 
 describe('formatPairingCode', () => {
   it('groups the 8 digits 4+4, as read aloud', () => {
@@ -14,5 +14,25 @@ describe('credentialProtocols', () => {
     expect(credentialProtocols({ kind: 'token', value: 'abc' }, null)).toEqual(['pos.bridge.v1', 'pos.token.abc']);
     expect(credentialProtocols({ kind: 'device', value: 'cred' }, 'k')).toEqual(['pos.bridge.v1', 'pos.device.cred', 'pos.resume.k']);
     expect(credentialProtocols(null, null)).toEqual(['pos.bridge.v1']);
+  });
+});
+
+describe('pickedId (issue 26: store and checkout picked from lists)', () => {
+  it.each([
+    ['a listed checkout', '3', '', 3],
+    ['a listed checkout, whatever was typed before', '3', '9', 3],
+    ['another checkout typed', OTHER_CHECKOUT, '12', 12],
+    ['another checkout typed with spaces', OTHER_CHECKOUT, ' 7 ', 7],
+    ['nothing chosen', '', '', null],
+    ['another checkout, nothing typed', OTHER_CHECKOUT, '', null],
+    ['zero', OTHER_CHECKOUT, '0', null],
+    ['negative', OTHER_CHECKOUT, '-2', null],
+    ['a fraction', OTHER_CHECKOUT, '1.5', null],
+    ['an exponent', OTHER_CHECKOUT, '1e3', null],
+    ['beyond the service’s ids', OTHER_CHECKOUT, '2147483648', null],
+    ['eleven digits', OTHER_CHECKOUT, '99999999999', null],
+    ['other digits', OTHER_CHECKOUT, '١٢', null],
+  ])('%s', (_name, choice, typed, expected) => {
+    expect(pickedId(choice, typed)).toBe(expected);
   });
 });

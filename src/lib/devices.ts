@@ -2,3 +2,18 @@
 export function formatPairingCode(code: string): string {
   return /^\d{8}$/.test(code) ? `${code.slice(0, 4)} ${code.slice(4)}` : code;
 }
+
+/** The checkout picker's choice for a number typed by hand (one the service does not list yet). */
+export const OTHER_CHECKOUT = 'other';
+
+/**
+ * The store or checkout a pairing is for, from the picker (issue 26: picked from the service's
+ * lists, not typed as raw numbers): the chosen id, or, for OTHER_CHECKOUT or where the lists
+ * could not be read, the number typed. Null when it is not a whole number from 1.
+ */
+export function pickedId(choice: string, typed: string): number | null {
+  const text = (choice === OTHER_CHECKOUT ? typed : choice).trim();
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id >= 1 && id <= 2_147_483_647 ? id : null;
+}

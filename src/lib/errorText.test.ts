@@ -185,3 +185,38 @@ describe('an unconfirmed claim and the refusals of a bank’s answer (issue 24)'
     for (const lang of LANGS) expect(errorText(lang, { code: 'invalid_argument', message: 'x', params: { problem } })).toMatch(/^\S.{20,}\.$/);
   });
 });
+
+describe('a refused field is named, never "something" (issue 26)', () => {
+  // The problems electron/core/claims/rules.ts claimBody raises, each with its field.
+  it.each([
+    ['claim_details_short', 'details', /^Details: .*at least 10 characters/],
+    ['claim_details_long', 'details', /^Details: at most 4000 characters/],
+    ['claim_reason_missing', 'reason', /^Reason: /],
+    ['claim_reference_long', 'externalId', /^Your reference: at most 128/],
+  ])('%s names the %s field', (problem, field, english) => {
+    expect(errorText('en', err('invalid_argument', { problem, field }))).toMatch(english);
+    for (const lang of LANGS) expect(errorText(lang, err('invalid_argument', { problem, field }))).not.toBe(translate(lang, 'error.code.invalid_argument'));
+  });
+
+  it.each([
+    // The bridge's refusal of an argument's shape (electron/core/bridge/arguments.ts) names the path.
+    ['details', 'Details were not accepted'],
+    ['reason', 'Reason was not accepted'],
+    ['externalId', 'Your reference was not accepted'],
+    ['email', 'Email was not accepted'],
+    ['phone', 'Phone was not accepted'],
+    // The core's names of the store's fields are the service's.
+    ['phone_number', 'Phone was not accepted'],
+    ['store_name', 'Name was not accepted'],
+  ])('a refusal of %s says which field', (field, english) => {
+    expect(errorText('en', err('invalid_argument', { field }))).toContain(english);
+  });
+
+  it.each([
+    ['an unknown field', { field: 'constructor' }],
+    ['a field of null', { field: null }],
+    ['no field', undefined],
+  ])('%s keeps the general sentence', (_name, params) => {
+    expect(errorTextKey(err('invalid_argument', params))).toBe('error.code.invalid_argument');
+  });
+});

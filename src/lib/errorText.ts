@@ -37,6 +37,8 @@ const CODE_TEXT: Record<UiError['code'], TextKey> = {
   unauthorized: 'connection.unauthorized',
 };
 
+/** The core's names of a field where they differ from the form's (the service's words). */
+const FIELD_NAME: Readonly<Record<string, string>> = { store_name: 'name', phone_number: 'phone' };
 
 function param(error: UiError, name: string): string | null {
   const value = error.params?.[name];
@@ -58,6 +60,13 @@ export function errorTextKey(error: UiError): TextKey {
   }
   if (problem !== null) {
     const key = knownKey(`error.problem.${problem}`);
+    if (key) return key;
+  }
+  // Any other refusal of something typed names its field (the bridge's and the core's
+  // `params.field`), never "something" (issue 26).
+  if (error.code === 'invalid_argument') {
+    const field = param(error, 'field');
+    const key = field === null ? null : knownKey(`error.field.${Object.hasOwn(FIELD_NAME, field) ? FIELD_NAME[field] : field}`);
     if (key) return key;
   }
   // A refusal says who may: the least role the core named.

@@ -64,12 +64,16 @@ export function CashierScreen() {
   /** The amount text the cashier confirmed once (R$ 10.000,00 or more). */
   const [confirmedLarge, setConfirmedLarge] = useState<string | null>(null);
   const [askLarge, setAskLarge] = useState(false);
+  /** Charge was pressed with no amount: said under the field until something is typed (issue 26). */
+  const [askedEmpty, setAskedEmpty] = useState(false);
+  /** The field was emptied by a charge that went through: an Enter now is the same press again. */
+  const emptiedByCharge = useRef(false);
   const referenceCheck = referenceLength(reference);
   const amountRef = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const separator = decimalSeparator(lang);
   const cents = previewCents(amount);
-  const problem = amountProblem(amount);
+  const problem = amountProblem(amount) ?? (askedEmpty && amount.trim() === '' ? 'empty' : null);
   // Said before it happens: as soon as an amount is typed while a sale is still open.
   const replacing = amount.trim() === '' ? null : saleToReplace(view);
   const errorText = chargeError ? chargeErrorText(lang, chargeError) : null;
@@ -81,6 +85,8 @@ export function CashierScreen() {
 
   const clear = useCallback(() => {
     setAmount('');
+    setAskedEmpty(false);
+    emptiedByCharge.current = false;
     setReference('');
     clearError();
     amountRef.current?.focus();
@@ -102,14 +108,24 @@ export function CashierScreen() {
   // emptied for the next sale, unless the cashier has typed something else meanwhile.
   useEffect(() => {
     if (!landed) return;
-    setAmount((text) => (text === landed.amount ? '' : text));
+    setAmount((text) => {
+      if (text !== landed.amount) return text;
+      emptiedByCharge.current = true;
+      return '';
+    });
     setReference((text) => (text === landed.reference ? '' : text));
   }, [landed]);
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    // An empty amount is a second Enter or a double click after a charge: nothing to send.
-    if (charging || !ready || amount.trim() === '') return;
+    if (charging || !ready) return;
+    // Nothing to send. A second Enter or a double click right after a charge is the same press
+    // again and stays quiet; otherwise it is said under the field, never silently ignored.
+    if (amount.trim() === '') {
+      if (!emptiedByCharge.current) setAskedEmpty(true);
+      amountRef.current?.focus();
+      return;
+    }
     if (referenceCheck.tooLong) return;
     if (needsLargeAmountConfirmation(amount, confirmedLarge)) {
       // Asked once: the next Charge on this very text charges it.
@@ -124,6 +140,8 @@ export function CashierScreen() {
 
   const onKey = (key: KeypadKey) => {
     setAmount((text) => pressKey(text, key, separator));
+    setAskedEmpty(false);
+    emptiedByCharge.current = false;
     if (chargeError) clearError();
   };
 
@@ -147,6 +165,8 @@ export function CashierScreen() {
             aria-invalid={chargeError?.code === 'invalid_argument' || problem !== null || undefined}
             onChange={(e) => {
               setAmount(sanitizeTyped(e.target.value));
+              setAskedEmpty(false);
+              emptiedByCharge.current = false;
               setAskLarge(false);
               setConfirmedLarge(null);
               if (chargeError) clearError();

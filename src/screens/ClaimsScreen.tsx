@@ -1,9 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { CLAIM_DETAILS_MAX } from '../../electron/shared/form-rules.ts';
 import type { BankAnswer, BankAnswerRecorded, ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
 import { DataTable } from '../components/DataTable.tsx';
 import { Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
+import { claimDetailsCount, claimFormProblems, type ClaimFormField } from '../lib/claimForm.ts';
 import { CLAIM_STATUS_TEXT } from '../lib/claims.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatFigure, formatMoney } from '../lib/format.ts';
@@ -12,8 +14,6 @@ import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
 const REASONS: readonly MedReason[] = ['scam', 'account_takeover', 'coercion', 'credentials_stolen', 'other_fraud', 'unknown'];
-const DETAILS_MAX = 4000;
-const REFERENCE_MAX = 128;
 /** The core's page of pay-outs (handlers.ts PAYOUT_PAGE). */
 const PAGE = 50;
 
@@ -312,9 +312,30 @@ export function ClaimsScreen() {
     const [details, setDetails] = useState(start.details);
     const [reference, setReference] = useState(start.reference);
     const [confirming, setConfirming] = useState(false);
+    /** Whether Submit was pressed: from then on each field says what is wrong with it as it is typed. */
+    const [checked, setChecked] = useState(false);
     const { busy, error, attempt } = useAttempt();
+    const problems = checked ? claimFormProblems({ reason, details, reference }) : {};
+    // The core's refusal names its field too (the bridge's path or the rule's field).
+    const refusedField = error?.params?.['field'];
+    const invalid = (field: ClaimFormField, coreName: string) => problems[field] !== undefined || refusedField === coreName || undefined;
+    const fieldError = (field: ClaimFormField) => {
+      const key = problems[field];
+      return (
+        <p id={`claim-${field}-error`} className="error" role={key ? 'alert' : undefined}>
+          {key && t(key)}
+        </p>
+      );
+    };
     const submit = (e: FormEvent) => {
       e.preventDefault();
+      setChecked(true);
+      const found = claimFormProblems({ reason, details, reference });
+      const first = (['reason', 'details', 'reference'] as const).find((f) => found[f] !== undefined);
+      if (first !== undefined) {
+        document.getElementById(`claim-${first}`)?.focus();
+        return;
+      }
       setConfirming(true);
     };
     const confirm = async () => {
@@ -323,11 +344,19 @@ export function ClaimsScreen() {
       if (!sent) setConfirming(false);
     };
     return (
-      <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit}>
+      <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit} noValidate>
         <h3 id="claim-form-heading">{t(start.medCaseId === null ? 'claims.formHeading' : 'claims.resubmitHeading', { payout: start.serviceId })}</h3>
         <label>
           {t('claims.reason')}
-          <select value={reason} required onChange={(e) => setReason(e.target.value as MedReason)} disabled={confirming}>
+          <select
+            id="claim-reason"
+            value={reason}
+            required
+            onChange={(e) => setReason(e.target.value as MedReason)}
+            disabled={confirming}
+            aria-invalid={invalid('reason', 'reason')}
+            aria-describedby="claim-reason-error"
+          >
             <option value="">{t('claims.chooseReason')}</option>
             {REASONS.map((r) => (
               <option key={r} value={r}>
@@ -336,17 +365,36 @@ export function ClaimsScreen() {
             ))}
           </select>
         </label>
+        {fieldError('reason')}
         <label>
           {t('claims.details')}
-          <textarea value={details} rows={5} maxLength={DETAILS_MAX} onChange={(e) => setDetails(e.target.value)} disabled={confirming} aria-describedby="claim-details-note" />
+          <textarea
+            id="claim-details"
+            value={details}
+            rows={5}
+            // Never cut (a pasted text that is too long is said so beside the field, not trimmed).
+            onChange={(e) => setDetails(e.target.value)}
+            disabled={confirming}
+            aria-invalid={invalid('details', 'details')}
+            aria-describedby="claim-details-error claim-details-note"
+          />
         </label>
+        {fieldError('details')}
         <p id="claim-details-note" className="hint">
-          <span data-testid="details-count">{t('claims.count', { count: details.length, max: DETAILS_MAX })}</span> {t('claims.detailsNote')}
+          <span data-testid="details-count">{t('claims.count', { count: claimDetailsCount(details), max: CLAIM_DETAILS_MAX })}</span> {t('claims.detailsNote')}
         </p>
         <label>
           {t('claims.reference')}
-          <input value={reference} maxLength={REFERENCE_MAX} onChange={(e) => setReference(e.target.value)} disabled={confirming} />
+          <input
+            id="claim-reference"
+            value={reference}
+            onChange={(e) => setReference(e.target.value)}
+            disabled={confirming}
+            aria-invalid={invalid('reference', 'externalId')}
+            aria-describedby="claim-reference-error"
+          />
         </label>
+        {fieldError('reference')}
         {error && <FormError text={errorText(lang, error)} />}
         {confirming ? (
           <div role="alertdialog" aria-labelledby="claim-confirm-text" className="confirm">

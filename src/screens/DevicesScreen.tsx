@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
+import type { DeviceKind, DeviceView, OfficeCheckout, ResultOf, Store } from '../../electron/core/contract.ts';
 import { Card } from '../components/Card.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Confirm } from '../components/Confirm.tsx';
@@ -8,7 +8,7 @@ import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
-import { formatPairingCode } from '../lib/devices.ts';
+import { formatPairingCode, OTHER_CHECKOUT, pickedId } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
 import { useAttempt } from '../lib/useAttempt.ts';
@@ -139,7 +139,15 @@ function NumberField({ id, label, value, onChange }: { id: string; label: string
   );
 }
 
-/** **Pair a till**: kind, store, checkout and name, then a one-time code and the address to open. */
+/** A list read from the service for the pickers: not yet, read, or unreadable (then numbers are typed). */
+type Listed<T> = T[] | null | 'failed';
+
+/**
+ * **Pair a till**: kind, store and checkout picked from the service's lists (issue 26), and a
+ * name, then a one-time code and the address to open. A checkout the service does not list yet
+ * (it is created by its first charge) is typed as Another checkout; where the lists cannot be
+ * read, both are typed as numbers.
+ */
 function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const t = useText();
   const lang = useLang();
@@ -148,25 +156,63 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const [kind, setKind] = useState<DeviceKind>('till');
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
+  const [otherCheckout, setOtherCheckout] = useState('');
+  const [stores, setStores] = useState<Listed<Store>>(null);
+  const [checkouts, setCheckouts] = useState<Listed<OfficeCheckout>>(null);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [offer, setOffer] = useState<Offer | null>(null);
   const nameRef = useRef<HTMLInputElement>(null);
+  const storesFailed = stores === 'failed';
+  const typing = storesFailed || checkouts === 'failed';
+
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    getBridge()
+      .call('office.stores')
+      .then((list) => live && setStores(list))
+      .catch(() => live && setStores('failed'));
+    return () => {
+      live = false;
+    };
+  }, [open]);
+  useEffect(() => {
+    const storeId = pickedId(store, '');
+    if (!open || storeId === null || storesFailed) return;
+    let live = true;
+    setCheckouts(null);
+    getBridge()
+      .call('office.checkouts', { storeId })
+      .then((list) => {
+        if (!live) return;
+        setCheckouts(list);
+        // The checkout chosen before stays if this store has it; otherwise the first listed.
+        setCheckout((now) => (now === OTHER_CHECKOUT || list.some((c) => String(c.checkout_id) === now) ? now : list[0] ? String(list[0].checkout_id) : OTHER_CHECKOUT));
+      })
+      .catch(() => live && setCheckouts('failed'));
+    return () => {
+      live = false;
+    };
+  }, [open, store, storesFailed]);
 
   const start = () => {
-    // The store computer's own checkout to begin with: the manager changes it for another till.
+    // The store computer's own checkout to begin with: the manager picks another till's.
     setStore(String(terminal?.storeId ?? 1));
     setCheckout(String(terminal?.checkoutId ?? 1));
+    setOtherCheckout('');
+    setStores(null);
+    setCheckouts(null);
     setOpen(true);
     setOffer(null);
     setProblem(null);
   };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const storeId = Number(store);
-    const checkoutId = Number(checkout);
-    if (!Number.isSafeInteger(storeId) || storeId < 1 || !Number.isSafeInteger(checkoutId) || checkoutId < 1) return setProblem(t('devices.numbersRule'));
+    const storeId = pickedId(store, '');
+    const checkoutId = typing ? pickedId(checkout, '') : pickedId(checkout, otherCheckout);
+    if (storeId === null || checkoutId === null) return setProblem(t(typing ? 'devices.numbersRule' : 'devices.pickCheckout'));
     if (name.trim() === '') {
       nameRef.current?.focus();
       return setProblem(t('devices.needName'));
@@ -183,6 +229,42 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
       setBusy(false);
     }
   };
+  const storeList = Array.isArray(stores) ? stores : [];
+  const checkoutList = Array.isArray(checkouts) ? checkouts : [];
+  const pickers = typing ? (
+    <>
+      <p className="help">{t('devices.listsFailed')}</p>
+      <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
+      <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout === OTHER_CHECKOUT ? otherCheckout : checkout} onChange={setCheckout} />
+    </>
+  ) : (
+    <>
+      <Field id="pair-store" label={t('devices.store')}>
+        <select id="pair-store" value={stores === null ? '' : store} disabled={stores === null} onChange={(e) => setStore(e.target.value)}>
+          {stores === null && <option value="">{t('devices.loadingList')}</option>}
+          {storeList.map((s) => (
+            <option key={s.store_id} value={String(s.store_id)}>
+              {t('devices.storeOption', { name: s.store_name, id: s.store_id })}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="pair-checkout" label={t('devices.checkoutNumber')}>
+        <select id="pair-checkout" value={checkouts === null ? '' : checkout} disabled={checkouts === null} onChange={(e) => setCheckout(e.target.value)}>
+          {checkouts === null && <option value="">{t('devices.loadingList')}</option>}
+          {checkoutList.map((c) => (
+            <option key={c.checkout_id} value={String(c.checkout_id)}>
+              {t('devices.checkoutOption', { name: c.checkout_desc, id: c.checkout_id })}
+            </option>
+          ))}
+          {checkouts !== null && <option value={OTHER_CHECKOUT}>{t('devices.otherCheckout')}</option>}
+        </select>
+      </Field>
+      {checkout === OTHER_CHECKOUT && checkouts !== null && (
+        <NumberField id="pair-other-checkout" label={t('devices.otherCheckoutNumber')} value={otherCheckout} onChange={setOtherCheckout} />
+      )}
+    </>
+  );
   const address = offer?.urls[0] ?? null;
   return (
     <Card id="pair-a-till" heading={t('devices.pairHeading')} className="pair-a-till">
@@ -200,8 +282,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
               <option value="display">{t('devices.kind.display')}</option>
             </select>
           </Field>
-          <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
-          <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout} onChange={setCheckout} />
+          {pickers}
           <p className="help">{t('devices.checkoutHelp')}</p>
           <Field id="pair-name" label={t('devices.name')}>
             <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />

@@ -8,10 +8,9 @@ import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { newPinProblem } from '../lib/pinForm.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
-
-const PIN_SHAPE = /^\d{4,8}$/;
 
 function RoleSelect({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
   const t = useText();
@@ -71,16 +70,19 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('cashier');
   const [pin, setPin] = useState('');
+  const [repeat, setRepeat] = useState('');
   const { busy, result, setResult, run } = useRunner();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (name.trim() === '') return setResult({ ok: false, text: t('auth.needName') });
-    if (!PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
+    const pinProblem = newPinProblem(pin, repeat, { optional: false });
+    if (pinProblem !== null) return setResult({ ok: false, text: t(pinProblem) });
     const added = await run(
       async () => {
         const operator = await getBridge().call('operators.add', { name: name.trim(), role, pin });
         setName('');
         setPin('');
+        setRepeat('');
         setRole('cashier');
         return operator;
       },
@@ -98,6 +100,7 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
           <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
         </Field>
         <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
+        <PinField id="add-operator-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
         <Submit disabled={busy}>{t('operators.save')}</Submit>
         <ResultLine result={result} />
       </form>
@@ -112,6 +115,7 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   const [asking, setAsking] = useState(false);
   const [role, setRole] = useState<Role>(operator.role);
   const [pin, setPin] = useState('');
+  const [repeat, setRepeat] = useState('');
   const { busy, result, setResult, run: runner } = useRunner();
   const id = `operator-${operator.id}`;
 
@@ -122,6 +126,7 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
         setEditing(false);
         setAsking(false);
         setPin('');
+        setRepeat('');
         return true;
       },
       () => done,
@@ -130,7 +135,8 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   };
   const save = (e: FormEvent) => {
     e.preventDefault();
-    if (pin !== '' && !PIN_SHAPE.test(pin)) return setResult({ ok: false, text: t('auth.pinRule') });
+    const pinProblem = newPinProblem(pin, repeat, { optional: true });
+    if (pinProblem !== null) return setResult({ ok: false, text: t(pinProblem) });
     const patch = { ...(role !== operator.role ? { role } : {}), ...(pin === '' ? {} : { pin }) };
     if (Object.keys(patch).length === 0) return setEditing(false);
     void run(() => getBridge().call('operators.change', { operatorId: operator.id, ...patch }), t('operators.saved', { name: operator.name }));
@@ -179,6 +185,7 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
               <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
             </Field>
             <PinField id={`${id}-pin`} label={t('operators.newPin')} autoComplete="new-password" value={pin} onChange={setPin} />
+            <PinField id={`${id}-repeat`} label={t('operators.repeatNewPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setEditing(false)}>
                 {t('operators.cancel')}

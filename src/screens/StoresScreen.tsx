@@ -9,6 +9,8 @@ import { Icon } from '../components/Icon.tsx';
 import { CustomerLangField, QrPoster } from '../components/QrPoster.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
+import type { TextKey } from '../lib/i18n.ts';
+import { storeFormProblems, type ClearableStoreField, type StoreFormField, type StoreFormFields } from '../lib/storeForm.ts';
 import { useRunner, type Result } from '../lib/useRunner.ts';
 import { formatCount } from '../lib/format.ts';
 import { useLang, useText } from '../lib/useText.ts';
@@ -151,46 +153,103 @@ export function StoresScreen() {
   );
 }
 
-function StoreFields({ prefix, form, set }: { prefix: string; form: Record<'name' | 'address' | 'phone' | 'email', string>; set: (f: Record<'name' | 'address' | 'phone' | 'email', string>) => void }) {
+/** An edit's choice to clear an optional field (issue 26), beside it; none on a new store. */
+interface Clearing {
+  /** The fields the store has a value in, with that value. */
+  values: Partial<Record<ClearableStoreField, string>>;
+  cleared: readonly ClearableStoreField[];
+  onClear: (field: ClearableStoreField, clear: boolean) => void;
+}
+
+function StoreFields({
+  prefix,
+  form,
+  set,
+  problems,
+  clearing,
+}: {
+  prefix: string;
+  form: StoreFormFields;
+  set: (f: StoreFormFields) => void;
+  problems: Partial<Record<StoreFormField, TextKey>>;
+  clearing?: Clearing;
+}) {
   const t = useText();
   const fields = [
-    ['name', 'stores.name', 'organization', 200],
-    ['address', 'stores.address', 'street-address', 200],
-    ['phone', 'stores.phone', 'tel', 50],
-    ['email', 'stores.email', 'email', 200],
+    ['name', 'stores.name', 'organization', 200, 'text'],
+    ['address', 'stores.address', 'street-address', 200, 'text'],
+    ['phone', 'stores.phone', 'tel', 50, 'tel'],
+    ['email', 'stores.email', 'email', 200, 'email'],
   ] as const;
   return (
     <>
-      {fields.map(([key, label, auto, max]) => (
-        <Field key={key} id={`${prefix}-${key}`} label={t(label)}>
-          <input id={`${prefix}-${key}`} value={form[key]} maxLength={max} autoComplete={auto} onChange={(e) => set({ ...form, [key]: e.target.value })} />
-        </Field>
-      ))}
+      {fields.map(([key, label, auto, max, type]) => {
+        const id = `${prefix}-${key}`;
+        const problem = problems[key];
+        const current = key === 'name' ? undefined : clearing?.values[key];
+        const cleared = key !== 'name' && (clearing?.cleared.includes(key) ?? false);
+        return (
+          <Field key={key} id={id} label={t(label)}>
+            <input
+              id={id}
+              type={type}
+              value={cleared ? '' : form[key]}
+              maxLength={max}
+              autoComplete={auto}
+              disabled={cleared}
+              aria-invalid={problem !== undefined || undefined}
+              aria-describedby={`${id}-error`}
+              onChange={(e) => set({ ...form, [key]: e.target.value })}
+            />
+            {key !== 'name' && current !== undefined && clearing && (
+              <label className="choice">
+                <input
+                  type="checkbox"
+                  checked={cleared}
+                  aria-label={t('stores.clearFieldLabel', { field: t(label) })}
+                  onChange={(e) => clearing.onClear(key, e.target.checked)}
+                />{' '}
+                {t('stores.clearField')}
+                {cleared && <span className="muted"> · {t('stores.clearHint', { value: current })}</span>}
+              </label>
+            )}
+            <p id={`${id}-error`} className="error" role={problem ? 'alert' : undefined}>
+              {problem && t(problem)}
+            </p>
+          </Field>
+        );
+      })}
     </>
   );
 }
 
-const EMPTY_STORE = { name: '', address: '', phone: '', email: '' };
+const EMPTY_STORE: StoreFormFields = { name: '', address: '', phone: '', email: '' };
 
 function NewStore({ onCreated }: { onCreated: (store: Store) => Promise<void> }) {
   const t = useText();
   const [form, setForm] = useState(EMPTY_STORE);
+  /** Whether Save was pressed: from then on each field says what is wrong with it as it is typed. */
+  const [checked, setChecked] = useState(false);
   const { busy, result, run } = useRunner();
+  const problems = checked ? storeFormProblems(form) : {};
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setChecked(true);
+    if (Object.keys(storeFormProblems(form)).length > 0) return;
     const store = await run(
       () => getBridge().call('office.createStore', form),
       (s) => t('stores.created', { name: s.store_name }),
     );
     if (store) {
       setForm(EMPTY_STORE);
+      setChecked(false);
       await onCreated(store);
     }
   };
   return (
     <Card id="new-store" heading={t('stores.new')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <StoreFields prefix="new-store" form={form} set={setForm} />
+        <StoreFields prefix="new-store" form={form} set={setForm} problems={problems} />
         <Submit disabled={busy}>{t('stores.save')}</Submit>
         <ResultLine result={result} />
       </form>
@@ -200,22 +259,49 @@ function NewStore({ onCreated }: { onCreated: (store: Store) => Promise<void> })
 
 function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => void; onSaved: () => Promise<void> }) {
   const t = useText();
-  const [form, setForm] = useState({ name: store.store_name, address: store.address ?? '', phone: store.phone_number ?? '', email: store.email ?? '' });
+  // The form opens on the store's current values (issue 26), as the service lists them.
+  const current: StoreFormFields = { name: store.store_name, address: store.address ?? '', phone: store.phone_number ?? '', email: store.email ?? '' };
+  const [form, setForm] = useState(current);
+  const [cleared, setCleared] = useState<ClearableStoreField[]>([]);
+  const [checked, setChecked] = useState(false);
   const { busy, result, run } = useRunner();
   const fieldNames = (kept: StoreField[]) => kept.map((f) => t(STORE_FIELD_TEXT[f])).join(', ');
+  // A cleared field is sent empty, so it has nothing to judge.
+  const sent: StoreFormFields = { ...form, ...Object.fromEntries(cleared.map((f) => [f, ''])) };
+  const problems = checked ? storeFormProblems(sent, current) : {};
+  const values = Object.fromEntries((['address', 'phone', 'email'] as const).filter((f) => current[f] !== '').map((f) => [f, current[f]])) as Clearing['values'];
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setChecked(true);
+    if (Object.keys(storeFormProblems(sent, current)).length > 0) return;
     const saved = await run(
-      () => getBridge().call('office.changeStore', { storeId: store.store_id, ...form }),
+      () => getBridge().call('office.changeStore', { storeId: store.store_id, ...sent, ...(cleared.length > 0 ? { clear: cleared } : {}) }),
       ({ store: s, kept }) => `${t('stores.saved', { name: s.store_name })}${kept.length > 0 ? ` ${t('stores.kept', { fields: fieldNames(kept) })}` : ''}`,
     );
-    if (saved) await onSaved();
+    if (saved) {
+      setCleared([]);
+      await onSaved();
+    }
   };
   return (
     <Card id="edit-store" heading={t('stores.editLabel', { name: store.store_name })}>
       <p className="muted">{t('stores.emptyKeeps')}</p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <StoreFields prefix="edit-store" form={form} set={setForm} />
+        <StoreFields
+          prefix="edit-store"
+          form={form}
+          set={setForm}
+          problems={problems}
+          clearing={{
+            values,
+            cleared,
+            onClear: (field, clear) => {
+              setCleared((now) => (clear ? [...now.filter((f) => f !== field), field] : now.filter((f) => f !== field)));
+              if (clear) setForm((now) => ({ ...now, [field]: '' }));
+              else setForm((now) => ({ ...now, [field]: current[field] }));
+            },
+          }}
+        />
         <div className="actions">
           <button type="button" className="secondary" onClick={onDone}>
             {t('stores.cancel')}

@@ -134,6 +134,27 @@ describe('stores (reference 2.1, 4.1)', () => {
   });
 });
 
+describe('a store’s phone and email, checked, and cleared on purpose (issue 26)', () => {
+  it('refuses an email that is not one, naming the field, and creates nothing', async () => {
+    const before = await storesAt();
+    const error = await refused('office.createStore', { ...STORE_FORM, name: 'Loja Errada', email: 'not-an-email' });
+    expect(error).toMatchObject({ code: 'invalid_argument', params: { problem: 'store_email_invalid', field: 'email' } });
+    expect((await refused('office.createStore', { ...STORE_FORM, name: 'Loja Errada', phone: 'ring twice' })).params).toMatchObject({ problem: 'store_phone_invalid', field: 'phone_number' });
+    expect(await storesAt()).toEqual(before);
+  });
+
+  it('clears the phone and the email a manager ticked, and keeps the rest', async () => {
+    const store = await ok<{ store_id: number }>('office.createStore', { name: 'Loja Centro Sul', address: 'Rua E, 5', phone: '+55 11 5555-0404', email: 'centrosul@example.com' });
+    const changed = await ok<{ kept: string[] }>('office.changeStore', { storeId: store.store_id, name: 'Loja Centro Sul', address: 'Rua E, 5', phone: '', email: '', clear: ['phone', 'email'] });
+    expect(changed.kept).toEqual([]);
+    const atService = (await storesAt()).find((s) => s.store_id === store.store_id);
+    expect(atService).toMatchObject({ store_name: 'Loja Centro Sul', address: 'Rua E, 5' });
+    expect([null, '']).toContain(atService?.phone_number);
+    expect([null, '']).toContain(atService?.email);
+    expect((await core.journal.eventsOfType(OFFICE_STORE_CHANGED)).at(-1)?.data).toMatchObject({ by: 'Marta', store_id: store.store_id, fields: 'phone_number,email' });
+  });
+});
+
 describe('checkouts (reference 2.2, 4.2)', () => {
   let storeId: number;
   beforeAll(async () => {

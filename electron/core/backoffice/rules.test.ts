@@ -21,7 +21,8 @@ function problemOf(run: () => unknown): unknown {
 describe('a new store (reference 4.1)', () => {
   it.each([
     ['a name alone', form({ store_name: ' Loja Norte ' }), { store_name: 'Loja Norte' }],
-    ['every field', form({ store_name: 'Loja', address: 'Rua B', phone_number: '1', email: 'a@b.c' }), { store_name: 'Loja', address: 'Rua B', phone_number: '1', email: 'a@b.c' }],
+    // Issue 26: a phone and an email are checked, so this case types ones a person can reach.
+    ['every field', form({ store_name: 'Loja', address: 'Rua B', phone_number: '+55 11 5555-0001', email: 'a@b.co' }), { store_name: 'Loja', address: 'Rua B', phone_number: '+55 11 5555-0001', email: 'a@b.co' }],
     ['blank optional fields left out', form({ store_name: 'Loja', address: '   ', email: '' }), { store_name: 'Loja' }],
   ])('%s', (_name, typed, body) => {
     expect(newStoreBody(typed)).toEqual(body);
@@ -44,6 +45,50 @@ describe('a store edit (reference 4.1: an empty field keeps its value; a name ca
 
   it('refuses to empty the name', () => {
     expect(problemOf(() => storePatch(STORE, form({ store_name: ' ', address: 'Rua C' })))).toBe('store_name_empty');
+  });
+});
+
+describe('a store phone and email are checked (issue 26)', () => {
+  it.each([
+    ['an email that is not one', { email: 'not-an-email' }, 'store_email_invalid', 'email'],
+    ['an email without a domain', { email: 'loja@' }, 'store_email_invalid', 'email'],
+    ['a phone of letters', { phone_number: 'call the manager' }, 'store_phone_invalid', 'phone_number'],
+    ['a phone too short', { phone_number: '555-01' }, 'store_phone_invalid', 'phone_number'],
+  ])('a new store refuses %s, naming the field', (_name, typed, problem, field) => {
+    let refusal: unknown = null;
+    try {
+      newStoreBody(form({ store_name: 'Loja', ...typed }));
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(CoreError);
+    expect((refusal as CoreError).params).toEqual({ problem, field });
+  });
+
+  it('an edit refuses a new email that is not one, and nothing is patched', () => {
+    expect(problemOf(() => storePatch(STORE, form({ store_name: 'Loja Centro', email: 'not-an-email' })))).toBe('store_email_invalid');
+    expect(problemOf(() => storePatch(STORE, form({ store_name: 'Loja Centro', phone_number: '12' })))).toBe('store_phone_invalid');
+  });
+
+  it('an edit does not judge a value it does not send (kept as the service has it)', () => {
+    const legacy: Store = { ...STORE, email: 'not-an-email' };
+    expect(storePatch(legacy, form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', email: 'not-an-email' }))).toEqual({ patch: {}, kept: [] });
+  });
+});
+
+describe('a store edit clears an optional field only when told to (issue 26)', () => {
+  it.each([
+    ['the phone cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', clear: ['phone_number'] }), { phone_number: '' }, []],
+    ['phone and address cleared', form({ store_name: 'Loja Centro', clear: ['phone_number', 'address'] }), { address: '', phone_number: '' }, []],
+    // Nothing to clear where there is no value: nothing is sent.
+    ['the email, which has none, cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', clear: ['email'] }), {}, []],
+    ['an emptied field, not cleared, still kept', form({ store_name: 'Loja Centro', address: 'Rua A, 1' }), {}, ['phone_number']],
+  ])('%s', (_name, typed, patch, kept) => {
+    expect(storePatch(STORE, typed)).toEqual({ patch, kept });
+  });
+
+  it('refuses a field both cleared and typed', () => {
+    expect(problemOf(() => storePatch(STORE, form({ store_name: 'Loja Centro', phone_number: '+55 11 5555-0009', clear: ['phone_number'] })))).toBe('store_clear_with_value');
   });
 });
 

@@ -4,6 +4,7 @@
  * these and nothing else decides them.
  */
 import { validateBrCode } from '../../shared/emv.ts';
+import { isEmail, isPhone } from '../../shared/form-rules.ts';
 import { ServiceError } from '../api/errors.ts';
 import type { Store, StorePatch } from '../api/routes/stores.ts';
 import type { Wallet } from '../api/routes/wallets.ts';
@@ -15,10 +16,29 @@ export interface StoreForm {
   address: string;
   phone_number: string;
   email: string;
+  /** On an edit, the optional fields the person chose to clear (issue 26); their typed text is ''. */
+  clear?: readonly OptionalStoreField[];
 }
 
 export const STORE_FIELDS = ['store_name', 'address', 'phone_number', 'email'] as const;
 export type StoreField = (typeof STORE_FIELDS)[number];
+export const OPTIONAL_STORE_FIELDS = ['address', 'phone_number', 'email'] as const;
+export type OptionalStoreField = (typeof OPTIONAL_STORE_FIELDS)[number];
+
+/**
+ * A typed phone or email is one a person can reach (issue 26: "not-an-email" was accepted);
+ * the form checks the same rule first (electron/shared/form-rules.ts). Empty is not checked:
+ * it means no value, or keep the one there is.
+ */
+function checkContact(field: 'phone_number' | 'email', value: string): void {
+  if (value === '') return;
+  if (field === 'email' && !isEmail(value)) {
+    throw refuse('store_email_invalid', 'Email: type an address like loja@example.com, or leave it empty.', 'email');
+  }
+  if (field === 'phone_number' && !isPhone(value)) {
+    throw refuse('store_phone_invalid', 'Phone: type 8 to 15 digits, like +55 11 3456-7890, or leave it empty.', 'phone_number');
+  }
+}
 
 /** Reference 8 (printed QR checkout_desc 1 to 140): the poster prints it, so every description keeps to it. */
 export const MAX_CHECKOUT_DESC = 140;
@@ -32,27 +52,36 @@ export function newStoreBody(form: StoreForm): { store_name: string; address?: s
   const name = form.store_name.trim();
   if (name === '') throw refuse('store_name_empty', 'A store needs a name.', 'store_name');
   const body: { store_name: string; address?: string; phone_number?: string; email?: string } = { store_name: name };
-  for (const f of ['address', 'phone_number', 'email'] as const) {
+  for (const f of OPTIONAL_STORE_FIELDS) {
     const value = form[f].trim();
+    if (f !== 'address') checkContact(f, value);
     if (value !== '') body[f] = value;
   }
   return body;
 }
 
 /**
- * An edit (reference 4.1: a field left out keeps its value; a field cannot be cleared): an
- * empty field is left out and named in `kept`, so the form can say it keeps its value; an
- * unchanged field is not sent; the name cannot be emptied (refused, nothing sent).
+ * An edit (reference 4.1: a field left out keeps its value): an empty field is left out and
+ * named in `kept`, so the form can say it keeps its value; an unchanged field is not sent;
+ * the name cannot be emptied (refused, nothing sent). An optional field the person chose to
+ * clear is sent as '' (issue 26): 4.1 asks at least one character of the name only, and
+ * null or a left-out field would keep the old value, so '' is the one way to have none.
  */
 export function storePatch(current: Store, form: StoreForm): { patch: StorePatch; kept: StoreField[] } {
   if (form.store_name.trim() === '') throw refuse('store_name_empty', 'A store’s name cannot be emptied; type a name.', 'store_name');
+  const clear = new Set<StoreField>(form.clear ?? []);
   const patch: StorePatch = {};
   const kept: StoreField[] = [];
   for (const f of STORE_FIELDS) {
     const value = form[f].trim();
-    if (value === '') {
-      if (current[f] !== null && current[f] !== '') kept.push(f);
+    const had = current[f] !== null && current[f] !== '';
+    if (clear.has(f)) {
+      if (value !== '') throw refuse('store_clear_with_value', `A field is either cleared or given a new value, not both: untick Clear, or empty the field (${f}).`, f);
+      if (had) patch[f] = '';
+    } else if (value === '') {
+      if (had) kept.push(f);
     } else if (value !== current[f]) {
+      if (f === 'phone_number' || f === 'email') checkContact(f, value);
       patch[f] = value;
     }
   }

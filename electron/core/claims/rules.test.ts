@@ -57,6 +57,23 @@ describe('the claim form', () => {
     expect(field(form)).toBe(expected);
   });
 
+  it.each([
+    ['five characters of details', { reason: 'scam', details: 'short' }, 'details', 'claim_details_short', /^Details: .*at least 10 characters; this text has 5\./],
+    ['4001 characters of details', { reason: 'scam', details: 'x'.repeat(4001) }, 'details', 'claim_details_long', /^Details: at most 4000 characters; this text has 4001\./],
+    ['no reason', { reason: '', details: '0123456789' }, 'reason', 'claim_reason_missing', /^Reason: /],
+    ['a reference of 129', { reason: 'scam', details: '0123456789', externalId: 'r'.repeat(129) }, 'externalId', 'claim_reference_long', /^Your reference: /],
+  ])('refuses %s naming the field first in its sentence', (_name, form, field, problem, sentence) => {
+    let refusal: unknown = null;
+    try {
+      claimBody(form);
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(CoreError);
+    expect((refusal as CoreError).params).toEqual({ field, problem });
+    expect((refusal as CoreError).message).toMatch(sentence);
+  });
+
   it('sends details as the service keeps them and leaves an empty reference out', () => {
     expect(claimBody({ reason: 'coercion', details: 'line one\nline two\r\n\r\nthree', externalId: '  ' })).toEqual({ reason: 'coercion', details: 'line one line two three' });
     expect(claimBody({ reason: 'scam', details: '0123456789', externalId: ' case-7 ' })).toEqual({ reason: 'scam', details: '0123456789', external_id: 'case-7' });

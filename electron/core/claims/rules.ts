@@ -4,13 +4,14 @@
  */
 import { MED_REASONS, MED_STATUSES, type MedReason, type MedStatus, type Payout } from '../api/routes/payouts.ts';
 import { CoreError } from '../errors.ts';
+import { CLAIM_DETAILS_MAX, CLAIM_DETAILS_MIN, CLAIM_REFERENCE_MAX, claimDetailsKept, claimDetailsProblem } from '../../shared/form-rules.ts';
 
 /** Reference 8: the central bank takes a claim up to 80 days after; open it within 79. */
 export const CLAIM_WINDOW_DAYS = 79;
 export const DAY_MS = 86_400_000;
-export const DETAILS_MIN = 10;
-export const DETAILS_MAX = 4000;
-export const EXTERNAL_ID_MAX = 128;
+export const DETAILS_MIN = CLAIM_DETAILS_MIN;
+export const DETAILS_MAX = CLAIM_DETAILS_MAX;
+export const EXTERNAL_ID_MAX = CLAIM_REFERENCE_MAX;
 
 export type NotClaimable = 'not_processed' | 'date_unknown' | 'outside_window' | 'claimed' | 'unconfirmed';
 
@@ -43,23 +44,20 @@ export interface ClaimForm {
 export type ClaimField = 'reason' | 'details' | 'externalId' | 'medCaseId';
 
 /**
- * The body of a claim, or a refusal naming the field. Details are counted as the service
- * will keep them, line breaks collapsed into spaces (reference 4.6), so a text the counter
- * accepts is one the service accepts.
+ * The body of a claim, or a refusal naming the field and its problem (the renderer's sentence
+ * for it names the field too). Details are counted as the service will keep them, line breaks
+ * collapsed into spaces (reference 4.6), so a text the counter accepts is one the service
+ * accepts; the form checks first with the same rule (electron/shared/form-rules.ts).
  */
 export function claimBody(form: ClaimForm): { reason: MedReason; details: string; external_id?: string } {
-  if (!(MED_REASONS as readonly string[]).includes(form.reason)) throw fieldError('reason', 'Choose the reason for the claim.');
-  const details = collapseLineBreaks(form.details).trim();
-  if (details.length < DETAILS_MIN) throw fieldError('details', `Describe what happened in at least ${DETAILS_MIN} characters.`);
-  if (details.length > DETAILS_MAX) throw fieldError('details', `The details may have at most ${DETAILS_MAX} characters; this text has ${details.length}.`);
+  if (!(MED_REASONS as readonly string[]).includes(form.reason)) throw fieldError('reason', 'Reason: choose the reason for the claim.', 'claim_reason_missing');
+  const details = claimDetailsKept(form.details);
+  const problem = claimDetailsProblem(form.details);
+  if (problem === 'claim_details_short') throw fieldError('details', `Details: describe what happened in at least ${DETAILS_MIN} characters; this text has ${details.length}.`, problem);
+  if (problem === 'claim_details_long') throw fieldError('details', `Details: at most ${DETAILS_MAX} characters; this text has ${details.length}.`, problem);
   const externalId = (form.externalId ?? '').trim();
-  if (externalId.length > EXTERNAL_ID_MAX) throw fieldError('externalId', `Your reference may have at most ${EXTERNAL_ID_MAX} characters.`);
+  if (externalId.length > EXTERNAL_ID_MAX) throw fieldError('externalId', `Your reference: at most ${EXTERNAL_ID_MAX} characters.`, 'claim_reference_long');
   return { reason: form.reason as MedReason, details, ...(externalId === '' ? {} : { external_id: externalId }) };
-}
-
-/** How the service stores details: every run of line breaks becomes one space. */
-export function collapseLineBreaks(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ');
 }
 
 function fieldError(field: ClaimField, message: string, problem?: string): CoreError {

@@ -1,0 +1,58 @@
+/**
+ * The rules of typed form fields that the core enforces and the renderer checks first, so a
+ * form names what is wrong beside the field before any confirmation, with the very rule the
+ * core refuses by (issue 26). Pure; no Node built-ins (the renderer runs it too).
+ */
+
+/** Reference 4.6 and 8: a claim's details are 10 to 4000 characters. */
+export const CLAIM_DETAILS_MIN = 10;
+export const CLAIM_DETAILS_MAX = 4000;
+/** Reference 8: a claim's external_id has at most 128 characters. */
+export const CLAIM_REFERENCE_MAX = 128;
+
+/** How the service stores details (reference 4.6): every run of line breaks becomes one space. */
+export function collapseLineBreaks(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ');
+}
+
+/** The details as the service will keep them: line breaks collapsed, spaces around cut. */
+export function claimDetailsKept(text: string): string {
+  return collapseLineBreaks(text).trim();
+}
+
+export type ClaimDetailsProblem = 'claim_details_short' | 'claim_details_long';
+
+/** What is wrong with a claim's details as the service would count them, or null. */
+export function claimDetailsProblem(text: string): ClaimDetailsProblem | null {
+  const length = claimDetailsKept(text).length;
+  if (length < CLAIM_DETAILS_MIN) return 'claim_details_short';
+  if (length > CLAIM_DETAILS_MAX) return 'claim_details_long';
+  return null;
+}
+
+export const STORE_EMAIL_MAX = 200;
+
+/**
+ * An email a person can write to: one @, something before it, a dotted domain after it, no
+ * spaces or angle brackets. Not the whole of RFC 5322: what a store's contact email looks like.
+ */
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]{2,}$/u;
+
+/** Whether a typed (trimmed) email looks like one; empty is for the caller to decide. */
+export function isEmail(text: string): boolean {
+  const email = text.trim();
+  return email.length <= STORE_EMAIL_MAX && EMAIL.test(email) && !email.includes('..');
+}
+
+/** A phone number: 8 to 15 digits (E.164's most), written with spaces, dashes, dots, brackets or a leading +. */
+const PHONE_CHARS = /^\+?[0-9\s().-]+$/u;
+export const PHONE_DIGITS_MIN = 8;
+export const PHONE_DIGITS_MAX = 15;
+
+/** Whether a typed (trimmed) phone number looks like one; empty is for the caller to decide. */
+export function isPhone(text: string): boolean {
+  const phone = text.trim();
+  if (!PHONE_CHARS.test(phone)) return false;
+  const digits = phone.replace(/\D/g, '').length;
+  return digits >= PHONE_DIGITS_MIN && digits <= PHONE_DIGITS_MAX;
+}
