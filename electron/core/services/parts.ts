@@ -13,6 +13,7 @@ import type { JournalDefinition, JournalOpener, JournalPort } from '../journal/p
 import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
+import { RECEIPT_PERSON_ACTIONS } from '../receipts/receipts.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from '../operators/registry.ts';
 import type { ServiceEndpoint } from '../service-endpoint.ts';
 import type { SaleRow } from '../terminal/entries.ts';
@@ -76,7 +77,7 @@ export class CoreParts {
     const { config, clock, log } = ctx;
     const definition: JournalDefinition<SaleRow> = {
       ...TERMINAL_JOURNAL,
-      operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS],
+      operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS, ...RECEIPT_PERSON_ACTIONS],
       // The operators and devices too are read at start from the checkpoint, never from history.
       projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
     };
