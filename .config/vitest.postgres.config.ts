@@ -6,13 +6,14 @@ import { defineConfig } from 'vitest/config';
 /**
  * The core's journal-touching tests a second time, on PostgreSQL (`npm run test:postgres`,
  * part of `npm test`): every integration test that starts its core through the shared
- * fixture (electron/core/terminal/fixtures/core.ts, directly or through the claims app),
+ * fixtures (electron/core/terminal/fixtures/core.ts, directly or through the claims app,
+ * and the crash tests' child cores, SIGKILLed mid-sale: fixtures/child-cores.ts),
  * with POS_TEST_JOURNAL=postgres, which gives each core a database of its own. The same
  * files as the first pass, not a copy. One file is left out: status-push fakes the clock's
  * timers, which the PostgreSQL client's own connection timers cannot run under.
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FIXTURE = /startCoreOnSandbox|coreOnSandboxForFile|startClaimsApp|claims-app\.ts/;
+const FIXTURE = /startCoreOnSandbox|coreOnSandboxForFile|startClaimsApp|claims-app\.ts|childCoresPerTest/;
 const LEFT_OUT = new Set(['electron/core/status-push.int.test.ts']);
 
 function filesUnder(dir: string): string[] {
