@@ -19,7 +19,7 @@ import postgres from 'postgres';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../core/log.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
-import { batchOf, foldBatch, foldProjections, type BatchState, type SaleRow } from '../core/journal/fold.ts';
+import { batchOf, foldBatch, foldProjections, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
 import { CHAIN_STARTED, JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
 import type {
   AppendResult,
@@ -107,11 +107,27 @@ interface Plan {
   /** Set by the write: the projections and failures after the group. */
   states: Map<string, unknown> | null;
   failures: ReducerFailure[];
+  /** Entries of another journal, imported: a webhook-id already there is kept as it is. */
+  verbatim?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function openPostgresJournal<S extends object>(options: OpenPostgresJournalOptions<S>): Promise<JournalPort<S>> {
+/** The port, and what only the import of an embedded journal (import.ts) uses. */
+export interface PostgresJournalPort<S extends object> extends JournalPort<S> {
+  /**
+   * Writes entries of another journal as they are (seq, prev, hash, at, data), each checked to
+   * follow the head and to hash to its hash, folded as an append folds them: one transaction.
+   */
+  importEntries(entries: readonly JournalEntry[]): Promise<void>;
+}
+
+/** An entry to import that does not continue this journal's chain: nothing of its batch is written. */
+export class ChainMismatchError extends Error {
+  override readonly name = 'ChainMismatchError';
+}
+
+export async function openPostgresJournal<S extends object>(options: OpenPostgresJournalOptions<S>): Promise<PostgresJournalPort<S>> {
   const { sql } = options;
   const [last] = decodeRows(entryRow, 'entries', await sql`select seq, prev, hash, at, type, data from entries order by seq desc limit 1`);
   const [state] = decodeRows(countRow, 'journal_state', await sql`select reducer_failures as count from journal_state where id = 1`);
@@ -121,7 +137,7 @@ export async function openPostgresJournal<S extends object>(options: OpenPostgre
   return journal;
 }
 
-class PostgresJournal<S extends object> implements JournalPort<S> {
+class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   readonly #o: OpenPostgresJournalOptions<S>;
   readonly #sql: Sql;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
@@ -383,7 +399,7 @@ class PostgresJournal<S extends object> implements JournalPort<S> {
       if (changes.sales.length > 0) writes.push(upsertSales(tx, changes.sales));
       for (const shift of changes.shifts) writes.push(upsertShift(tx, shift));
       const hooks = plan.hooks.map((h) => ({ webhook_id: h.webhookId, seq: entries[h.index]!.seq }));
-      if (hooks.length > 0) writes.push(tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')}`);
+      if (hooks.length > 0) writes.push(plan.verbatim ? tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')} on conflict (webhook_id) do nothing` : tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')}`);
       const settlements = plan.claims.flatMap((c, i) => (c.settlementId === undefined ? [] : [{ settlement_id: c.settlementId, seq: entries[i]!.seq }]));
       if (settlements.length > 0) writes.push(tx`insert into settlement_ids ${tx(settlements, 'settlement_id', 'seq')} on conflict (settlement_id) do nothing`);
       const keys = plan.claims.flatMap((c, i) => (c.idempotencyKeys ?? []).map((k) => ({ idempotency_key: k.key, sale_id: k.saleId, seq: entries[i]!.seq })));
@@ -400,15 +416,19 @@ class PostgresJournal<S extends object> implements JournalPort<S> {
     await this.#o.faults?.afterCommit?.();
   }
 
-  /** After the commit: the head, the projections and the failures move on; each caller gets its own entries. */
+  /** After the commit: the head, the projections and the failures move on. */
+  #advance(plan: Plan): void {
+    if (plan.entries.length === 0) return;
+    this.#head = plan.head;
+    if (plan.states) this.#projections = plan.states;
+    this.#noteFailures(plan.failures);
+    this.#commits.commits += 1;
+    this.#commits.committedEntries += plan.entries.length;
+  }
+
+  /** After the commit: each caller gets its own entries. */
   #applied(group: Pending[], plan: Plan): Array<AppendResult | 'duplicate'> {
-    if (plan.entries.length > 0) {
-      this.#head = plan.head;
-      if (plan.states) this.#projections = plan.states;
-      this.#noteFailures(plan.failures);
-      this.#commits.commits += 1;
-      this.#commits.committedEntries += plan.entries.length;
-    }
+    this.#advance(plan);
     return group.map((_, owner) => {
       const mine = plan.entries.filter((__, i) => plan.owners[i] === owner);
       return { entries: mine, firstSeq: mine[0]?.seq ?? this.#head.seq + 1, lastSeq: mine.at(-1)?.seq ?? this.#head.seq };
@@ -539,6 +559,43 @@ class PostgresJournal<S extends object> implements JournalPort<S> {
       await this.#enqueue(this.#prepare([operatorAction(SHIFT_CLOSED, by, { ...data, shift_id: shiftId })]));
       return (await this.shifts.get(shiftId))!;
     });
+  }
+
+  async importEntries(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    if (this.#pumping || this.#queue.length > 0) throw new Error('an import runs on a journal nothing else appends to');
+    let { seq, hash } = this.#head;
+    const texts: string[] = [];
+    const hooks: Plan['hooks'] = [];
+    const seen = new Set<string>();
+    for (const e of entries) {
+      if (e.seq !== seq + 1) throw new ChainMismatchError(`entry ${e.seq} does not follow entry ${seq}`);
+      if (e.prev !== hash) throw new ChainMismatchError(`entry ${e.seq} does not continue the chain of entry ${seq}`);
+      const text = canonicalJson(e.data);
+      if (entryHash(e.seq, e.prev, e.at, e.type, text) !== e.hash) throw new ChainMismatchError(`entry ${e.seq} does not hash to the hash it carries`);
+      texts.push(text);
+      const hook = webhookIdOf(e);
+      // The first entry to carry a webhook-id keeps it, as in the file journal.
+      if (hook !== undefined && !seen.has(hook)) {
+        seen.add(hook);
+        hooks.push({ webhookId: hook, index: texts.length - 1 });
+      }
+      seq = e.seq;
+      hash = e.hash;
+    }
+    const plan: Plan = {
+      entries: [...entries],
+      texts,
+      owners: entries.map(() => 0),
+      claims: entries.map((e) => this.#o.claimedKeys?.(e) ?? {}),
+      hooks,
+      head: { seq, hash },
+      states: null,
+      failures: [],
+      verbatim: true,
+    };
+    await this.#write(plan);
+    this.#advance(plan);
   }
 
   // ---- reads ----

@@ -64,7 +64,7 @@ describe('migrate', () => {
     expect(await recorded(sql)).toEqual(files.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })));
     expect(files[0]?.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(await tables(sql)).toEqual(
-      ['entries', 'entry_sales', 'idempotency_keys', 'projections', 'sales', 'schema_migrations', 'second', 'settlement_ids', 'shifts', 'webhook_ids'],
+      ['entries', 'entry_sales', 'idempotency_keys', 'journal_state', 'projections', 'sales', 'schema_migrations', 'second', 'settlement_ids', 'shifts', 'webhook_ids'],
     );
   });
 

@@ -123,11 +123,12 @@ describe('npm run server', () => {
     const db = await openTestDatabase();
     try {
       const { out } = await startWeb({ POS_DATABASE_URL: db.url }, /is running: open (\S+)/, ['--server', '--sandbox']);
-      const url = /is running: open (\S+)/.exec(out())?.[1] ?? '';
-      expect((await fetch(url)).status).toBe(200);
+      expect(out()).toMatch(/Pix cashier is running: open https?:\/\/127\.0\.0\.1:\d+\//);
       const sql = postgres(db.url, { max: 1, onnotice: () => {} });
       try {
         expect((await sql`select max(version)::int as v from schema_migrations`)[0]!.v).toBeGreaterThanOrEqual(1);
+        // The sandbox's checkout printed at the first start: its entry is in the database.
+        expect((await sql`select type from entries order by seq`).map((r) => r.type)).toContain('office.printed_qr');
       } finally {
         await sql.end();
       }

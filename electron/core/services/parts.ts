@@ -38,6 +38,18 @@ export interface PartsContext {
   openJournal?: JournalOpener<SaleRow> | undefined;
 }
 
+/**
+ * What the core's journal is for, whichever adapter keeps it: the terminal's sales and
+ * projections, and every part's person actions and projections. The import of an embedded
+ * journal into a database opens both with it.
+ */
+export const CORE_JOURNAL: JournalDefinition<SaleRow> = {
+  ...TERMINAL_JOURNAL,
+  operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS, ...RECEIPT_PERSON_ACTIONS],
+  // The operators and devices too are read at start from the checkpoint, never from history.
+  projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
+};
+
 /** What the parts tell the core that composes them. */
 export interface PartsHooks {
   /** Charging stops and resumes with the journal's writes: the status bar must say so at once. */
@@ -75,12 +87,7 @@ export class CoreParts {
 
   async open(ctx: PartsContext, hooks: PartsHooks): Promise<void> {
     const { config, clock, log } = ctx;
-    const definition: JournalDefinition<SaleRow> = {
-      ...TERMINAL_JOURNAL,
-      operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS, ...RECEIPT_PERSON_ACTIONS],
-      // The operators and devices too are read at start from the checkpoint, never from history.
-      projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
-    };
+    const definition = CORE_JOURNAL;
     const journal = ctx.openJournal
       ? await ctx.openJournal({ ...definition, clock, log, onHealthChange: hooks.journalHealthChanged })
       : await openJournal<SaleRow>({
