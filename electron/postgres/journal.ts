@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../core/log.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
 import { batchOf, foldBatch, foldProjections, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
-import { CHAIN_STARTED, JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
+import { JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
 import type {
   AppendResult,
   ClaimedKeys,
@@ -39,6 +39,7 @@ import type {
   VerifyProgress,
   VerifyResult,
 } from '../core/journal/port.ts';
+import { checkAppendable, checkEntry, webhookEntry, WebhookOnce } from '../core/journal/entry-rules.ts';
 import type { Sql } from './connect.ts';
 import { countRow, decodeRows, entryOf, entryRow, projectionRow, saleRecordRow, saleRow, saleRowOf, seqRow, shiftOf, shiftRow, type EntryRow } from './rows.ts';
 
@@ -62,7 +63,6 @@ export interface OpenPostgresJournalOptions<S extends object> extends JournalDef
   faults?: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> };
 }
 
-const MAX_WEBHOOK_ID = 256;
 const KEPT_REDUCER_FAILURES = 20;
 const DEFAULT_GROUP_LIMIT = 512;
 const DEFAULT_RECONNECT_WAIT_MS = 15_000;
@@ -153,7 +153,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   readonly #commits = { commits: 0, committedEntries: 0 };
   #queue: Pending[] = [];
   #pumping: Promise<void> | null = null;
-  readonly #webhooksInFlight = new Map<string, Promise<'recorded' | 'duplicate'>>();
+  readonly #webhooks = new WebhookOnce();
   #closed = false;
   readonly sales: SaleQueries<S>;
   readonly shifts: ShiftQueries;
@@ -233,21 +233,10 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
 
   // ---- appends ----
 
-  #checkInput(input: EntryInput): void {
-    if (input === null || typeof input !== 'object' || input.data === null || typeof input.data !== 'object') {
-      throw new TypeError('an entry is {type, data} with data an object');
-    }
-    if (typeof input.type !== 'string' || input.type === '') throw new TypeError('an entry needs a type');
-    if (this.#operatorActions.has(input.type) || input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) {
-      const by = input.data.by;
-      if (typeof by !== 'string' || by.trim() === '') throw new TypeError(`entry ${input.type} is an operator action: data.by must name the operator who did it`);
-    }
-  }
-
   /** The entries' canonical text and claimed keys, checked before they join a group: one bad input never fails the others. */
   #prepare(inputs: readonly EntryInput[], webhookId?: string): Pending['inputs'] {
     return inputs.map((input) => {
-      this.#checkInput(input);
+      checkEntry(input, this.#operatorActions);
       const data = canonicalJson(input.data);
       const claimed = this.#o.claimedKeys?.({ seq: 0, prev: GENESIS_PREV, hash: GENESIS_PREV, at: 0, type: input.type, data: input.data as JsonObject }) ?? {};
       return webhookId === undefined ? { type: input.type, data, claimed } : { type: input.type, data, claimed, webhookId };
@@ -486,53 +475,24 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   }
 
   async append(inputs: readonly EntryInput[]): Promise<AppendResult> {
-    for (const input of inputs) {
-      this.#checkInput(input);
-      if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
-      if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
-      if (input.type === CHAIN_STARTED) throw new TypeError('a new chain is started with startNewChain, over a broken chain only');
-    }
+    for (const input of inputs) checkAppendable(input, this.#operatorActions);
     const result = await this.#enqueue(this.#prepare(inputs));
     return result as AppendResult;
   }
 
   async recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'> {
-    if (typeof webhookId !== 'string' || webhookId === '' || webhookId.length > MAX_WEBHOOK_ID) {
-      throw new TypeError(`a webhook-id is a string of 1 to ${MAX_WEBHOOK_ID} characters`);
-    }
-    this.#checkInput(input);
-    if (input.data.webhook_id !== undefined && input.data.webhook_id !== webhookId) throw new TypeError('data.webhook_id differs from the webhook-id');
-    const prepared = this.#prepare([{ type: input.type, data: { ...input.data, webhook_id: webhookId } }], webhookId);
-    for (;;) {
-      const earlier = this.#webhooksInFlight.get(webhookId);
-      if (earlier) {
-        try {
-          await earlier;
-          return 'duplicate';
-        } catch {
-          if (this.#webhooksInFlight.get(webhookId) === earlier) this.#webhooksInFlight.delete(webhookId);
-          continue;
-        }
-      }
-      const attempt = (async (): Promise<'recorded' | 'duplicate'> => {
-        if ((await this.webhookSeq(webhookId)) !== undefined) return 'duplicate';
-        try {
-          await this.#enqueue(prepared);
-        } catch (err) {
-          // Another core journaled it between the read and the commit: the constraint said so.
-          if (err instanceof JournalUnavailableError && constraintOf(err.cause) === 'webhook_ids_once') return 'duplicate';
-          if (constraintOf(err) === 'webhook_ids_once') return 'duplicate';
-          throw err;
-        }
-        return 'recorded';
-      })();
-      this.#webhooksInFlight.set(webhookId, attempt);
+    const prepared = this.#prepare([webhookEntry(webhookId, input, this.#operatorActions)], webhookId);
+    return this.#webhooks.run(webhookId, async () => {
+      if ((await this.webhookSeq(webhookId)) !== undefined) return 'duplicate';
       try {
-        return await attempt;
-      } finally {
-        if (this.#webhooksInFlight.get(webhookId) === attempt) this.#webhooksInFlight.delete(webhookId);
+        await this.#enqueue(prepared);
+      } catch (err) {
+        // Another core journaled it between the read and the commit: the constraint said so.
+        if (constraintOf(err) === 'webhook_ids_once' || (err instanceof JournalUnavailableError && constraintOf(err.cause) === 'webhook_ids_once')) return 'duplicate';
+        throw err;
       }
-    }
+      return 'recorded';
+    });
   }
 
   #shiftTurn: Promise<unknown> = Promise.resolve();

@@ -19,6 +19,7 @@ import { CHAIN_STARTED, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED 
 import type { AppendResult, EntryInput, JournalDefinition, JournalEntry, JournalPort, JournalStatus, ReducerFailure, SaleQueries, ShiftQueries, ShiftRecord, StoreStats, VerifyProgress, VerifyResult } from './port.ts';
 import { CheckpointMismatch, JournalStore } from './store.ts';
 import { openView } from './view.ts';
+import { checkAppendable, checkEntry, webhookEntry, WebhookOnce } from './entry-rules.ts';
 import { Mutex } from '../../shared/mutex.ts';
 
 export type { JournalFs, ProbeTimers } from './log.ts';
@@ -55,7 +56,6 @@ export interface OpenJournalOptions<S extends object> extends JournalDefinition<
   beforeCheckpointRename?: () => Promise<void>;
 }
 
-const MAX_WEBHOOK_ID = 256;
 const KEPT_REDUCER_FAILURES = 20;
 
 class JournalImpl<S extends object> implements JournalPort<S> {
@@ -63,7 +63,7 @@ class JournalImpl<S extends object> implements JournalPort<S> {
   readonly #view: JournalStore<S>;
   readonly #operatorActions: ReadonlySet<string>;
   readonly #failures: { count: number; first: ReducerFailure[] };
-  readonly #webhooksInFlight = new Map<string, Promise<'recorded' | 'duplicate'>>();
+  readonly #webhooks = new WebhookOnce();
   readonly #shiftLock = new Mutex();
   #closing: Promise<void> | null = null;
   readonly sales: SaleQueries<S>;
@@ -96,65 +96,23 @@ class JournalImpl<S extends object> implements JournalPort<S> {
     };
   }
 
-  #checkInput(input: EntryInput): void {
-    if (input === null || typeof input !== 'object' || input.data === null || typeof input.data !== 'object') {
-      throw new TypeError('an entry is {type, data} with data an object');
-    }
-    // Only operator actions give `by` a meaning here; other entry types may use the name
-    // for something else (the sale that displaced this one, say).
-    if (this.#operatorActions.has(input.type) || input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) {
-      const by = input.data.by;
-      if (typeof by !== 'string' || by.trim() === '') throw new TypeError(`entry ${input.type} is an operator action: data.by must name the operator who did it`);
-    }
-  }
-
   async #append(inputs: readonly EntryInput[]): Promise<AppendResult> {
     const entries = await this.#log.append(inputs);
     return { entries, firstSeq: entries[0]?.seq ?? this.#log.lastSeq + 1, lastSeq: entries.at(-1)?.seq ?? this.#log.lastSeq };
   }
 
   async append(inputs: readonly EntryInput[]): Promise<AppendResult> {
-    for (const input of inputs) {
-      this.#checkInput(input);
-      if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
-      if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
-      if (input.type === CHAIN_STARTED) throw new TypeError('a new chain is started with startNewChain, over a broken chain only');
-    }
+    for (const input of inputs) checkAppendable(input, this.#operatorActions);
     return this.#append(inputs);
   }
 
   async recordWebhook(webhookId: string, input: EntryInput): Promise<'recorded' | 'duplicate'> {
-    if (typeof webhookId !== 'string' || webhookId === '' || webhookId.length > MAX_WEBHOOK_ID) {
-      throw new TypeError(`a webhook-id is a string of 1 to ${MAX_WEBHOOK_ID} characters`);
-    }
-    this.#checkInput(input);
-    if (input.data.webhook_id !== undefined && input.data.webhook_id !== webhookId) throw new TypeError('data.webhook_id differs from the webhook-id');
-    for (;;) {
-      const earlier = this.#webhooksInFlight.get(webhookId);
-      if (earlier) {
-        try {
-          await earlier;
-          return 'duplicate';
-        } catch {
-          // The earlier attempt was not journaled: this one tries again.
-          if (this.#webhooksInFlight.get(webhookId) === earlier) this.#webhooksInFlight.delete(webhookId);
-          continue;
-        }
-      }
-      // Registered before the first await, so a concurrent call with the same id sees it;
-      // it is dropped only after the entry is in the view, where the next check finds it.
-      const attempt = (async (): Promise<'recorded' | 'duplicate'> => {
-        if ((await this.#view.webhookSeq(webhookId)) !== undefined) return 'duplicate';
-        await this.#append([{ type: input.type, data: { ...input.data, webhook_id: webhookId } }]);
-        return 'recorded';
-      })();
-      this.#webhooksInFlight.set(webhookId, attempt);
-      try {
-        return await attempt;
-      } finally {
-        if (this.#webhooksInFlight.get(webhookId) === attempt) this.#webhooksInFlight.delete(webhookId);
-      }
-    }
+    const entry = webhookEntry(webhookId, input, this.#operatorActions);
+    return this.#webhooks.run(webhookId, async () => {
+      if ((await this.#view.webhookSeq(webhookId)) !== undefined) return 'duplicate';
+      await this.#append([entry]);
+      return 'recorded';
+    });
   }
 
   openShift(shiftId: string, by: string, data: Readonly<Record<string, unknown>> = {}): Promise<ShiftRecord> {
@@ -162,7 +120,7 @@ class JournalImpl<S extends object> implements JournalPort<S> {
       if (typeof shiftId !== 'string' || shiftId === '') throw new TypeError('a shift needs an id');
       if (await this.#view.shift(shiftId)) throw new Error(`shift ${shiftId} was already opened`);
       const input = operatorAction(SHIFT_OPENED, by, { ...data, shift_id: shiftId });
-      this.#checkInput(input);
+      checkEntry(input, this.#operatorActions);
       await this.#append([input]);
       return (await this.#view.shift(shiftId))!;
     });
@@ -174,7 +132,7 @@ class JournalImpl<S extends object> implements JournalPort<S> {
       if (!shift) throw new Error(`shift ${shiftId} was never opened`);
       if (shift.state === 'closed') throw new Error(`shift ${shiftId} is already closed`);
       const input = operatorAction(SHIFT_CLOSED, by, { ...data, shift_id: shiftId });
-      this.#checkInput(input);
+      checkEntry(input, this.#operatorActions);
       await this.#append([input]);
       return (await this.#view.shift(shiftId))!;
     });
