@@ -122,8 +122,9 @@ describe('npm run server', () => {
   it('with a database and --sandbox: serves tills, its journal in PostgreSQL', async () => {
     const db = await openTestDatabase();
     try {
-      const { out } = await startWeb({ POS_DATABASE_URL: db.url }, /is running: open (\S+)/, ['--server', '--sandbox']);
+      const { out } = await startWeb({ POS_DATABASE_URL: db.url }, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
       expect(out()).toMatch(/Pix cashier is running: open https?:\/\/127\.0\.0\.1:\d+\//);
+      expect(out()).toContain(`The journal is in PostgreSQL at ${db.url}.\n`);
       const sql = postgres(db.url, { max: 1, onnotice: () => {} });
       try {
         expect((await sql`select max(version)::int as v from schema_migrations`)[0]!.v).toBeGreaterThanOrEqual(1);

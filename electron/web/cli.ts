@@ -98,6 +98,8 @@ try {
 }
 
 console.log(`Pix cashier is running: open ${shell.url}`);
+// Where the record is kept, so whoever runs it knows what to back up (the URL holds no password: loadConfig refuses one).
+console.log(config.databaseUrl === null ? `The journal is in ${config.dataDir}/journal.` : `The journal is in PostgreSQL at ${config.databaseUrl}.`);
 for (const line of certificateLines(shell, tls, config.dataDir)) console.log(line);
 const help = sandboxHelp(core.status().service, core.checkout);
 if (help !== null) console.log(help);
