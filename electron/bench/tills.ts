@@ -22,6 +22,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { Worker } from 'node:worker_threads';
 import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
@@ -133,7 +135,7 @@ const ownCpuMs = () => {
  * each of `rounds` rounds, rings up sales on every till at once until `maxSales` or
  * `maxSeconds`. One result per round, in order: the journal keeps growing from one to the next.
  */
-export async function benchTills(options: { dataDir: string; tills?: number; maxSales?: number; maxSeconds?: number; rounds?: number }): Promise<TillsResult[]> {
+export async function benchTills(options: { dataDir: string; tills?: number; maxSales?: number; maxSeconds?: number; rounds?: number; databaseUrl?: string }): Promise<TillsResult[]> {
   const tills = options.tills ?? TILLS;
   const maxSales = options.maxSales ?? MAX_SALES;
   const maxSeconds = options.maxSeconds ?? MAX_SECONDS;
@@ -145,7 +147,9 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   // One delivery under way per till: contract 4 promises no order, and a real service does
   // not hold a merchant's webhooks to a handful at once.
   const sandbox = await startSandboxProcess(children, { webhookConcurrency: tills });
-  const config = loadConfig(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills }), []);
+  // With a database the core keeps its journal there (an empty one: see emptyDatabase).
+  const journalEnv = options.databaseUrl === undefined ? {} : { POS_DATABASE_URL: options.databaseUrl };
+  const config = loadConfig({ ...(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills })), ...journalEnv }, []);
   const core = await composeCore(config, { log });
   let shell: WebShell | null = null;
   let clients: Worker | null = null;
@@ -422,8 +426,75 @@ Earlier (2026-11-23 and 24):
 Together: 51 → 120 sales/s.`;
 }
 
+export const TILLS_PG_START = '<!-- bench:tills:postgres -->';
+export const TILLS_PG_END = '<!-- /bench:tills:postgres -->';
+
+/**
+ * `npm run bench:tills -- --database-url U`: the same 64-till run on the embedded journal and
+ * then on PostgreSQL, in one invocation on one machine, each backend on a store of its own
+ * (a data dir; a database made on U's server for the run and dropped after it).
+ */
+async function benchOnPostgres(serverUrl: string, values: { sales?: string | undefined; seconds?: string | undefined; tills?: string | undefined; rounds?: string | undefined; 'no-write'?: boolean | undefined }): Promise<void> {
+  const tills = values.tills === undefined ? TILLS : Number(values.tills);
+  const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
+  const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
+  const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
+  const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-pg-'));
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const name = `pos_bench_${randomBytes(6).toString('hex')}`;
+  await admin`create database ${admin(name)}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const loadAtStart = loadavg()[0]!.toFixed(1);
+  try {
+    console.log(`bench:tills: ${machine()}`);
+    console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s a round, ${rounds} round(s) on the files, then on PostgreSQL…`);
+    const files = await benchTills({ dataDir: join(work, 'files'), tills, maxSales, maxSeconds, rounds });
+    const database = await benchTills({ dataDir: join(work, 'postgres'), tills, maxSales, maxSeconds, rounds, databaseUrl: url.toString() });
+    const rows = [
+      { backend: 'embedded (files + IndexedDB working set)', results: files },
+      { backend: 'PostgreSQL', results: database },
+    ].map(({ backend, results }) => {
+      const m = medianRound(results);
+      const drift = m.firstThousand.p50Ms > 0 ? Math.round(((m.lastThousand.p50Ms - m.firstThousand.p50Ms) / m.firstThousand.p50Ms) * 100) : 0;
+      return {
+        backend,
+        'sales/s (rounds)': results.map((r) => r.salesPerSec).join(', '),
+        'sales/s (median round)': m.salesPerSec,
+        'sale p50 / p95 ms': `${m.all.p50Ms} / ${m.all.p95Ms}`,
+        'sale.charge p50 ms': m.chargeP50Ms,
+        'last 1,000 p50 vs first': `${m.lastThousand.p50Ms} vs ${m.firstThousand.p50Ms} ms (${drift >= 0 ? '+' : ''}${drift} %)`,
+        'commits/s': m.journalCommitsPerSec,
+        'entries a commit': m.journalEntriesPerCommit,
+        'entries a sale': m.journalEntriesPerSale,
+        'RSS end MB': m.rssEndMb,
+      };
+    });
+    console.table(rows);
+    if (values['no-write'] || tills !== TILLS || maxSales !== MAX_SALES || maxSeconds !== MAX_SECONDS || rounds !== ROUNDS) return;
+    const header = Object.keys(rows[0]!);
+    const table = [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${Object.values(r).join(' | ')} |`)].join('\n');
+    const section = `## 64 tills on PostgreSQL beside the embedded journal\n\n\`npm run bench:tills -- --database-url U\`, one run: ${machine()}, load ${loadAtStart} → ${loadavg()[0]!.toFixed(1)}. Each backend its own store; ${rounds} rounds of at most ${n(maxSales)} sales or ${maxSeconds} s, the median round shown.\n\n${table}\n`;
+    let existing: string | null = null;
+    try {
+      existing = await readFile(BENCHMARKS_FILE, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    await writeFile(BENCHMARKS_FILE, renderMarkedSection(existing, TILLS_PG_START, TILLS_PG_END, section));
+  } finally {
+    await admin`drop database if exists ${admin(name)} with (force)`;
+    await admin.end({ timeout: 5 });
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, 'no-write': { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, 'no-write': { type: 'boolean', default: false }, 'database-url': { type: 'string' } }, strict: true });
+  if (values['database-url'] !== undefined) {
+    await benchOnPostgres(values['database-url'], values);
+    return;
+  }
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-'));
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
