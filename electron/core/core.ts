@@ -246,9 +246,15 @@ export class Core {
       storeComputer: own.storeId === storeId && own.checkoutId === checkoutId,
     });
     const known: KnownCheckout[] = [named(own.storeId, own.checkoutId, null, null), ...tills.map((d) => named(d.storeId, d.checkoutId, null, null))];
-    const stores = await this.backOffice.stores();
-    for (const store of stores) {
-      for (const c of await this.backOffice.checkouts(store.store_id)) known.push(named(c.store_id, c.checkout_id, store.store_name, c.checkout_desc));
+    let stores: Awaited<ReturnType<BackOffice['stores']>> = [];
+    try {
+      stores = await this.backOffice.stores();
+      for (const store of stores) {
+        for (const c of await this.backOffice.checkouts(store.store_id)) known.push(named(c.store_id, c.checkout_id, store.store_name, c.checkout_desc));
+      }
+    } catch (err) {
+      // Without the service's listing the board still has this computer's and the paired tills' checkouts.
+      this.log.warn('could not list the stores’ checkouts for the floor board', { error: err });
     }
     const storeNames = new Map(stores.map((s) => [s.store_id, s.store_name]));
     // The service's names win over the bare keys added first.

@@ -56,9 +56,16 @@ export class BoardPush {
       // The service's listing is for names and idle checkouts: the journal's still make a board.
       this.#d.log.warn('could not list the checkouts for the floor board', { error: err });
     }
-    const board = await this.#build(timeZone, null);
+    // Watching first: a sale that changes while the board is read is pushed after it.
+    const before = this.#watchers.get(session);
     this.#watchers.set(session, timeZone);
-    return board;
+    try {
+      return await this.#build(timeZone, null);
+    } catch (err) {
+      if (before === undefined) this.#watchers.delete(session);
+      else this.#watchers.set(session, before);
+      throw err;
+    }
   }
 
   leave(session: Session): void {
