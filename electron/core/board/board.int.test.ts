@@ -109,6 +109,11 @@ describe('the floor board', () => {
       expect(routedPush(core, supervisor, 'board.changed', { ...seen, time_zone: 'Europe/Lisbon' })).toBeUndefined();
       expect(await dispatch('board.leave', undefined, supervisor)).toMatchObject({ ok: true });
       expect(routedPush(core, supervisor, 'board.changed', seen)).toBeUndefined();
+      // A supervisor who signs out with the board open hears no more of it: it is a supervisor's, not the connection's.
+      expect(await dispatch('board.view', { timeZone: ZONE }, other)).toMatchObject({ ok: true });
+      expect(routedPush(core, other, 'board.changed', seen)).toBe(seen);
+      await core.operators.signOut(other, 'by_hand');
+      expect(routedPush(core, other, 'board.changed', seen)).toBeUndefined();
     } finally {
       off();
     }
