@@ -53,7 +53,7 @@ test('the first manager is created, adds a cashier and a supervisor; the cashier
 
   // The manager is signed in at once, and sees every screen.
   await expect(page.getByTestId('signed-in')).toHaveText('Ana · Manager');
-  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Shift journal', 'Settlements', 'Claims', 'Settings', 'Operators', 'Devices', 'Stores']);
+  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Floor board', 'Shift journal', 'Settlements', 'Claims', 'Settings', 'Operators', 'Devices', 'Stores']);
 
   // ── The manager adds a cashier and a supervisor ──────────────────────────────────────
   await addOperator(page, CAIO);
@@ -94,7 +94,7 @@ test('the first manager is created, adds a cashier and a supervisor; the cashier
   // ── The supervisor signs in: the journal, not the manager's screens ──────────────────
   await signOut(page);
   await signIn(page, RUI);
-  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Shift journal', 'Settlements', 'Claims']);
+  await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Floor board', 'Shift journal', 'Settlements', 'Claims']);
   await nav(page).getByRole('link', { name: 'Shift journal' }).click();
   await page.getByRole('button', { name: 'Open shift' }).click();
   await expect(page.getByTestId('shift-facts')).toContainText('Opened by Rui');

@@ -12,6 +12,7 @@ import { useText } from './lib/useText.ts';
 import { CashierScreen } from './screens/CashierScreen.tsx';
 import { DevicesScreen } from './screens/DevicesScreen.tsx';
 import { DisplayScreen } from './screens/DisplayScreen.tsx';
+import { FloorBoardScreen } from './screens/FloorBoardScreen.tsx';
 import { JournalScreen } from './screens/JournalScreen.tsx';
 import { OperatorsScreen } from './screens/OperatorsScreen.tsx';
 import { PairScreen } from './screens/PairScreen.tsx';
@@ -26,7 +27,7 @@ import { connectCheckout, connectOutcomeSounds } from './stores/checkout.ts';
 import { connectDevice, useDevice } from './stores/device.ts';
 import { connectStatus, useStatus } from './stores/status.ts';
 
-const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices', stores: 'nav.stores', claims: 'nav.claims', settlements: 'nav.settlements' };
+const NAV: Record<Route, TextKey> = { cashier: 'nav.cashier', journal: 'nav.journal', settings: 'nav.settings', operators: 'nav.operators', devices: 'nav.devices', stores: 'nav.stores', claims: 'nav.claims', settlements: 'nav.settlements', board: 'nav.board' };
 
 /** Who is signed in on this window, and the way out. */
 function SignedIn() {
@@ -151,6 +152,7 @@ export function App() {
   else if (route === 'stores') screen = <StoresScreen />;
   else if (route === 'claims') screen = <ClaimsScreen />;
   else if (route === 'settlements') screen = <SettlementsScreen />;
+  else if (route === 'board') screen = <FloorBoardScreen />;
   else screen = <OperatorsScreen />;
 
   return (

@@ -102,7 +102,15 @@ export interface TillsResult {
    */
   cpuMsPerSale: number;
   sandboxCpuMsPerSale: number | null;
+  /** Rounds run with the floor board open on a supervisor's connection (`--board`): what it was sent. */
+  board?: { pushes: number; pushesPerSec: number; lastPushKb: number };
 }
+
+/** The supervisor whose connection keeps the floor board open during the `--board` rounds. */
+const SUPERVISOR = { name: 'Bench supervisor', pin: '86421357' };
+const BOARD_TIME_ZONE = 'America/Sao_Paulo';
+export const BOARD_START = '<!-- bench:board -->';
+export const BOARD_END = '<!-- /bench:board -->';
 
 function figures(latencies: readonly number[]): LatencyFigures {
   return { sales: latencies.length, p50Ms: percentileMs(latencies, 50), p95Ms: percentileMs(latencies, 95), p99Ms: percentileMs(latencies, 99) };
@@ -135,7 +143,12 @@ const ownCpuMs = () => {
  * each of `rounds` rounds, rings up sales on every till at once until `maxSales` or
  * `maxSeconds`. One result per round, in order: the journal keeps growing from one to the next.
  */
-export async function benchTills(options: { dataDir: string; tills?: number; maxSales?: number; maxSeconds?: number; rounds?: number; databaseUrl?: string }): Promise<TillsResult[]> {
+/**
+ * `board`: after the rounds, a supervisor signs in on a connection of the store computer,
+ * opens the floor board (board.view) and listens to it as its screen does; the same number
+ * of rounds runs again with it open, so each figure stands beside the one without it.
+ */
+export async function benchTills(options: { dataDir: string; tills?: number; maxSales?: number; maxSeconds?: number; rounds?: number; board?: boolean; databaseUrl?: string }): Promise<TillsResult[]> {
   const tills = options.tills ?? TILLS;
   const maxSales = options.maxSales ?? MAX_SALES;
   const maxSeconds = options.maxSeconds ?? MAX_SECONDS;
@@ -165,13 +178,14 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     const store = await BridgeConnection.open(shell.origin, `${TOKEN_PROTOCOL_PREFIX}${shell.token}`);
     await store.call('auth.createFirstManager', MANAGER);
     await store.call('operators.add', { ...CASHIER, role: 'cashier' });
+    if (options.board) await store.call('operators.add', { ...SUPERVISOR, role: 'supervisor' });
     await store.close();
     const codes: TillsInput['tills'] = [];
     for (let checkoutId = 1; checkoutId <= tills; checkoutId++) {
       const { code } = await core.devices.startPairing(BENCH_MANAGER, { kind: 'till', storeId: STORE_ID, checkoutId, name: `Till ${checkoutId}` });
       codes.push({ checkoutId, code });
     }
-    const input: TillsInput = { origin: shell.origin, sandboxUrl: sandbox.url, tills: codes, cashier: CASHIER, maxSales, maxSeconds, rounds };
+    const input: TillsInput = { origin: shell.origin, sandboxUrl: sandbox.url, tills: codes, cashier: CASHIER, maxSales, maxSeconds, rounds: rounds * (options.board ? 2 : 1) };
     const thread = new Worker(new URL('./till-clients.ts', import.meta.url), { workerData: { tillsBench: input } });
     clients = thread;
     const next = () =>
@@ -192,7 +206,22 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     const setupSeconds = (performance.now() - setupStart) / 1000;
 
     const results: TillsResult[] = [];
-    for (let round = 0; round < rounds; round++) {
+    let supervisor: BridgeConnection | null = null;
+    const board: { pushes: number; last: unknown } = { pushes: 0, last: null };
+    for (let round = 0; round < rounds * (options.board ? 2 : 1); round++) {
+      if (options.board && round === rounds) {
+        // What the Floor board screen does: sign in, listen to its pushes, open the board.
+        supervisor = await BridgeConnection.open(shell.origin, `${TOKEN_PROTOCOL_PREFIX}${shell.token}`);
+        await supervisor.call('auth.signIn', SUPERVISOR);
+        supervisor.onEvent = (event, payload) => {
+          if (event !== 'board.changed') return;
+          board.pushes++;
+          board.last = payload;
+        };
+        supervisor.listen(['core.status', 'attention.changed', 'auth.changed', 'board.changed']);
+        await supervisor.call('board.view', { timeZone: BOARD_TIME_ZONE });
+      }
+      const pushesBefore = board.pushes;
       const commitsBefore = core.journal.status().commits;
       const cpuBefore = ownCpuMs();
       const sandboxCpuBefore = await processCpuMs(sandbox.pid);
@@ -238,8 +267,18 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
         coreWarnings: log.warnings,
         cpuMsPerSale: Math.round((cpuMs / Math.max(1, sales.length)) * 100) / 100,
         sandboxCpuMsPerSale: sandboxCpuBefore === null || sandboxCpuAfter === null ? null : Math.round(((sandboxCpuAfter - sandboxCpuBefore) / Math.max(1, sales.length)) * 100) / 100,
+        ...(supervisor === null
+          ? {}
+          : {
+              board: {
+                pushes: board.pushes - pushesBefore,
+                pushesPerSec: Math.round(((board.pushes - pushesBefore) / seconds) * 10) / 10,
+                lastPushKb: Math.round(JSON.stringify(board.last).length / 102.4) / 10,
+              },
+            }),
       });
     }
+    await supervisor?.close();
     return results;
   } finally {
     clearInterval(sampler);
@@ -426,6 +465,40 @@ Earlier (2026-11-23 and 24):
 Together: 51 → 120 sales/s.`;
 }
 
+/** The rounds without the board and with it, side by side (each half's median round). */
+export function boardRows(results: readonly TillsResult[]): Row[] {
+  const without = medianRound(results.filter((r) => r.board === undefined));
+  const withBoard = medianRound(results.filter((r) => r.board !== undefined));
+  const side = (f: (r: TillsResult) => string) => `${f(without)} → ${f(withBoard)}`;
+  return [
+    { what: 'Sales per second', figure: side((r) => `${r.salesPerSec}`), detail: `without the board → with it; every round: ${results.map((r) => `${r.salesPerSec}${r.board ? ' (board)' : ''}`).join(', ')}` },
+    { what: 'sale.charge round trip, median', figure: side((r) => `${r.chargeP50Ms} ms`), detail: 'what the cashier waits for between Charge and the QR' },
+    { what: 'Per sale, all', figure: side((r) => `p50 ${r.all.p50Ms} ms, p99 ${r.all.p99Ms} ms`), detail: 'charge sent → paid push received' },
+    { what: 'CPU per sale, this process', figure: side((r) => `${r.cpuMsPerSale} ms`), detail: 'the core, the shell, the tills’ thread and the supervisor’s connection' },
+    { what: 'Event loop delay, max', figure: side((r) => `${r.loopDelay.maxMs} ms`), detail: '' },
+    {
+      what: 'Board pushes',
+      figure: `${withBoard.board?.pushesPerSec ?? 0} a second`,
+      detail: `${withBoard.board?.pushes ?? 0} in the round, the last ${withBoard.board?.lastPushKb ?? 0} kB: every checkout's row, only the changed ones read again`,
+    },
+  ];
+}
+
+export function boardSection(results: readonly TillsResult[], command: string): string {
+  const r = medianRound(results);
+  const date = new Date(systemClock.now()).toISOString().slice(0, 10);
+  return `### The floor board open during the ${r.tills}-till run (\`${command}\`)
+
+Run on ${date}: ${machine()}. The same store and tills; first ${results.filter((x) => x.board === undefined).length} round(s) with no board open, then a
+supervisor signs in on a connection of the store computer, opens the floor board (\`board.view\`)
+and listens to its pushes as the Floor board screen does, and as many rounds run again. The board
+is rebuilt at most every 400 ms for the checkouts that changed, and only while a session has it
+open; with none open a sale's change costs it nothing. Short runs on a shared 2-core machine:
+read the columns as "about the same" or not, never to the percent.
+
+${markdownTable(boardRows(results))}`;
+}
+
 export const TILLS_PG_START = '<!-- bench:tills:postgres -->';
 export const TILLS_PG_END = '<!-- /bench:tills:postgres -->';
 
@@ -490,7 +563,7 @@ async function benchOnPostgres(serverUrl: string, values: { sales?: string | und
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, 'no-write': { type: 'boolean', default: false }, 'database-url': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, 'no-write': { type: 'boolean', default: false }, board: { type: 'boolean', default: false }, 'database-url': { type: 'string' } }, strict: true });
   if (values['database-url'] !== undefined) {
     await benchOnPostgres(values['database-url'], values);
     return;
@@ -504,13 +577,19 @@ async function main(argv: string[]): Promise<void> {
     console.log(`bench:tills: ${machine()}`);
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
     const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
-    const results = await benchTills({ dataDir: work, tills, maxSales, maxSeconds, rounds });
+    const results = await benchTills({ dataDir: work, tills, maxSales, maxSeconds, rounds, board: values.board });
+    if (values.board) {
+      console.table(boardRows(results).map((r) => ({ what: r.what, figure: r.figure })));
+      console.log(boardSection(results, `npm run bench:tills -- --board${argv.filter((a) => a !== '--board').map((a) => ` ${a}`).join('')}`));
+    }
     for (const [i, r] of results.entries()) {
       console.log(`bench:tills: round ${i + 1}: ${r.salesPerSec} sales/s, CPU a sale ${r.cpuMsPerSale} ms + ${r.sandboxCpuMsPerSale ?? '?'} ms (sandbox), last 1,000 p50 ${r.lastThousand.p50Ms} ms, event loop delay at most ${r.loopDelay.maxMs} ms, RSS ${r.rssEndMb} MB`);
     }
-    console.table(tillsRows(results).map((r) => ({ what: r.what, figure: r.figure })));
-    const result = medianRound(results);
-    console.log(`bench:tills: rounds ${results.map((r) => r.salesPerSec).join(', ')} sales/s; in the median round: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms (medians); ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale; event loop delay at most ${result.loopDelay.maxMs} ms`);
+    // The rounds without the board are the bench's own figures; those with it are compared above.
+    const plain = results.filter((r) => r.board === undefined);
+    console.table(tillsRows(plain).map((r) => ({ what: r.what, figure: r.figure })));
+    const result = medianRound(plain);
+    console.log(`bench:tills: rounds ${plain.map((r) => r.salesPerSec).join(', ')} sales/s; in the median round: sale.charge round trip ${result.chargeP50Ms} ms, payment sent → paid push ${result.paymentP50Ms} ms (medians); ${result.pushesPerSale} pushes per sale; journal ${result.journalCommitsPerSec} commits/s, ${result.journalEntriesPerCommit} entries per commit, ${result.journalEntriesPerSale} per sale; event loop delay at most ${result.loopDelay.maxMs} ms`);
     // Only the full run is written down: a shortened one is for trying things out.
     if (values['no-write'] || tills !== TILLS || maxSales !== MAX_SALES || maxSeconds !== MAX_SECONDS || rounds !== ROUNDS) return;
     let existing: string | null = null;
@@ -519,7 +598,9 @@ async function main(argv: string[]): Promise<void> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    await writeFile(BENCHMARKS_FILE, renderMarkedSection(existing, TILLS_START, TILLS_END, tillsSection(results, loadAtStart, loadavg()[0]!.toFixed(1))));
+    let written = renderMarkedSection(existing, TILLS_START, TILLS_END, tillsSection(results.filter((r) => r.board === undefined), loadAtStart, loadavg()[0]!.toFixed(1)));
+    if (values.board) written = renderMarkedSection(written, BOARD_START, BOARD_END, boardSection(results, 'npm run bench:tills -- --board'));
+    await writeFile(BENCHMARKS_FILE, written);
     console.log(`bench:tills: written to ${BENCHMARKS_FILE}`);
   } finally {
     await rm(work, { recursive: true, force: true });

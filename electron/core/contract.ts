@@ -24,6 +24,7 @@ export type { CarriedPayment, DayFrame, DayPage, DaySummary, ShiftPage, ShiftSum
 export type { UnmatchedPayment } from './terminal/terminal.ts';
 export type { PrintResult, TillPrinter } from './receipts/receipts.ts';
 export type { CheckoutView, SaleSummary, ScreenView } from './terminal/views.ts';
+export type { FloorBoard, BoardCheckout, BoardCharge, BoardDisplacement } from './board/board.ts';
 export type { SaleDescription, AttentionMessage, SaleMessageKey, AttentionMessageKey, Tone } from './sales/describe.ts';
 export type { SaleStatus, AttentionReason } from './sales/lifecycle.ts';
 export type { WireError, ErrorCode, Envelope } from './errors.ts';
@@ -113,8 +114,10 @@ export const METHODS = [
   'receipt.testPage',
   'receipt.printShift',
   'receipt.sheet',
+  'board.view',
+  'board.leave',
 ] as const satisfies readonly Method[];
-export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed'] as const satisfies readonly PushEvent[];
+export const PUSH_EVENTS = ['core.status', 'checkout.changed', 'display.changed', 'attention.changed', 'auth.changed', 'board.changed'] as const satisfies readonly PushEvent[];
 
 // Compile-time exhaustiveness: a handler or event missing from the lists is a type error.
 type Missing<All, Listed> = Exclude<All, Listed>;

@@ -3,16 +3,19 @@ import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { monotonicClock, type Clock } from '../shared/clock.ts';
 import type { BackOffice } from './backoffice/backoffice.ts';
+import type { FloorBoard, KnownCheckout } from './board/board.ts';
+import { BoardPush } from './board/push.ts';
 import { CustomerLangs, type CustomerLangView } from './backoffice/customer-lang.ts';
 import type { ClaimsDesk } from './claims/desk.ts';
 import { describeConfig, type CoreConfig, type Lang } from './config.ts';
-import type { Connection } from './devices/connection.ts';
+import { connectionMay, type Connection } from './devices/connection.ts';
 import type { Devices } from './devices/devices.ts';
 import { CoreError } from './errors.ts';
 import { EventHub } from './events.ts';
 import type { JournalEntry, JournalPort, VerifyResult } from './journal/port.ts';
 import { createAppLogger, type Logger } from './log.ts';
 import type { Operators, Session } from './operators/operators.ts';
+import { mayUse } from './operators/roles.ts';
 import { Receipts } from './receipts/receipts.ts';
 import { FileSecretStore, type SecretStore } from './secrets.ts';
 import type { ServiceEndpoint } from './service-endpoint.ts';
@@ -30,6 +33,7 @@ import type { SaleRow } from './terminal/entries.ts';
 import type { ShiftView } from './terminal/shift-report.ts';
 import type { Shifts } from './terminal/shifts.ts';
 import type { CheckoutKey, Terminal } from './terminal/terminal.ts';
+import { isTimeZone } from './terminal/local-day.ts';
 
 export type { AttentionView, DisplayView, PushEvents } from './services/checkout-push.ts';
 export type { JournalHealth } from './services/journal-care.ts';
@@ -97,6 +101,7 @@ export class Core {
   readonly #connections: Connections;
   readonly #customerLangs = new CustomerLangs();
   #receipts: Receipts | null = null;
+  readonly #boardPush: BoardPush;
 
   constructor(config: CoreConfig, deps: CoreDeps) {
     this.config = config;
@@ -120,6 +125,14 @@ export class Core {
     this.#push = new CheckoutPush({ events: this.events, log: this.log, terminal: () => this.terminal, claims: () => this.#parts.claims, lang: (checkout) => this.customerLang(checkout.storeId).lang, ready, afterPush: () => this.#board.schedule() });
     this.#connections = new Connections(() => this.#parts.devices, () => this.checkout);
     this.#shift = new OpenShift({ shifts: () => this.shifts, terminal: () => this.terminal, onChange: () => this.#board.emit() });
+    this.#boardPush = new BoardPush({
+      clock: this.clock,
+      log: this.log,
+      reads: () => ({ sales: this.journal.sales, checkoutView: (checkout) => this.terminal.checkoutView(checkout) }),
+      listCheckouts: () => this.#knownCheckouts(),
+      mayWatch: (session) => connectionMay(this.connectionOf(session), 'till') && mayUse(this.#parts.operators?.caller(session)?.role ?? null, 'supervisor'),
+      emit: (board) => this.events.emit('board.changed', board),
+    });
   }
 
   get state(): CoreState {
@@ -202,6 +215,58 @@ export class Core {
     return this.#push.attention();
   }
 
+  /**
+   * The floor board (issue 29) for a supervisor's or a manager's session, its day counted in
+   * `timeZone` (the screen's); the session hears `board.changed` from now on, until it leaves.
+   */
+  openBoard(session: Session, timeZone: string): Promise<FloorBoard> {
+    if (!isTimeZone(timeZone)) return Promise.reject(new CoreError('invalid_argument', 'That time zone is not known.', { field: 'timeZone' }));
+    return this.#boardPush.open(session, timeZone);
+  }
+
+  leaveBoard(session: Session): void {
+    this.#boardPush.leave(session);
+  }
+
+  /** Whether a board counted in `timeZone` goes to the session (routing.ts). */
+  boardWatching(session: Session, timeZone: string): boolean {
+    return this.#boardPush.watching(session, timeZone);
+  }
+
+  /** The service's stores and checkouts, with the tills paired to each and this computer's own. */
+  async #knownCheckouts(): Promise<KnownCheckout[]> {
+    const own = this.checkout;
+    const tills = this.devices.list().filter((d) => d.kind === 'till' && d.revokedAt === null);
+    const named = (storeId: number, checkoutId: number, storeName: string | null, checkoutDesc: string | null): KnownCheckout => ({
+      storeId,
+      checkoutId,
+      storeName,
+      checkoutDesc,
+      tills: tills.filter((d) => d.storeId === storeId && d.checkoutId === checkoutId).map((d) => d.name),
+      storeComputer: own.storeId === storeId && own.checkoutId === checkoutId,
+    });
+    const known: KnownCheckout[] = [named(own.storeId, own.checkoutId, null, null), ...tills.map((d) => named(d.storeId, d.checkoutId, null, null))];
+    let stores: Awaited<ReturnType<BackOffice['stores']>> = [];
+    try {
+      stores = await this.backOffice.stores();
+      for (const store of stores) {
+        for (const c of await this.backOffice.checkouts(store.store_id)) known.push(named(c.store_id, c.checkout_id, store.store_name, c.checkout_desc));
+      }
+    } catch (err) {
+      // Without the service's listing the board still has this computer's and the paired tills' checkouts.
+      this.log.warn('could not list the stores’ checkouts for the floor board', { error: err });
+    }
+    const storeNames = new Map(stores.map((s) => [s.store_id, s.store_name]));
+    // The service's names win over the bare keys added first.
+    const byKey = new Map<string, KnownCheckout>();
+    for (const c of known) {
+      const key = `${c.storeId}/${c.checkoutId}`;
+      const before = byKey.get(key);
+      byKey.set(key, { ...c, storeName: c.storeName ?? before?.storeName ?? storeNames.get(c.storeId) ?? null, checkoutDesc: c.checkoutDesc ?? before?.checkoutDesc ?? null });
+    }
+    return [...byKey.values()];
+  }
+
   start(): Promise<void> {
     return this.#life.start(() => this.#open(), () => this.#close(), this.log);
   }
@@ -220,6 +285,7 @@ export class Core {
         serviceAnswered: (reached, error) => this.#service.answered(reached, error),
         checkoutsChanged: (checkouts) => {
           void this.#push.push(checkouts);
+          this.#boardPush.checkoutsChanged(checkouts);
           // A till set to print every paid sale prints it as it is paid (receipts/receipts.ts).
           void this.#receipts?.checkoutsChanged(checkouts);
         },
@@ -353,6 +419,7 @@ export class Core {
 
   async #close(): Promise<void> {
     this.#push.stop();
+    this.#boardPush.stop();
     this.#board.stop();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];

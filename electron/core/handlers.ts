@@ -400,6 +400,17 @@ export function createHandlers(core: Core) {
     'receipt.testPage': handler('manager', 'print a test page', fields({ ...checkoutArgs, timeZone: v.optional(timeZone) }), (a, by, session) =>
       core.receipts.printTestPage(by.name, checkoutOf(a, session), a.timeZone),
     ),
+
+    /**
+     * The floor board (issue 29): every checkout of every store, what its QR charges now, its
+     * last outcome, what waits for a person and the day's displacements, the day counted in
+     * the screen's `timeZone`. The session hears `board.changed` until board.leave.
+     */
+    'board.view': handler('supervisor', 'see the floor board', fields({ timeZone }), ({ timeZone: zone }, _by, session) => core.openBoard(session, zone)),
+    'board.leave': handler('supervisor', 'close the floor board', none(), (_a, _by, session) => {
+      core.leaveBoard(session);
+      return { left: true };
+    }),
   };
 }
 

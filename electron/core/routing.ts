@@ -29,6 +29,9 @@ export function routedPush<E extends keyof PushEvents>(core: Core, session: Sess
     // Each till hears its own sign-in, never another's.
     case 'auth.changed':
       return till ? (core.operators.status(session) as PushEvents[E]) : undefined;
+    // The floor board goes to the sessions that opened it, in their time zone (board/push.ts).
+    case 'board.changed':
+      return till && core.boardWatching(session, (payload as PushEvents['board.changed']).time_zone) ? payload : undefined;
     default:
       return undefined;
   }

@@ -97,6 +97,8 @@ const api = {
   'receipt.testPage': invoker('receipt.testPage'),
   'receipt.printShift': invoker('receipt.printShift'),
   'receipt.sheet': invoker('receipt.sheet'),
+  'board.view': invoker('board.view'),
+  'board.leave': invoker('board.leave'),
   listen,
 } satisfies PreloadApi;
 

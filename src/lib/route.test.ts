@@ -13,6 +13,7 @@ describe('parseRoute', () => {
     ['#/constructor', 'cashier'],
     ['#/JOURNAL', 'cashier'],
     ['#/devices', 'devices'],
+    ['#/board', 'board'],
   ])('%j -> %s', (hash, route) => {
     expect(parseRoute(hash)).toBe(route);
   });
@@ -25,7 +26,7 @@ describe('routesFor', () => {
   it('shows each role only the screens it may use', () => {
     expect(routesFor(null)).toEqual([]);
     expect(routesFor('cashier')).toEqual(['cashier']);
-    expect(routesFor('supervisor')).toEqual(['cashier', 'journal', 'settlements', 'claims']);
-    expect(routesFor('manager')).toEqual(['cashier', 'journal', 'settlements', 'claims', 'settings', 'operators', 'devices', 'stores']);
+    expect(routesFor('supervisor')).toEqual(['cashier', 'board', 'journal', 'settlements', 'claims']);
+    expect(routesFor('manager')).toEqual(['cashier', 'board', 'journal', 'settlements', 'claims', 'settings', 'operators', 'devices', 'stores']);
   });
 });

@@ -92,6 +92,8 @@ const TABLE: Record<Method, [Access, Reach]> = {
   'receipt.testPage': ['manager', 'till'],
   'receipt.printShift': ['supervisor', 'till'],
   'receipt.sheet': ['cashier', 'till'],
+  'board.view': ['supervisor', 'till'],
+  'board.leave': ['supervisor', 'till'],
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { Lang } from '../../shared/lang.ts';
+import type { FloorBoard } from '../board/board.ts';
 import type { ClaimNotice, ClaimsDesk } from '../claims/desk.ts';
 import type { EventHub } from '../events.ts';
 import type { Logger } from '../log.ts';
@@ -50,6 +51,8 @@ export interface PushEvents {
    * receives its own sign-in as it stands now, so a page signed out shows Sign in at once.
    */
   'auth.changed': AuthStatus;
+  /** The floor board changed (issue 29): sent only to the sessions that opened it (board.view), coalesced. */
+  'board.changed': FloorBoard;
 }
 
 export function toDisplayView(view: CheckoutView, lang: Lang): DisplayView {
