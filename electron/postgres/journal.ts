@@ -17,6 +17,7 @@
  */
 import postgres from 'postgres';
 import type { Clock } from '../shared/clock.ts';
+import { deepFreeze } from '../shared/freeze.ts';
 import type { Logger } from '../core/log.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
 import { batchOf, foldBatch, foldProjections, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
@@ -65,6 +66,8 @@ export interface OpenPostgresJournalOptions<S extends object> extends JournalDef
 
 const KEPT_REDUCER_FAILURES = 20;
 const DEFAULT_GROUP_LIMIT = 512;
+/** Sales whose rows this core keeps at hand for the next fold: the most recently touched. */
+const SALE_CACHE = 20_000;
 const DEFAULT_RECONNECT_WAIT_MS = 15_000;
 /** Entries read at a time by verify and by a projection's rebuild: constant memory. */
 const READ_BATCH = 2_000;
@@ -95,7 +98,7 @@ interface Head {
 }
 
 /** One group's transaction: its entries after the head, whose each is, and what they change. */
-interface Plan {
+interface Plan<S> {
   entries: JournalEntry[];
   /** Each entry's data as the canonical text its hash covers. */
   texts: string[];
@@ -109,6 +112,9 @@ interface Plan {
   failures: ReducerFailure[];
   /** Entries of another journal, imported: a webhook-id already there is kept as it is. */
   verbatim?: boolean;
+  /** Set by the write: the rows the group changes, cached once it commits. */
+  sales: SaleRow<S>[];
+  shifts: ShiftRecord[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -152,6 +158,8 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   #corruption: JournalStatus['corruption'] = null;
   readonly #commits = { commits: 0, committedEntries: 0 };
   #queue: Pending[] = [];
+  readonly #saleCache = new Map<string, SaleRow<S>>();
+  readonly #shiftCache = new Map<string, ShiftRecord>();
   #pumping: Promise<void> | null = null;
   readonly #webhooks = new WebhookOnce();
   #closed = false;
@@ -173,7 +181,8 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     const one = async (rows: Promise<readonly unknown[]>) => (await records(rows))[0];
     const cols = sql`sale_id, record, touched_seq, touched_at`;
     this.sales = {
-      get: (id) => one(sql`select ${cols} from sales where sale_id = ${id}`),
+      // The rows this core last wrote are the current ones (it is the one writer).
+      get: async (id) => this.#saleCache.get(id)?.record ?? one(sql`select ${cols} from sales where sale_id = ${id}`),
       byPixId: (pixId) => one(sql`select ${cols} from sales where pix_id = ${pixId} order by sale_id collate "C" limit 1`),
       byServiceId: (serviceId) => one(sql`select ${cols} from sales where service_id = ${serviceId} order by sale_id collate "C" limit 1`),
       byExternalId: (externalId) => records(sql`select ${cols} from sales where external_id = ${externalId} order by sale_id collate "C"`),
@@ -331,7 +340,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   }
 
   /** Entries with their seq and hash after the current head, and what they change. */
-  #plan(group: Pending[]): Plan {
+  #plan(group: Pending[]): Plan<S> {
     let { seq, hash } = this.#head;
     const at = this.#o.clock.now();
     const entries: JournalEntry[] = [];
@@ -351,72 +360,118 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
         if (input.webhookId !== undefined) hooks.push({ webhookId: input.webhookId, index: entries.length - 1 });
       }
     });
-    return { entries, texts, owners, claims, hooks, head: { seq, hash }, states: null, failures: [] };
+    return { entries, texts, owners, claims, hooks, head: { seq, hash }, states: null, failures: [], sales: [], shifts: [] };
   }
 
-  async #write(plan: Plan): Promise<void> {
+  /**
+   * The sales and shifts a group folds, as they stand: from this core's own cache of the rows
+   * it wrote or read (it is the one writer: a second one is refused by the entries' key), and
+   * from the database for those it has not seen. Read before the group's statement, so the
+   * statement itself is one round trip.
+   */
+  async #stored(batch: ReturnType<typeof batchOf>): Promise<BatchState<S>> {
+    const sql = this.#sql;
+    const missingSales = batch.saleIds.filter((id) => !this.#saleCache.has(id));
+    const missingShifts = batch.shiftIds.filter((id) => !this.#shiftCache.has(id));
+    const [saleRows, shiftRows] = await Promise.all([
+      missingSales.length === 0 ? [] : sql`select * from sales where sale_id in ${sql(missingSales)}`,
+      missingShifts.length === 0 ? [] : sql`select * from shifts where id in ${sql(missingShifts)}`,
+    ]);
+    const sales = new Map(decodeRows(saleRow, 'sales', saleRows).map((r) => [r.sale_id, saleRowOf<S>(r)]));
+    const shifts = new Map(decodeRows(shiftRow, 'shifts', shiftRows).map((r) => [r.id, shiftOf(r)]));
+    return {
+      sales: new Map(batch.saleIds.map((id) => [id, this.#saleCache.get(id) ?? sales.get(id)])),
+      hooks: new Map(),
+      shifts: new Map(batch.shiftIds.map((id) => [id, this.#shiftCache.get(id) ?? shifts.get(id)])),
+    };
+  }
+
+  async #write(plan: Plan<S>): Promise<void> {
     const { entries } = plan;
     if (entries.length === 0) return;
     const batch = batchOf(entries);
     const failures: ReducerFailure[] = [];
-    await this.#sql.begin(async (tx) => {
-      const stored: BatchState<S> = { sales: new Map(), hooks: new Map(), shifts: new Map() };
-      const [saleRows, shiftRows] = await Promise.all([
-        batch.saleIds.length === 0 ? [] : tx`select * from sales where sale_id in ${tx(batch.saleIds)}`,
-        batch.shiftIds.length === 0 ? [] : tx`select * from shifts where id in ${tx(batch.shiftIds)}`,
-      ]);
-      for (const id of batch.saleIds) stored.sales.set(id, undefined);
-      for (const r of decodeRows(saleRow, 'sales', saleRows)) stored.sales.set(r.sale_id, saleRowOf<S>(r));
-      for (const r of decodeRows(shiftRow, 'shifts', shiftRows)) stored.shifts.set(r.id, shiftOf(r));
-      const changes = foldBatch(entries, batch.refs, stored, undefined, this.#o.reduceSale, this.#keys);
-      failures.push(...changes.failures);
-      const states = foldProjections(this.#o.projections ?? {}, this.#projections, entries, failures);
-      const last = entries.at(-1)!.seq;
-      const writes: Array<Promise<unknown>> = [
-        tx`insert into entries ${tx(
-          entries.map((e, i) => ({ seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: plan.texts[i]! })),
-          'seq',
-          'prev',
-          'hash',
-          'at',
-          'type',
-          'data',
-        )}`,
-      ];
-      const links = entries.flatMap((e, i) => batch.refs[i]!.map((sale_id) => ({ sale_id, seq: e.seq })));
-      if (links.length > 0) writes.push(tx`insert into entry_sales ${tx(links, 'sale_id', 'seq')}`);
-      if (changes.sales.length > 0) writes.push(upsertSales(tx, changes.sales));
-      for (const shift of changes.shifts) writes.push(upsertShift(tx, shift));
-      const hooks = plan.hooks.map((h) => ({ webhook_id: h.webhookId, seq: entries[h.index]!.seq }));
-      if (hooks.length > 0) writes.push(plan.verbatim ? tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')} on conflict (webhook_id) do nothing` : tx`insert into webhook_ids ${tx(hooks, 'webhook_id', 'seq')}`);
-      const settlements = plan.claims.flatMap((c, i) => (c.settlementId === undefined ? [] : [{ settlement_id: c.settlementId, seq: entries[i]!.seq }]));
-      if (settlements.length > 0) writes.push(tx`insert into settlement_ids ${tx(settlements, 'settlement_id', 'seq')} on conflict (settlement_id) do nothing`);
-      const keys = plan.claims.flatMap((c, i) => (c.idempotencyKeys ?? []).map((k) => ({ idempotency_key: k.key, sale_id: k.saleId, seq: entries[i]!.seq })));
-      if (keys.length > 0) writes.push(tx`insert into idempotency_keys ${tx(keys, 'idempotency_key', 'sale_id', 'seq')}`);
-      const changed = [...states].filter(([name, state]) => this.#projections.get(name) !== state).map(([name, state]) => ({ name, state: JSON.stringify(state), seq: last }));
-      if (changed.length > 0) writes.push(tx`insert into projections ${tx(changed, 'name', 'state', 'seq')} on conflict (name) do update set state = excluded.state, seq = excluded.seq`);
-      if (failures.length > 0) writes.push(tx`update journal_state set reducer_failures = reducer_failures + ${failures.length} where id = 1`);
-      await Promise.all(writes);
-      // Kept on the plan before the commit: if its answer is lost and it did land, they hold.
-      plan.states = states;
-      plan.failures = failures;
-      await this.#o.faults?.beforeCommit?.();
-    });
+    const stored = await this.#stored(batch);
+    const changes = foldBatch(entries, batch.refs, stored, undefined, this.#o.reduceSale, this.#keys);
+    failures.push(...changes.failures);
+    const states = foldProjections(this.#o.projections ?? {}, this.#projections, entries, failures);
+    // Kept on the plan before the commit: if its answer is lost and it did land, they hold.
+    plan.states = states;
+    plan.failures = failures;
+    plan.sales = changes.sales;
+    plan.shifts = changes.shifts;
+    const beforeCommit = this.#o.faults?.beforeCommit;
+    if (beforeCommit) {
+      // The test seam: the same statement inside an explicit transaction, cut before its commit.
+      await this.#sql.begin(async (tx) => {
+        await this.#statement(tx, plan, batch.refs);
+        await beforeCommit();
+      });
+    } else {
+      // ONE statement: every row of the group in data-modifying CTEs, committed as one
+      // transaction in one round trip (a transaction held over several round trips waited on
+      // this busy process's event loop between them).
+      await this.#statement(this.#sql, plan, batch.refs);
+    }
     await this.#o.faults?.afterCommit?.();
   }
 
+  #statement(q: Sql | postgres.TransactionSql, plan: Plan<S>, refs: readonly string[][]) {
+    const { entries } = plan;
+    const last = entries.at(-1)!.seq;
+    const parts = [
+      q`e as (insert into entries ${q(
+        entries.map((e, i) => ({ seq: e.seq, prev: e.prev, hash: e.hash, at: e.at, type: e.type, data: plan.texts[i]! })),
+        'seq',
+        'prev',
+        'hash',
+        'at',
+        'type',
+        'data',
+      )})`,
+    ];
+    const links = entries.flatMap((e, i) => refs[i]!.map((sale_id) => ({ sale_id, seq: e.seq })));
+    if (links.length > 0) parts.push(q`l as (insert into entry_sales ${q(links, 'sale_id', 'seq')})`);
+    if (plan.sales.length > 0) parts.push(q`s as (${upsertSales(q, plan.sales)})`);
+    if (plan.shifts.length > 0) parts.push(q`h as (${upsertShifts(q, plan.shifts)})`);
+    const hooks = plan.hooks.map((h) => ({ webhook_id: h.webhookId, seq: entries[h.index]!.seq }));
+    if (hooks.length > 0) {
+      parts.push(plan.verbatim ? q`w as (insert into webhook_ids ${q(hooks, 'webhook_id', 'seq')} on conflict (webhook_id) do nothing)` : q`w as (insert into webhook_ids ${q(hooks, 'webhook_id', 'seq')})`);
+    }
+    const settlements = plan.claims.flatMap((c, i) => (c.settlementId === undefined ? [] : [{ settlement_id: c.settlementId, seq: entries[i]!.seq }]));
+    if (settlements.length > 0) parts.push(q`t as (insert into settlement_ids ${q(settlements, 'settlement_id', 'seq')} on conflict (settlement_id) do nothing)`);
+    const keys = plan.claims.flatMap((c, i) => (c.idempotencyKeys ?? []).map((k) => ({ idempotency_key: k.key, sale_id: k.saleId, seq: entries[i]!.seq })));
+    if (keys.length > 0) parts.push(q`k as (insert into idempotency_keys ${q(keys, 'idempotency_key', 'sale_id', 'seq')})`);
+    const changed = [...(plan.states ?? [])].filter(([name, state]) => this.#projections.get(name) !== state).map(([name, state]) => ({ name, state: JSON.stringify(state), seq: last }));
+    if (changed.length > 0) parts.push(q`p as (insert into projections ${q(changed, 'name', 'state', 'seq')} on conflict (name) do update set state = excluded.state, seq = excluded.seq)`);
+    if (plan.failures.length > 0) parts.push(q`f as (update journal_state set reducer_failures = reducer_failures + ${plan.failures.length} where id = 1)`);
+    const ctes = parts.reduce((all, part) => q`${all}, ${part}`);
+    return q`with ${ctes} select 1`;
+  }
+
   /** After the commit: the head, the projections and the failures move on. */
-  #advance(plan: Plan): void {
+  #advance(plan: Plan<S>): void {
     if (plan.entries.length === 0) return;
     this.#head = plan.head;
     if (plan.states) this.#projections = plan.states;
+    for (const row of plan.sales) {
+      // Touched last, so kept longest (a Map keeps insertion order).
+      this.#saleCache.delete(row.sale_id);
+      // Frozen, as the file journal's rows are: callers share them, none may change them.
+      this.#saleCache.set(row.sale_id, deepFreeze(row));
+    }
+    for (const id of this.#saleCache.keys()) {
+      if (this.#saleCache.size <= SALE_CACHE) break;
+      this.#saleCache.delete(id);
+    }
+    for (const shift of plan.shifts) this.#shiftCache.set(shift.id, shift);
     this.#noteFailures(plan.failures);
     this.#commits.commits += 1;
     this.#commits.committedEntries += plan.entries.length;
   }
 
   /** After the commit: each caller gets its own entries. */
-  #applied(group: Pending[], plan: Plan): Array<AppendResult | 'duplicate'> {
+  #applied(group: Pending[], plan: Plan<S>): Array<AppendResult | 'duplicate'> {
     this.#advance(plan);
     return group.map((_, owner) => {
       const mine = plan.entries.filter((__, i) => plan.owners[i] === owner);
@@ -526,7 +581,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     if (this.#pumping || this.#queue.length > 0) throw new Error('an import runs on a journal nothing else appends to');
     let { seq, hash } = this.#head;
     const texts: string[] = [];
-    const hooks: Plan['hooks'] = [];
+    const hooks: Plan<S>['hooks'] = [];
     const seen = new Set<string>();
     for (const e of entries) {
       if (e.seq !== seq + 1) throw new ChainMismatchError(`entry ${e.seq} does not follow entry ${seq}`);
@@ -543,7 +598,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
       seq = e.seq;
       hash = e.hash;
     }
-    const plan: Plan = {
+    const plan: Plan<S> = {
       entries: [...entries],
       texts,
       owners: entries.map(() => 0),
@@ -553,6 +608,8 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
       states: null,
       failures: [],
       verbatim: true,
+      sales: [],
+      shifts: [],
     };
     await this.#write(plan);
     this.#advance(plan);
@@ -662,7 +719,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   }
 }
 
-function upsertSales<S>(tx: postgres.TransactionSql, rows: readonly SaleRow<S>[]) {
+function upsertSales<S>(tx: Sql | postgres.TransactionSql, rows: readonly SaleRow<S>[]) {
   const values = rows.map((r) => ({
     sale_id: r.sale_id,
     store_id: r.store_id ?? null,
@@ -688,7 +745,7 @@ function upsertSales<S>(tx: postgres.TransactionSql, rows: readonly SaleRow<S>[]
     touched_seq = excluded.touched_seq, touched_at = excluded.touched_at`;
 }
 
-function upsertShift(tx: postgres.TransactionSql, shift: ShiftRecord) {
-  const row = { id: shift.id, state: shift.state, opened_at: shift.opened_at, opened_by: shift.opened_by, opened_seq: shift.opened_seq, closed_at: shift.closed_at ?? null, closed_by: shift.closed_by ?? null, closed_seq: shift.closed_seq ?? null };
-  return tx`insert into shifts ${tx(row)} on conflict (id) do update set state = excluded.state, closed_at = excluded.closed_at, closed_by = excluded.closed_by, closed_seq = excluded.closed_seq`;
+function upsertShifts(q: Sql | postgres.TransactionSql, shifts: readonly ShiftRecord[]) {
+  const rows = shifts.map((shift) => ({ id: shift.id, state: shift.state, opened_at: shift.opened_at, opened_by: shift.opened_by, opened_seq: shift.opened_seq, closed_at: shift.closed_at ?? null, closed_by: shift.closed_by ?? null, closed_seq: shift.closed_seq ?? null }));
+  return q`insert into shifts ${q(rows)} on conflict (id) do update set state = excluded.state, closed_at = excluded.closed_at, closed_by = excluded.closed_by, closed_seq = excluded.closed_seq`;
 }
