@@ -48,7 +48,11 @@ async function paidSale(amount: string, reference: string) {
   if (!charged.ok) throw new Error(charged.error.message);
   const saleId = (charged.result as { newest: { sale_id: string } }).newest.sale_id;
   expect((await app.svc('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 })).status).toBe(200);
-  await waitFor(async () => ((await core.terminal.saleDetail(saleId))?.sale.status === 'paid' ? true : undefined), 'the sale to be paid');
+  // Paid, and the service's second webhook (charge.done) in too: nothing more is coming for it.
+  await waitFor(async () => {
+    const sale = (await core.journal.sales.get(saleId))?.sale;
+    return sale?.status === 'paid' && sale.dones.length > 0 ? true : undefined;
+  }, 'the sale to be paid and done');
   return journaledSale(core, saleId);
 }
 
