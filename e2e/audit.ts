@@ -185,8 +185,15 @@ export async function auditPage(page: Page): Promise<Problem[]> {
     for (const el of texts) {
       if (el.closest('details')) continue;
       const own = [...el.childNodes].filter((c) => c.nodeType === Node.TEXT_NODE).map((c) => c.textContent ?? '').join(' ');
+      // One report per word, under the first pattern that names it.
+      const taken: [number, number][] = [];
       for (const p of patterns) {
-        for (const m of own.matchAll(p.re)) problems.push({ check: 'words', what: `${p.what} "${m[0]}" in ${name(el)}` });
+        for (const m of own.matchAll(p.re)) {
+          const [from, to] = [m.index, m.index + m[0].length];
+          if (taken.some(([a, b]) => from < b && to > a)) continue;
+          taken.push([from, to]);
+          problems.push({ check: 'words', what: `${p.what} "${m[0]}" in ${name(el)}` });
+        }
       }
     }
     return problems;

@@ -155,7 +155,8 @@ export function App() {
 
   return (
     <div className="app">
-      <header className="app-header no-print">
+      {/* How many screens the row holds: with more than one it takes a row of its own (styles.css). */}
+      <header className="app-header no-print" data-screens={allowed.length}>
         <h1>{t('app.title')}</h1>
         <DeviceName />
         <nav aria-label={t('nav.label')} className="app-nav">
