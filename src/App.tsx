@@ -155,8 +155,7 @@ export function App() {
 
   return (
     <div className="app">
-      {/* How many screens the row holds: with more than one it takes a row of its own (styles.css). */}
-      <header className="app-header no-print" data-screens={allowed.length}>
+      <header className="app-header no-print">
         <h1>{t('app.title')}</h1>
         <DeviceName />
         <nav aria-label={t('nav.label')} className="app-nav">
@@ -166,11 +165,15 @@ export function App() {
             </a>
           ))}
         </nav>
-        <SignedIn />
-        <LanguageSelect />
       </header>
+      {/* Issue 26: who is signed in and the language sit beside the status, so the header's row
+          is the title and every screen, whole, at 1024 px. */}
       <div className="status-line no-print">
         <StatusBar />
+        <div className="session">
+          <SignedIn />
+          <LanguageSelect />
+        </div>
       </div>
       <main className="app-main">{screen}</main>
       <div className="no-print">
