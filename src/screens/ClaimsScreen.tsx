@@ -173,6 +173,8 @@ export function ClaimsScreen() {
     if (rows.length === 0) return <p>{t('claims.noPayouts')}</p>;
     return (
       <DataTable
+        wrap
+        className="report-table"
         label={t('claims.payouts')}
         columns={[
           {
@@ -230,6 +232,8 @@ export function ClaimsScreen() {
     if (rows.length === 0) return <p>{t('claims.none')}</p>;
     return (
       <DataTable
+        wrap
+        className="report-table"
         label={t('claims.list')}
         columns={[
           {
