@@ -88,6 +88,11 @@ export async function auditPage(page: Page): Promise<Problem[]> {
     // ── Page: no horizontal scroll ──────────────────────────────────────────
     if (document.documentElement.scrollWidth > vw + 1) problems.push({ check: 'page-scroll', what: `the page scrolls sideways (${document.documentElement.scrollWidth} px in ${vw})` });
 
+    // ── Tables: every column in view, none behind a sideways scroll ───────────
+    for (const wrap of document.querySelectorAll('.table-wrap')) {
+      if (shown(wrap) && wrap.scrollWidth > wrap.clientWidth + 1) problems.push({ check: 'overflow', what: `${name(wrap.querySelector('table') ?? wrap)} hides columns behind a sideways scroll (${wrap.scrollWidth} px in ${wrap.clientWidth}; columns ${[...wrap.querySelectorAll('thead th')].map((th) => Math.round(th.getBoundingClientRect().width)).join(', ')} px)` });
+    }
+
     // ── Select boxes: the chosen option's words fit ──────────────────────────
     const canvas = document.createElement('canvas').getContext('2d');
     for (const select of document.querySelectorAll('select')) {
