@@ -179,6 +179,7 @@ export function ClaimsScreen() {
         columns={[
           {
             header: t('claims.col.amount'),
+            className: 'num',
             cell: ({ payout }) => formatFigure(lang, { ...payout.amount, currency: payout.currency }),
           },
           { header: t('claims.col.date'), cell: ({ payout }) => (payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)) },

@@ -121,7 +121,7 @@ export function SettlementsScreen() {
       ),
     },
     { header: t('settlements.col.status'), cell: ({ settlement: s }) => (s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')) },
-    { header: t('settlements.col.amount'), cell: ({ settlement: s }) => (s.amount === null ? '—' : formatFigure(lang, s.amount)) },
+    { header: t('settlements.col.amount'), className: 'num', cell: ({ settlement: s }) => (s.amount === null ? '—' : formatFigure(lang, s.amount)) },
     { header: t('settlements.col.settledAt'), cell: ({ settlement: s }) => (s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)) },
     {
       header: t('settlements.col.reconciled'),
@@ -187,8 +187,8 @@ export function SettlementsScreen() {
           </>
         ),
       },
-      { header: t('settlements.col.charged'), cell: (l) => formatFigure(lang, 'charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
-      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? formatFigure(lang, l.charge.settlement_amount) : `−${formatFigure(lang, l.refund.deduction_amount)}`) },
+      { header: t('settlements.col.charged'), className: 'num', cell: (l) => formatFigure(lang, 'charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
+      { header: t('settlements.col.quoted'), className: 'num', cell: (l) => ('charge' in l ? formatFigure(lang, l.charge.settlement_amount) : `−${formatFigure(lang, l.refund.deduction_amount)}`) },
     ];
     return (
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
@@ -237,7 +237,7 @@ export function SettlementsScreen() {
             columns={[
               { header: t('settlements.col.paidAt'), cell: (sale) => new Date(sale.paid_at).toLocaleString(lang) },
               { header: t('settlements.col.checkout'), cell: (sale) => t('settlements.pendingCheckout', { store: sale.store_id, checkout: sale.checkout_id }) },
-              { header: t('settlements.col.received'), cell: (sale) => formatMoney(lang, sale.received_cents) },
+              { header: t('settlements.col.received'), className: 'num', cell: (sale) => formatMoney(lang, sale.received_cents) },
               {
                 header: t('settlements.col.reference'),
                 cell: (sale) => (
@@ -374,8 +374,8 @@ export function SettlementsScreen() {
                 </>
               ),
             },
-            { header: t('settlements.col.charged'), cell: ({ charge: c }) => formatFigure(lang, c.charged_amount) },
-            { header: t('settlements.col.quoted'), cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : formatFigure(lang, c.settlement_amount)) },
+            { header: t('settlements.col.charged'), className: 'num', cell: ({ charge: c }) => formatFigure(lang, c.charged_amount) },
+            { header: t('settlements.col.quoted'), className: 'num', cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : formatFigure(lang, c.settlement_amount)) },
             {
               header: t('settlements.col.match'),
               cell: ({ check, sale }) => (
@@ -397,7 +397,7 @@ export function SettlementsScreen() {
             label={t('settlements.refunds')}
             columns={[
               { header: t('settlements.col.refund'), cell: ({ charge: r }) => <Ids ids={[[t('settlements.col.refund'), r.service_refund_id]]} /> },
-              { header: t('settlements.col.deduction'), cell: ({ charge: r }) => formatFigure(lang, r.deduction_amount) },
+              { header: t('settlements.col.deduction'), className: 'num', cell: ({ charge: r }) => formatFigure(lang, r.deduction_amount) },
               {
                 header: t('settlements.col.original'),
                 cell: ({ check, sale }) => (
