@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { expect, openCashier, signIn, snap, startApp, test } from './fixtures.ts';
 import { decodeLuminance } from './poster-pdf.ts';
@@ -68,12 +66,6 @@ test('ring up a sale and get paid; the customer display follows', async ({ page,
   await expect(currentSale(page).getByRole('timer')).toContainText(/Time left [45]:\d\d/);
   await expect(qr(page)).toHaveCount(1);
   await snap(page, testInfo, '02-waiting-for-payment');
-  if (process.env.POS_DOCS_SCREENSHOT === '1') {
-    // README's picture of the cashier screen (npm run test:e2e with POS_DOCS_SCREENSHOT=1).
-    const docs = fileURLToPath(new URL('../docs/', import.meta.url));
-    await mkdir(docs, { recursive: true });
-    await page.screenshot({ path: `${docs}cashier-screen.png`, animations: 'disabled' });
-  }
 
   // The customer display opens from the cashier screen in its own window, already connected.
   const [display] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: /Customer display/ }).click()]);

@@ -218,8 +218,8 @@ test('a supervisor ties a payment without a sale to a sale, picked from a list, 
   const unmatched = page.getByRole('region', { name: 'Unmatched payments' });
   const rows = unmatched.locator('tbody tr[data-seq]');
   await expect(rows).toHaveCount(2);
-  await expect(rows.filter({ hasText: 'Charge completed' })).toHaveCount(1);
-  const payment = rows.filter({ hasText: 'Payment' }).filter({ hasNotText: 'Charge completed' });
+  await expect(rows.filter({ hasText: 'Payment confirmed by the service' })).toHaveCount(1);
+  const payment = rows.filter({ hasText: 'Payment' }).filter({ hasNotText: 'Payment confirmed by the service' });
   await expect(payment).toContainText('R$8.00');
   await snap(page, testInfo, '07-unmatched-payments');
 
@@ -230,7 +230,7 @@ test('a supervisor ties a payment without a sale to a sale, picked from a list, 
   await picker.selectOption({ label: (await picker.locator('option').filter({ hasText: 'G-1' }).textContent()) ?? '' });
   await payment.getByRole('button', { name: 'Attribute' }).click();
   await expect(rows).toHaveCount(1);
-  await expect(rows).toContainText('Charge completed');
+  await expect(rows).toContainText('Payment confirmed by the service');
   await expect(salesRows(page).filter({ hasText: 'G-1' })).toContainText('Paid');
   const events = page.getByRole('region', { name: 'Events' });
   // Event types are worded; the journaled type stays on the cell for whoever needs it.

@@ -167,11 +167,15 @@ export function App() {
             </a>
           ))}
         </nav>
-        <SignedIn />
-        <LanguageSelect />
       </header>
+      {/* Issue 26: who is signed in and the language sit beside the status, so the header's row
+          is the title and every screen, whole, at 1024 px. */}
       <div className="status-line no-print">
         <StatusBar />
+        <div className="session">
+          <SignedIn />
+          <LanguageSelect />
+        </div>
       </div>
       <main className="app-main">{screen}</main>
       <div className="no-print">

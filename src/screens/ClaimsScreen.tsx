@@ -1,7 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { CLAIM_DETAILS_MAX } from '../../electron/shared/form-rules.ts';
 import type { BankAnswer, BankAnswerRecorded, ClaimRow, MedReason, OpenOutcome, PayoutRow } from '../../electron/core/contract.ts';
 import { DataTable } from '../components/DataTable.tsx';
+import { Ids } from '../components/Ids.tsx';
+import { useInView } from '../components/useInView.ts';
 import { Submit } from '../components/Field.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
@@ -158,22 +160,32 @@ export function ClaimsScreen() {
     </section>
   );
 
+  /** A pay-out as people name it: its date and amount (its id is under Details). */
+  function payoutName(serviceId: string): string {
+    const found = payouts?.find((row) => row.payout.service_id === serviceId)?.payout;
+    if (!found) return t('claims.payoutElsewhere');
+    const date = found.created_at === null ? t('claims.noDate') : new Date(found.created_at).toLocaleDateString(lang);
+    return `${date} · ${formatFigure(lang, { ...found.amount, currency: found.currency })}`;
+  }
+
   function PayoutTable({ rows, onClaim, onAnswer }: { rows: PayoutRow[] | null; onClaim: (serviceId: string) => void; onAnswer: (serviceId: string) => void }) {
     if (rows === null) return <p>{t('claims.loading')}</p>;
     if (rows.length === 0) return <p>{t('claims.noPayouts')}</p>;
     return (
       <DataTable
+        wrap
+        className="report-table"
         label={t('claims.payouts')}
         columns={[
-          { header: t('claims.col.payout'), cell: ({ payout }) => <code>{payout.external_id ?? payout.service_id}</code> },
           {
             header: t('claims.col.amount'),
+            className: 'num',
             cell: ({ payout }) => formatFigure(lang, { ...payout.amount, currency: payout.currency }),
           },
           { header: t('claims.col.date'), cell: ({ payout }) => (payout.created_at === null ? t('claims.noDate') : new Date(payout.created_at).toLocaleDateString(lang)) },
           {
             header: t('claims.col.claim'),
-            cell: ({ payout, claim, med_case_id }) =>
+            cell: ({ payout, claim }) =>
               claim.claimable ? (
                 <>
                   {t('claims.daysLeft', { days: claim.daysLeft })}{' '}
@@ -192,14 +204,21 @@ export function ClaimsScreen() {
                       </button>
                     </>
                   )}
-                  {med_case_id && (
-                    <>
-                      {' '}
-                      <code>{med_case_id}</code>
-                    </>
-                  )}
                 </>
               ),
+          },
+          // The service's ids, for its support (issue 26): the pay-out reads by date and amount.
+          {
+            header: t('report.col.details'),
+            cell: ({ payout, med_case_id }) => (
+              <Ids
+                ids={[
+                  [t('claims.col.payout'), payout.service_id],
+                  [t('report.col.reference'), payout.external_id],
+                  [t('claims.col.claimId'), med_case_id],
+                ]}
+              />
+            ),
           },
         ]}
         rows={rows}
@@ -214,10 +233,27 @@ export function ClaimsScreen() {
     if (rows.length === 0) return <p>{t('claims.none')}</p>;
     return (
       <DataTable
+        wrap
+        className="report-table"
         label={t('claims.list')}
         columns={[
-          { header: t('claims.col.payout'), cell: (row) => <code>{row.handling === 'manual' ? row.service_id : row.claim.service_id}</code> },
-          { header: t('claims.col.claimId'), cell: (row) => (row.handling === 'manual' ? '—' : <code>{row.claim.med_case_id}</code>) },
+          {
+            header: t('claims.col.payout'),
+            cell: (row) => {
+              const serviceId = row.handling === 'manual' ? row.service_id : row.claim.service_id;
+              return (
+                <>
+                  {payoutName(serviceId)}
+                  <Ids
+                    ids={[
+                      [t('claims.col.payout'), serviceId],
+                      [t('claims.col.claimId'), row.handling === 'manual' ? null : row.claim.med_case_id],
+                    ]}
+                  />
+                </>
+              );
+            },
+          },
           {
             header: t('claims.col.status'),
             cell: (row) =>
@@ -270,6 +306,8 @@ export function ClaimsScreen() {
    * checks a typed claim id with the service before following it.
    */
   function BankAnswerForm({ serviceId, onCancel, onRecorded }: { serviceId: string; onCancel: () => void; onRecorded: (a: BankAnswerRecorded) => void }) {
+    const answerForm = useRef<HTMLFormElement>(null);
+    useInView(answerForm);
     const [answer, setAnswer] = useState<BankAnswer | ''>('');
     const [medCaseId, setMedCaseId] = useState('');
     const { busy, error, attempt } = useAttempt();
@@ -279,8 +317,8 @@ export function ClaimsScreen() {
       await attempt(async () => onRecorded(await getBridge().call('claims.recordBankAnswer', { serviceId, answer, ...(answer === 'exists' ? { medCaseId } : {}) })));
     };
     return (
-      <form className="card claim-form" aria-labelledby="bank-answer-heading" onSubmit={(e) => void submit(e)}>
-        <h3 id="bank-answer-heading">{t('claims.bankAnswerHeading', { payout: serviceId })}</h3>
+      <form ref={answerForm} className="card claim-form" aria-labelledby="bank-answer-heading" onSubmit={(e) => void submit(e)}>
+        <h3 id="bank-answer-heading">{t('claims.bankAnswerHeading', { payout: payoutName(serviceId) })}</h3>
         <p className="hint">{t('claims.bankAnswerNote')}</p>
         <fieldset>
           <legend>{t('claims.bankSaid')}</legend>
@@ -308,6 +346,8 @@ export function ClaimsScreen() {
   }
 
   function ClaimForm({ draft: start, onCancel, onOpened }: { draft: Draft; onCancel: () => void; onOpened: (o: OpenOutcome) => void }) {
+    const claimForm = useRef<HTMLFormElement>(null);
+    useInView(claimForm);
     const [reason, setReason] = useState<MedReason | ''>(start.reason);
     const [details, setDetails] = useState(start.details);
     const [reference, setReference] = useState(start.reference);
@@ -344,8 +384,8 @@ export function ClaimsScreen() {
       if (!sent) setConfirming(false);
     };
     return (
-      <form className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit} noValidate>
-        <h3 id="claim-form-heading">{t(start.medCaseId === null ? 'claims.formHeading' : 'claims.resubmitHeading', { payout: start.serviceId })}</h3>
+      <form ref={claimForm} className="card claim-form" aria-labelledby="claim-form-heading" onSubmit={submit} noValidate>
+        <h3 id="claim-form-heading">{t(start.medCaseId === null ? 'claims.formHeading' : 'claims.resubmitHeading', { payout: payoutName(start.serviceId) })}</h3>
         <label>
           {t('claims.reason')}
           <select

@@ -6,6 +6,7 @@ import { Confirm } from '../components/Confirm.tsx';
 import { Field, Submit } from '../components/Field.tsx';
 import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
+import { useInView } from '../components/useInView.ts';
 import { QrImage } from '../components/QrImage.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { formatPairingCode, OTHER_CHECKOUT, pickedId } from '../lib/devices.ts';
@@ -153,6 +154,8 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const lang = useLang();
   const terminal = useStatus(selectTerminal);
   const [open, setOpen] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useInView(form, open);
   const [kind, setKind] = useState<DeviceKind>('till');
   const [store, setStore] = useState('');
   const [checkout, setCheckout] = useState('');
@@ -275,7 +278,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
         </button>
       )}
       {open && (
-        <form onSubmit={(e) => void submit(e)} noValidate aria-label={t('devices.pairHeading')}>
+        <form ref={form} onSubmit={(e) => void submit(e)} noValidate aria-label={t('devices.pairHeading')}>
           <Field id="pair-kind" label={t('devices.kind')}>
             <select id="pair-kind" value={kind} onChange={(e) => setKind(e.target.value as DeviceKind)}>
               <option value="till">{t('devices.kind.till')}</option>

@@ -1,5 +1,6 @@
 import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
+import { Ids } from '../components/Ids.tsx';
 import { useEffect, useState } from 'react';
 import type { CarriedPayment, DaySummary, JournalEventView, Lang, SaleStatus, SaleSummary, ShiftReport, ShiftSummary, ShiftTotals, UnmatchedPayment } from '../../electron/core/contract.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
@@ -123,12 +124,21 @@ function SalesTable({ sales }: { sales: readonly SaleSummary[] }) {
     },
     { header: t('report.col.received'), className: 'num', cell: (s) => (s.received_cents === null ? '—' : formatMoney(lang, s.received_cents)) },
     { header: t('report.col.reference'), cell: (s) => s.external_id ?? '—' },
-    { header: t('report.col.pixId'), cell: (s) => <code>{s.pix_id ?? '—'}</code> },
-    { header: t('report.col.serviceId'), cell: (s) => <code>{s.service_id ?? '—'}</code> },
     // Who charged: an acknowledgement or attribution by someone else never takes its place.
     { header: t('report.col.chargedBy'), attributes: () => ({ 'data-testid': 'charged-by' }), cell: (s) => s.requested_by },
-    // What a person types to tie a payment without a sale to this one.
-    { header: t('report.col.saleId'), cell: (s) => <code>{s.sale_id}</code> },
+    // The ids, for the service's support (issue 26: behind Details, never a column of their own).
+    {
+      header: t('report.col.details'),
+      cell: (s) => (
+        <Ids
+          ids={[
+            [t('report.col.pixId'), s.pix_id],
+            [t('report.col.serviceId'), s.service_id],
+            [t('report.col.saleId'), s.sale_id],
+          ]}
+        />
+      ),
+    },
   ];
   return (
     <DataTable
@@ -150,7 +160,15 @@ function EventsTable({ events }: { events: readonly JournalEventView[] }) {
   const columns: readonly Column<JournalEventView>[] = [
     { header: t('report.col.time'), className: 'nowrap', cell: (e) => formatTime(lang, e.at) },
     { header: t('report.col.event'), attributes: (e) => ({ 'data-type': e.type, title: e.type }), cell: (e) => eventTypeText(lang, e.type) },
-    { header: t('report.col.details'), cell: (e) => eventDetailsText(lang, e.details) },
+    {
+      header: t('report.col.details'),
+      cell: (e) => (
+        <>
+          {eventDetailsText(lang, { ...e.details, pix_id: null })}
+          <Ids ids={[[t('report.col.pixId'), e.details.pix_id]]} />
+        </>
+      ),
+    },
     { header: t('report.col.by'), cell: (e) => e.by ?? '—' },
   ];
   return <DataTable wrap className="report-table events-table" labelledBy="events-heading" columns={columns} rows={events} rowKey={(e) => e.seq} empty={t('report.noEvents')} />;
@@ -171,12 +189,14 @@ function UnmatchedRow({ payment }: { payment: UnmatchedPayment }) {
       <td>{t(payment.kind === 'payment' ? 'unmatched.kind.payment' : 'unmatched.kind.done')}</td>
       <td className="num">{payment.amount_cents === null ? '—' : formatMoney(lang, payment.amount_cents)}</td>
       <td>
-        <code>{payment.pix_id ?? '—'}</code>
+        {payment.external_id ?? '—'}
+        <Ids
+          ids={[
+            [t('report.col.pixId'), payment.pix_id],
+            [t('report.col.serviceId'), payment.service_id],
+          ]}
+        />
       </td>
-      <td>
-        <code>{payment.service_id ?? '—'}</code>
-      </td>
-      <td>{payment.external_id ?? '—'}</td>
       <td>{unmatchedReasonText(lang, payment.reason)}</td>
       <td>
         <form
@@ -221,8 +241,6 @@ function UnmatchedPayments() {
           t('report.col.time'),
           t('unmatched.col.kind'),
           t('report.col.amount'),
-          t('report.col.pixId'),
-          t('report.col.serviceId'),
           t('report.col.reference'),
           t('unmatched.col.reason'),
           { header: t('unmatched.attribute'), headerClassName: 'no-print' },
@@ -258,7 +276,7 @@ function CarriedPayments({ id, heading, help, total, items, cents, refundsCents 
       header: t('report.col.sale'),
       cell: (p) => (
         <>
-          <code>{p.sale_id}</code>{' '}
+          <Ids ids={[[t('report.col.saleId'), p.sale_id]]} />{' '}
           {p.sale_requested_at !== null && <span className="muted">{t('report.saleRungUp', { at: formatDateTime(lang, p.sale_requested_at), by: p.sale_requested_by ?? '—' })}</span>}{' '}
           {p.sale_shift_id === null ? (
             <span className="muted">{t('report.saleNoShift')}</span>

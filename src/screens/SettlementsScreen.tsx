@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { BookStatus, ChargeCheck, InvariantLine, PaidSale, PendingRow, RefundCheck, SettlementDifference, SettlementListRow, SettlementView } from '../../electron/core/contract.ts';
 import { Card } from '../components/Card.tsx';
 import { DataTable, type Column } from '../components/DataTable.tsx';
+import { Ids } from '../components/Ids.tsx';
 import { FormError } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
@@ -120,7 +121,7 @@ export function SettlementsScreen() {
       ),
     },
     { header: t('settlements.col.status'), cell: ({ settlement: s }) => (s.status === null ? '—' : t(STATUS_TEXT[s.status] ?? 'settlements.status.unknown')) },
-    { header: t('settlements.col.amount'), cell: ({ settlement: s }) => (s.amount === null ? '—' : formatFigure(lang, s.amount)) },
+    { header: t('settlements.col.amount'), className: 'num', cell: ({ settlement: s }) => (s.amount === null ? '—' : formatFigure(lang, s.amount)) },
     { header: t('settlements.col.settledAt'), cell: ({ settlement: s }) => (s.settled_at === null ? t('settlements.inFlight') : new Date(s.settled_at).toLocaleString(lang)) },
     {
       header: t('settlements.col.reconciled'),
@@ -151,6 +152,8 @@ export function SettlementsScreen() {
       {rows !== null && rows.length === 0 && <p>{t('settlements.none')}</p>}
       {rows !== null && rows.length > 0 && (
         <DataTable
+          wrap
+          className="report-table"
           label={t('settlements.heading')}
           columns={listColumns}
           rows={rows}
@@ -175,9 +178,17 @@ export function SettlementsScreen() {
 
   function Pending({ rows: checkouts }: { rows: PendingRow[] }) {
     const pendingColumns: readonly Column<PendingLine>[] = [
-      { header: t('settlements.col.charge'), cell: (l) => <code>{'charge' in l ? (l.charge.external_id ?? l.id) : l.id}</code> },
-      { header: t('settlements.col.charged'), cell: (l) => formatFigure(lang, 'charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
-      { header: t('settlements.col.quoted'), cell: (l) => ('charge' in l ? formatFigure(lang, l.charge.settlement_amount) : `−${formatFigure(lang, l.refund.deduction_amount)}`) },
+      {
+        header: t('settlements.col.charge'),
+        cell: (l) => (
+          <>
+            {('charge' in l ? l.charge.external_id : null) ?? '—'}
+            <Ids ids={[[t('settlements.col.charge'), l.id]]} />
+          </>
+        ),
+      },
+      { header: t('settlements.col.charged'), className: 'num', cell: (l) => formatFigure(lang, 'charge' in l ? l.charge.charged_amount : l.refund.refunded_amount) },
+      { header: t('settlements.col.quoted'), className: 'num', cell: (l) => ('charge' in l ? formatFigure(lang, l.charge.settlement_amount) : `−${formatFigure(lang, l.refund.deduction_amount)}`) },
     ];
     return (
       <section className="card" aria-labelledby="pending-heading" data-testid="pending">
@@ -187,6 +198,8 @@ export function SettlementsScreen() {
           <div key={`${store_id}/${checkout_id}`} data-store={store_id} data-checkout={checkout_id}>
             <h4>{t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}</h4>
             <DataTable
+              wrap
+              className="report-table"
               label={t('settlements.pendingCheckout', { store: store_id, checkout: checkout_id })}
               columns={pendingColumns}
               rows={[...p.items.map((c) => ({ id: c.service_id, charge: c })), ...p.pending_refunds.map((r) => ({ id: r.service_refund_id, refund: r }))]}
@@ -218,12 +231,27 @@ export function SettlementsScreen() {
           <p>{t('settlements.noneUnsettled')}</p>
         ) : (
           <DataTable
+            wrap
+            className="report-table"
             label={t('settlements.unsettledHeading')}
             columns={[
               { header: t('settlements.col.paidAt'), cell: (sale) => new Date(sale.paid_at).toLocaleString(lang) },
               { header: t('settlements.col.checkout'), cell: (sale) => t('settlements.pendingCheckout', { store: sale.store_id, checkout: sale.checkout_id }) },
-              { header: t('settlements.col.received'), cell: (sale) => formatMoney(lang, sale.received_cents) },
-              { header: t('settlements.col.reference'), cell: (sale) => <code>{sale.external_id ?? sale.pix_id ?? sale.sale_id}</code> },
+              { header: t('settlements.col.received'), className: 'num', cell: (sale) => formatMoney(lang, sale.received_cents) },
+              {
+                header: t('settlements.col.reference'),
+                cell: (sale) => (
+                  <>
+                    {sale.external_id ?? '—'}
+                    <Ids
+                      ids={[
+                        [t('report.col.pixId'), sale.pix_id],
+                        [t('report.col.saleId'), sale.sale_id],
+                      ]}
+                    />
+                  </>
+                ),
+              },
             ]}
             rows={sales}
             rowKey={(sale) => sale.sale_id}
@@ -319,22 +347,35 @@ export function SettlementsScreen() {
         <h3 id="settlement-detail-heading">
           {t('settlements.detailHeading', { id: s.settlement_id })} · <span data-testid="settlement-status">{t(BOOK_TEXT[view.status])}</span>
         </h3>
-        <p>
-          {formatFigure(lang, s.amount)}
-          {view.from === 'service' ? ` · ${s.settlement_provider_name}` : ''}
-          {s.external_settlement_id ? ` · ${s.external_settlement_id}` : ''}
-        </p>
+        <p>{formatFigure(lang, s.amount)}</p>
+        {/* The provider's and the bank's ids: for the service's support, behind Details (issue 26). */}
+        <Ids
+          ids={[
+            [t('settlements.provider'), view.from === 'service' ? s.settlement_provider_name : null],
+            [t('settlements.externalId'), s.external_settlement_id ?? null],
+          ]}
+        />
         {view.from === 'webhook' && (
           <p className="error" data-testid="only-webhook">
             {t('settlements.onlyWebhook')}
           </p>
         )}
         <DataTable
+          wrap
+          className="report-table"
           label={t('settlements.charges')}
           columns={[
-            { header: t('settlements.col.charge'), cell: ({ charge: c }) => <code>{c.external_id ?? c.service_id}</code> },
-            { header: t('settlements.col.charged'), cell: ({ charge: c }) => formatFigure(lang, c.charged_amount) },
-            { header: t('settlements.col.quoted'), cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : formatFigure(lang, c.settlement_amount)) },
+            {
+              header: t('settlements.col.charge'),
+              cell: ({ charge: c }) => (
+                <>
+                  {c.external_id ?? '—'}
+                  <Ids ids={[[t('report.col.serviceId'), c.service_id]]} />
+                </>
+              ),
+            },
+            { header: t('settlements.col.charged'), className: 'num', cell: ({ charge: c }) => formatFigure(lang, c.charged_amount) },
+            { header: t('settlements.col.quoted'), className: 'num', cell: ({ charge: c }) => (c.settlement_amount === null ? '—' : formatFigure(lang, c.settlement_amount)) },
             {
               header: t('settlements.col.match'),
               cell: ({ check, sale }) => (
@@ -351,10 +392,12 @@ export function SettlementsScreen() {
         />
         {s.refunds.length > 0 && (
           <DataTable
+            wrap
+            className="report-table"
             label={t('settlements.refunds')}
             columns={[
-              { header: t('settlements.col.refund'), cell: ({ charge: r }) => <code>{r.service_refund_id}</code> },
-              { header: t('settlements.col.deduction'), cell: ({ charge: r }) => formatFigure(lang, r.deduction_amount) },
+              { header: t('settlements.col.refund'), cell: ({ charge: r }) => <Ids ids={[[t('settlements.col.refund'), r.service_refund_id]]} /> },
+              { header: t('settlements.col.deduction'), className: 'num', cell: ({ charge: r }) => formatFigure(lang, r.deduction_amount) },
               {
                 header: t('settlements.col.original'),
                 cell: ({ check, sale }) => (
@@ -373,7 +416,8 @@ export function SettlementsScreen() {
         <ul aria-label={t('settlements.invariants')}>
           {result.invariants.map((l) => (
             <li key={l.rule} data-holds={l.holds}>
-              {t(RULE_TEXT[l.rule])}: {l.missing ? `${formatDecimalsIn(lang, l.left)} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${formatDecimalsIn(lang, l.left)} ${l.holds ? '=' : '≠'} ${formatDecimalsIn(lang, l.right)}`}
+              {/* One currency that holds names it once ("ARS"), never "ARS = ARS". */}
+              {t(RULE_TEXT[l.rule])}: {l.rule === 'currency' && l.holds && !l.missing ? l.left : l.missing ? `${formatDecimalsIn(lang, l.left)} · ${t('settlements.notComputable', { figures: l.missing.join(', ') })}` : `${formatDecimalsIn(lang, l.left)} ${l.holds ? '=' : '≠'} ${formatDecimalsIn(lang, l.right)}`}
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { OfficeCheckout, Poster, PrintedQrList, Store, StoreField, WalletChoice } from '../../electron/core/contract.ts';
+import { Ids } from '../components/Ids.tsx';
 import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
@@ -566,7 +567,8 @@ function PrintedQrs({ version }: { version: number }) {
               { header: t('printed.store'), cell: (r) => r.store_name ?? t('stores.number', { id: r.store_id }) },
               { header: t('printed.checkout'), rowHeader: true, cell: (r) => r.checkout_desc ?? String(r.checkout_id) },
               { header: t('printed.address'), cell: (r) => r.address },
-              { header: t('printed.id'), className: 'nowrap', cell: (r) => r.printed_dynamic_qr_id },
+              // The service's id of the printed QR, for its support: behind Details (issue 26).
+              { header: t('report.col.details'), cell: (r) => <Ids ids={[[t('printed.id'), r.printed_dynamic_qr_id]]} /> },
             ]}
             rows={list.rows}
             rowKey={(r) => r.printed_dynamic_qr_id}
