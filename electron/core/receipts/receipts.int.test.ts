@@ -6,7 +6,7 @@ import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
 import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
 import { waitFor } from '../terminal/fixtures/service.ts';
-import { decodeEscPos, valueOf, type Printed } from './fixtures/escpos.ts';
+import { decodeEscPos, saleFields, valueOf, type Printed } from './fixtures/escpos.ts';
 import { deadPrinterAddress, startPrinterEmulator, type PrinterEmulator } from './fixtures/printer-emulator.ts';
 import { RECEIPT_AUTO_PRINTED, RECEIPT_PRINTED, RECEIPT_PRINTER_SET } from './receipts.ts';
 
@@ -108,14 +108,7 @@ describe('Print receipt after Paid', () => {
     expect(receipt.lines).toContain('Pix payment receipt');
     const e2e = sale.paid?.e2e_id;
     expect(e2e).toMatch(/^E\w+/);
-    expect({
-      date: valueOf(receipt, 'Date'),
-      amount: valueOf(receipt, 'Amount'),
-      e2e: valueOf(receipt, 'End-to-end id'),
-      reference: valueOf(receipt, 'Reference'),
-      till: valueOf(receipt, 'Till'),
-      operator: valueOf(receipt, 'Operator'),
-    }).toEqual({ date: enUtc(sale.paid?.paid_at ?? 0), amount: 'R$ 12.50', e2e, reference: 'order-77', till: '1', operator: 'Caio' });
+    expect(saleFields(receipt)).toEqual({ date: enUtc(sale.paid?.paid_at ?? 0), amount: 'R$ 12.50', e2e, reference: 'order-77', till: '1', operator: 'Caio' });
     expectCutOnce(receipt);
 
     // Printing wrote no sale fact; the print itself is journaled in the cashier's name.
