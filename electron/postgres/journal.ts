@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock.ts';
 import { deepFreeze } from '../shared/freeze.ts';
 import type { Logger } from '../core/log.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
-import { batchOf, foldBatch, foldProjections, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
+import { batchOf, foldBatch, foldProjections, saleIdsOf, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
 import { JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
 import type {
   AppendResult,
@@ -41,6 +41,7 @@ import type {
   VerifyResult,
 } from '../core/journal/port.ts';
 import { checkAppendable, checkEntry, webhookEntry, WebhookOnce } from '../core/journal/entry-rules.ts';
+import { CheckoutCache } from './checkout-cache.ts';
 import type { Sql } from './connect.ts';
 import { countRow, decodeRows, entryOf, entryRow, projectionRow, saleRecordRow, saleRow, saleRowOf, seqRow, shiftOf, shiftRow, type EntryRow } from './rows.ts';
 
@@ -87,7 +88,8 @@ function constraintOf(err: unknown): string | undefined {
 }
 
 interface Pending {
-  inputs: readonly { type: string; data: string; claimed: ClaimedKeys; webhookId?: string }[];
+  /** Each entry: its canonical data, the keys it claims, the sales it names. */
+  inputs: readonly { type: string; data: string; claimed: ClaimedKeys; sales: readonly string[]; webhookId?: string }[];
   resolve: (result: AppendResult | 'duplicate') => void;
   reject: (err: unknown) => void;
 }
@@ -114,6 +116,8 @@ interface Plan<S> {
   verbatim?: boolean;
   /** Set by the write: the rows the group changes, cached once it commits. */
   sales: SaleRow<S>[];
+  /** Set by the write: those sales' rows as they were before the group. */
+  previous: ReadonlyMap<string, SaleRow<S> | undefined>;
   shifts: ShiftRecord[];
 }
 
@@ -160,6 +164,9 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   #queue: Pending[] = [];
   readonly #saleCache = new Map<string, SaleRow<S>>();
   readonly #shiftCache = new Map<string, ShiftRecord>();
+  readonly #checkouts: CheckoutCache<S>;
+  /** Reads under way or done for sales an append waiting in the queue names (#prefetch). */
+  readonly #prefetched = new Map<string, Promise<ReadonlyMap<string, SaleRow<S>>>>();
   #pumping: Promise<void> | null = null;
   readonly #webhooks = new WebhookOnce();
   #closed = false;
@@ -192,18 +199,35 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
         return records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and created_at is not null ${from} ${to} order by created_at, sale_id collate "C"`);
       },
       latestOnCheckout: async (storeId, checkoutId) => (await this.sales.recentOnCheckout(storeId, checkoutId, 1))[0],
-      recentOnCheckout: (storeId, checkoutId, count, sinceMs) => {
-        if (!Number.isSafeInteger(count) || count < 1) return Promise.resolve([]);
+      recentOnCheckout: async (storeId, checkoutId, count, sinceMs) => {
+        if (!Number.isSafeInteger(count) || count < 1) return [];
+        const held = await this.#checkouts.recent(storeId, checkoutId, count, sinceMs);
+        if (held) return held.map((r) => r.record);
         const since = sinceMs === undefined ? sql`` : sql`and created_at >= ${sinceMs}`;
         return records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and created_at is not null ${since} order by created_at desc, sale_id collate "C" desc limit ${count}`);
       },
-      needingPerson: (storeId, checkoutId) => records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and needs_person order by sale_id collate "C"`),
+      needingPerson: async (storeId, checkoutId) =>
+        (await this.#checkouts.needingPerson(storeId, checkoutId))?.map((r) => r.record) ??
+        records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and needs_person order by sale_id collate "C"`),
       needingPersonAnywhere: () => records(sql`select ${cols} from sales where needs_person order by store_id, checkout_id, sale_id collate "C"`),
-      displaceable: (storeId, checkoutId) => records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and displaceable order by sale_id collate "C"`),
+      displaceable: async (storeId, checkoutId) =>
+        (await this.#checkouts.displaceable(storeId, checkoutId))?.map((r) => r.record) ??
+        records(sql`select ${cols} from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and displaceable order by sale_id collate "C"`),
       byStatus: (status) => records(sql`select ${cols} from sales where status = ${status} order by sale_id collate "C"`),
       byShift: (shiftId) => records(sql`select ${cols} from sales where shift_id = ${shiftId} order by sale_id collate "C"`),
       createdBetween: (fromMs, toMs) => (toMs > fromMs ? records(sql`select ${cols} from sales where created_at >= ${fromMs} and created_at < ${toMs} order by created_at, sale_id collate "C"`) : Promise.resolve([])),
     };
+    const full = async (rows: Promise<readonly unknown[]>) => decodeRows(saleRow, 'sales', await rows).map((r) => saleRowOf<S>(r));
+    this.#checkouts = new CheckoutCache<S>({
+      load: async (storeId, checkoutId, count) => {
+        const [recent, displaceable, needing] = await Promise.all([
+          full(sql`select * from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and created_at is not null order by created_at desc, sale_id collate "C" desc limit ${count}`),
+          full(sql`select * from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and displaceable`),
+          full(sql`select * from sales where store_id = ${storeId} and checkout_id = ${checkoutId} and needs_person`),
+        ]);
+        return { recent, displaceable, needing };
+      },
+    });
     const shifts = async (rows: Promise<readonly unknown[]>) => decodeRows(shiftRow, 'shifts', await rows).map(shiftOf);
     this.shifts = {
       get: async (id) => (await shifts(sql`select * from shifts where id = ${id}`))[0],
@@ -247,14 +271,32 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     return inputs.map((input) => {
       checkEntry(input, this.#operatorActions);
       const data = canonicalJson(input.data);
-      const claimed = this.#o.claimedKeys?.({ seq: 0, prev: GENESIS_PREV, hash: GENESIS_PREV, at: 0, type: input.type, data: input.data as JsonObject }) ?? {};
-      return webhookId === undefined ? { type: input.type, data, claimed } : { type: input.type, data, claimed, webhookId };
+      const draft = { seq: 0, prev: GENESIS_PREV, hash: GENESIS_PREV, at: 0, type: input.type, data: input.data as JsonObject };
+      const claimed = this.#o.claimedKeys?.(draft) ?? {};
+      const sales = saleIdsOf(draft);
+      return webhookId === undefined ? { type: input.type, data, claimed, sales } : { type: input.type, data, claimed, sales, webhookId };
     });
+  }
+
+  /**
+   * Reads the rows of sales this core does not hold while the append waits its turn, so the
+   * group's commit finds them at hand and stays one round trip. Valid until this core writes
+   * the sale (its own row then wins, see #stored); dropped when the group has read it.
+   */
+  #prefetch(ids: readonly string[]): void {
+    const missing = [...new Set(ids)].filter((id) => !this.#saleCache.has(id) && !this.#prefetched.has(id));
+    if (missing.length === 0) return;
+    const sql = this.#sql;
+    const read = (async () => new Map(decodeRows(saleRow, 'sales', await sql`select * from sales where sale_id in ${sql(missing)}`).map((r) => [r.sale_id, saleRowOf<S>(r)])))();
+    // A failed read is read again by the commit itself (#stored).
+    read.catch(() => {});
+    for (const id of missing) this.#prefetched.set(id, read);
   }
 
   #enqueue(inputs: Pending['inputs']): Promise<AppendResult | 'duplicate'> {
     if (this.#closed) return Promise.reject(new JournalUnavailableError('The journal is closed.', 'journal_closed'));
     if (this.#state === 'corrupt') return Promise.reject(this.#brokenError());
+    this.#prefetch(inputs.flatMap((input) => input.sales));
     return new Promise((resolve, reject) => {
       this.#queue.push({ inputs, resolve, reject });
       this.#kick();
@@ -360,7 +402,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
         if (input.webhookId !== undefined) hooks.push({ webhookId: input.webhookId, index: entries.length - 1 });
       }
     });
-    return { entries, texts, owners, claims, hooks, head: { seq, hash }, states: null, failures: [], sales: [], shifts: [] };
+    return { entries, texts, owners, claims, hooks, head: { seq, hash }, states: null, failures: [], sales: [], previous: new Map(), shifts: [] };
   }
 
   /**
@@ -371,13 +413,22 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
    */
   async #stored(batch: ReturnType<typeof batchOf>): Promise<BatchState<S>> {
     const sql = this.#sql;
-    const missingSales = batch.saleIds.filter((id) => !this.#saleCache.has(id));
+    const sales = new Map<string, SaleRow<S>>();
+    const unread: string[] = [];
+    for (const id of batch.saleIds) {
+      const read = this.#prefetched.get(id);
+      this.#prefetched.delete(id);
+      if (this.#saleCache.has(id)) continue;
+      const row = read === undefined ? 'unread' : await read.then((rows) => rows.get(id), () => 'unread' as const);
+      if (row === 'unread') unread.push(id);
+      else if (row !== undefined) sales.set(id, row);
+    }
     const missingShifts = batch.shiftIds.filter((id) => !this.#shiftCache.has(id));
     const [saleRows, shiftRows] = await Promise.all([
-      missingSales.length === 0 ? [] : sql`select * from sales where sale_id in ${sql(missingSales)}`,
+      unread.length === 0 ? [] : sql`select * from sales where sale_id in ${sql(unread)}`,
       missingShifts.length === 0 ? [] : sql`select * from shifts where id in ${sql(missingShifts)}`,
     ]);
-    const sales = new Map(decodeRows(saleRow, 'sales', saleRows).map((r) => [r.sale_id, saleRowOf<S>(r)]));
+    for (const r of decodeRows(saleRow, 'sales', saleRows)) sales.set(r.sale_id, saleRowOf<S>(r));
     const shifts = new Map(decodeRows(shiftRow, 'shifts', shiftRows).map((r) => [r.id, shiftOf(r)]));
     return {
       sales: new Map(batch.saleIds.map((id) => [id, this.#saleCache.get(id) ?? sales.get(id)])),
@@ -399,6 +450,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     plan.states = states;
     plan.failures = failures;
     plan.sales = changes.sales;
+    plan.previous = stored.sales;
     plan.shifts = changes.shifts;
     const beforeCommit = this.#o.faults?.beforeCommit;
     if (beforeCommit) {
@@ -458,7 +510,10 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
       // Touched last, so kept longest (a Map keeps insertion order).
       this.#saleCache.delete(row.sale_id);
       // Frozen, as the file journal's rows are: callers share them, none may change them.
-      this.#saleCache.set(row.sale_id, deepFreeze(row));
+      const frozen = deepFreeze(row);
+      this.#saleCache.set(row.sale_id, frozen);
+      this.#prefetched.delete(row.sale_id);
+      this.#checkouts.put(plan.previous.get(row.sale_id), frozen);
     }
     for (const id of this.#saleCache.keys()) {
       if (this.#saleCache.size <= SALE_CACHE) break;
@@ -609,6 +664,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
       failures: [],
       verbatim: true,
       sales: [],
+      previous: new Map(),
       shifts: [],
     };
     await this.#write(plan);
