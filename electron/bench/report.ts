@@ -1,3 +1,4 @@
+import { arch, cpus, platform, totalmem } from 'node:os';
 import type { Logger } from '../core/log.ts';
 /**
  * BENCHMARKS.md: `npm run bench` owns only what lies between its two markers. Everything
@@ -95,4 +96,10 @@ export function runToExit(main: () => Promise<unknown>): void {
       process.exit(1);
     },
   );
+}
+
+/** The machine a figure was measured on, as every benchmark section names it. */
+export function machine(): string {
+  const cpu = cpus();
+  return `${platform()} ${arch()}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
