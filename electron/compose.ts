@@ -6,7 +6,8 @@
  * the sandbox or its fixture's credentials. It also decides where the journal lives: the data
  * dir's files, or PostgreSQL when POS_DATABASE_URL names a database.
  */
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Clock } from './shared/clock.ts';
 import type { CoreConfig } from './core/config.ts';
 import { Core, type CoreDeps } from './core/core.ts';
@@ -29,7 +30,9 @@ export async function connectService(config: CoreConfig, secrets: SecretStore, c
 export async function journalOpener(config: CoreConfig): Promise<CoreDeps['openJournal']> {
   if (config.databaseUrl === null) return undefined;
   const { postgresJournal } = await import('./postgres/open.ts');
-  return postgresJournal<SaleRow>({ url: config.databaseUrl });
+  // The same installation (machine and data dir) is the same core: restarted after a crash, it
+  // takes its lease back at once under a new term instead of standing by until it runs out.
+  return postgresJournal<SaleRow>({ url: config.databaseUrl, holder: `${hostname()}:${resolve(config.dataDir)}` });
 }
 
 /** A core on the service and the journal the configuration names; the core owns the endpoint and closes it at stop. */

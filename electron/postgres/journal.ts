@@ -43,6 +43,7 @@ import type {
 import { checkAppendable, checkEntry, webhookEntry, WebhookOnce } from '../core/journal/entry-rules.ts';
 import { CheckoutCache } from './checkout-cache.ts';
 import type { Sql } from './connect.ts';
+import { FENCED_CODE } from './lease.ts';
 import { countRow, decodeRows, entryOf, entryRow, projectionRow, saleRecordRow, saleRow, saleRowOf, seqRow, shiftOf, shiftRow, type EntryRow } from './rows.ts';
 
 export interface OpenPostgresJournalOptions<S extends object> extends JournalDefinition<S> {
@@ -63,6 +64,13 @@ export interface OpenPostgresJournalOptions<S extends object> extends JournalDef
    * connection there), `afterCommit` after the commit (to lose its answer).
    */
   faults?: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> };
+  /**
+   * The lease this core writes under (lease.ts): every append's statement checks it with
+   * pos_fence, so once another core took over, no append of this one commits.
+   */
+  fence?: { term: number; holder: string };
+  /** Run at close, before the pool ends (the entry point lets its lease go there). */
+  onClose?: () => Promise<void>;
 }
 
 const KEPT_REDUCER_FAILURES = 20;
@@ -170,6 +178,8 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   #pumping: Promise<void> | null = null;
   readonly #webhooks = new WebhookOnce();
   #closed = false;
+  /** Set once an append found another core holding the lease: this one never writes again. */
+  #fenced: string | null = null;
   readonly sales: SaleQueries<S>;
   readonly shifts: ShiftQueries;
 
@@ -296,6 +306,7 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   #enqueue(inputs: Pending['inputs']): Promise<AppendResult | 'duplicate'> {
     if (this.#closed) return Promise.reject(new JournalUnavailableError('The journal is closed.', 'journal_closed'));
     if (this.#state === 'corrupt') return Promise.reject(this.#brokenError());
+    if (this.#fenced !== null) return Promise.reject(new JournalUnavailableError(this.#fenced, 'journal_write_failed'));
     this.#prefetch(inputs.flatMap((input) => input.sales));
     return new Promise((resolve, reject) => {
       this.#queue.push({ inputs, resolve, reject });
@@ -497,8 +508,11 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     const changed = [...(plan.states ?? [])].filter(([name, state]) => this.#projections.get(name) !== state).map(([name, state]) => ({ name, state: JSON.stringify(state), seq: last }));
     if (changed.length > 0) parts.push(q`p as (insert into projections ${q(changed, 'name', 'state', 'seq')} on conflict (name) do update set state = excluded.state, seq = excluded.seq)`);
     if (plan.failures.length > 0) parts.push(q`f as (update journal_state set reducer_failures = reducer_failures + ${plan.failures.length} where id = 1)`);
+    const fence = this.#o.fence;
+    if (fence) parts.push(q`z as (select pos_fence(${fence.term}, ${fence.holder}) as held)`);
     const ctes = parts.reduce((all, part) => q`${all}, ${part}`);
-    return q`with ${ctes} select 1`;
+    // The fence is the statement's result: if it raises, nothing of the statement commits.
+    return fence ? q`with ${ctes} select held from z` : q`with ${ctes} select 1`;
   }
 
   /** After the commit: the head, the projections and the failures move on. */
@@ -545,6 +559,10 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
 
   #refusal(err: unknown): unknown {
     if (err instanceof TypeError || err instanceof JournalUnavailableError) return err;
+    if (codeOf(err) === FENCED_CODE) {
+      this.#fenced = `This core no longer holds the merchant's lease (term ${this.#o.fence?.term}): another core is active and writes the journal now. Restart this core; it will stand by.`;
+      return this.#fail(new JournalUnavailableError(this.#fenced, 'journal_write_failed', { cause: err }));
+    }
     const constraint = constraintOf(err);
     if (constraint === 'idempotency_keys_once') return new TypeError('an Idempotency-Key already journaled for another request cannot be journaled again');
     if (constraint === 'entries_pkey') {
@@ -771,7 +789,11 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#pumping;
-    if (this.#o.endPoolOnClose) await this.#sql.end({ timeout: 5 });
+    try {
+      await this.#o.onClose?.();
+    } finally {
+      if (this.#o.endPoolOnClose) await this.#sql.end({ timeout: 5 });
+    }
   }
 }
 

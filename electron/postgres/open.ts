@@ -1,16 +1,23 @@
 /**
  * The PostgreSQL journal as an entry point hands it to the core (CoreDeps.openJournal): one
- * pool on the URL, the schema migrated, the adapter opened on it; closing the journal ends
- * the pool. The URL's password never reaches a message: maskedUrl names the server.
+ * pool on the URL, the schema migrated, the merchant's lease taken (standing by while another
+ * core holds it), the adapter opened on it under that lease's term; closing the journal lets
+ * the lease go and ends the pool. The URL's password never reaches a message: maskedUrl names
+ * the server.
  */
 import type { JournalOpener } from '../core/journal/port.ts';
 import { openPool } from './connect.ts';
 import { openPostgresJournal } from './journal.ts';
+import { CoreLease } from './lease.ts';
 import { migrate } from './migrate.ts';
 
 export interface PostgresJournalSettings {
   url: string;
   env?: Readonly<Record<string, string | undefined>>;
+  /** How long the lease lasts unless renewed (lease.ts DEFAULT_LEASE_MS). */
+  leaseMs?: number;
+  /** Names this core in the lease: the same name takes the lease back at once (a restart), another stands by. */
+  holder?: string;
 }
 
 export function postgresJournal<S extends object>(settings: PostgresJournalSettings): JournalOpener<S> {
@@ -19,7 +26,17 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
     try {
       const migrated = await migrate(sql);
       if (migrated.applied.length > 0) definition.log.info('database schema migrated', { applied: migrated.applied, version: migrated.version });
-      return await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true });
+      const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }) });
+      const term = await lease.acquire();
+      try {
+        const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => lease.release() });
+        // A lost lease is found by the next append too (pos_fence); the log says so at once.
+        lease.keep(() => undefined);
+        return journal;
+      } catch (err) {
+        await lease.release().catch(() => {});
+        throw err;
+      }
     } catch (err) {
       await sql.end({ timeout: 5 });
       throw err;

@@ -1,0 +1,136 @@
+/**
+ * The merchant's write lease (migrations/0002_core_lease.sql): of the cores that share a
+ * database, the one holding the lease writes; the others stand by and take it when it runs
+ * out. Each takeover raises the term; every append checks its term inside its own statement
+ * (pos_fence), so a core that lost the lease while paused or cut off can never write again.
+ *
+ * The database's clock decides when a lease runs out, so cores on machines whose clocks
+ * disagree still agree on it. The holder renews it every third of its length; a holder that
+ * cannot renew in time has lost it, and is told so once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../core/log.ts';
+import type { Sql } from './connect.ts';
+
+/** What pos_fence raises when the appending core no longer holds the lease under its term. */
+export const FENCED_CODE = 'PF001';
+export const DEFAULT_LEASE_MS = 6_000;
+
+export interface LeaseOptions {
+  sql: Sql;
+  log?: Logger;
+  /** How long a lease lasts unless renewed; a standby takes over at most this long after the holder dies. */
+  leaseMs?: number;
+  /** Names this core in the lease row (a random id by default). */
+  holder?: string;
+}
+
+export type LeaseAnswer = { held: true; term: number } | { held: false; holder: string; runsOutInMs: number };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class CoreLease {
+  readonly holder: string;
+  readonly leaseMs: number;
+  readonly #sql: Sql;
+  readonly #log: Logger | undefined;
+  #term: number | null = null;
+  #renewing: ReturnType<typeof setTimeout> | null = null;
+  #stopped = false;
+
+  constructor(options: LeaseOptions) {
+    this.#sql = options.sql;
+    this.#log = options.log;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.holder = options.holder ?? `core-${randomUUID()}`;
+  }
+
+  /** The term this core holds, or null. */
+  get term(): number | null {
+    return this.#term;
+  }
+
+  /**
+   * Takes the lease if no one holds it, its holder let it run out, or its holder is this core
+   * by name (restarted: whatever its earlier process still does is fenced by the new term).
+   * The new term; else who holds it and for how long.
+   */
+  async tryAcquire(): Promise<LeaseAnswer> {
+    const [taken] = await this.#sql<{ term: string }[]>`
+      update core_lease set holder = ${this.holder}, term = term + 1, expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond'
+      where id = 1 and (expires_at <= clock_timestamp() or holder = ${this.holder})
+      returning term::text`;
+    if (taken) {
+      this.#term = Number(taken.term);
+      return { held: true, term: this.#term };
+    }
+    const [row] = await this.#sql<{ holder: string; ms: number }[]>`select holder, greatest(0, ceil(extract(epoch from expires_at - clock_timestamp()) * 1000))::int as ms from core_lease where id = 1`;
+    return { held: false, holder: row?.holder ?? '', runsOutInMs: row?.ms ?? 0 };
+  }
+
+  /** Stands by until the lease is this core's: its term. Says once that it waits, and for whom. */
+  async acquire(): Promise<number> {
+    let said = false;
+    for (;;) {
+      if (this.#stopped) throw new Error('the lease was given up while waiting for it');
+      const answer = await this.tryAcquire();
+      if (answer.held) {
+        if (said) this.#log?.info('took over as the merchant’s active core', { term: answer.term });
+        return answer.term;
+      }
+      if (!said) {
+        this.#log?.info('standing by: another core is active', { holder: answer.holder, runs_out_in_ms: answer.runsOutInMs });
+        said = true;
+      }
+      // Asked again a little after it would run out, and at least every third of a lease.
+      await sleep(Math.min(this.leaseMs / 3, answer.runsOutInMs + 50));
+    }
+  }
+
+  /** Extends the lease if this core still holds it under its term; false once it does not. */
+  async renew(): Promise<boolean> {
+    if (this.#term === null) return false;
+    const rows = await this.#sql`
+      update core_lease set expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond'
+      where id = 1 and holder = ${this.holder} and term = ${this.#term} and expires_at > clock_timestamp()
+      returning 1`;
+    return rows.length === 1;
+  }
+
+  /** Renews every third of a lease until stopped; `lost` is called once when a renewal finds the lease gone. */
+  keep(lost: (why: string) => void): void {
+    const tick = async () => {
+      this.#renewing = null;
+      if (this.#stopped) return;
+      let held: boolean;
+      try {
+        held = await this.renew();
+      } catch (err) {
+        // Not reached this time: the lease still runs until it runs out; try again sooner.
+        this.#log?.warn('the lease could not be renewed this time', { error: err instanceof Error ? err.message : String(err) });
+        if (!this.#stopped) this.#renewing = setTimeout(() => void tick(), this.leaseMs / 6).unref();
+        return;
+      }
+      if (!held) {
+        const term = this.#term;
+        this.#term = null;
+        this.#log?.error('this core lost the merchant’s lease: another core took over or it ran out', { term });
+        lost(`This core no longer holds the merchant's lease (term ${term}): another core is active now.`);
+        return;
+      }
+      if (!this.#stopped) this.#renewing = setTimeout(() => void tick(), this.leaseMs / 3).unref();
+    };
+    this.#renewing = setTimeout(() => void tick(), this.leaseMs / 3).unref();
+  }
+
+  /** Stops renewing and lets the lease run out at once, so a standby takes over without waiting. */
+  async release(): Promise<void> {
+    this.#stopped = true;
+    if (this.#renewing) clearTimeout(this.#renewing);
+    this.#renewing = null;
+    const term = this.#term;
+    this.#term = null;
+    if (term === null) return;
+    await this.#sql`update core_lease set expires_at = '-infinity' where id = 1 and holder = ${this.holder} and term = ${term}`;
+  }
+}
