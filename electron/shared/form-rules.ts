@@ -30,6 +30,19 @@ export function claimDetailsProblem(text: string): ClaimDetailsProblem | null {
   return null;
 }
 
+/** Reference 8 (printed QR checkout_desc 1 to 140): the poster prints it, so every description keeps to it. */
+export const CHECKOUT_DESC_MAX = 140;
+
+export type CheckoutDescProblem = 'checkout_desc_empty' | 'checkout_desc_too_long';
+
+/** What is wrong with a checkout's description (trimmed, counted as a person counts characters), or null. */
+export function checkoutDescProblem(text: string): CheckoutDescProblem | null {
+  const desc = text.trim();
+  if (desc === '') return 'checkout_desc_empty';
+  if ([...desc].length > CHECKOUT_DESC_MAX) return 'checkout_desc_too_long';
+  return null;
+}
+
 export const STORE_EMAIL_MAX = 200;
 
 /**

@@ -4,7 +4,7 @@
  * these and nothing else decides them.
  */
 import { validateBrCode } from '../../shared/emv.ts';
-import { isEmail, isPhone } from '../../shared/form-rules.ts';
+import { CHECKOUT_DESC_MAX, checkoutDescProblem, isEmail, isPhone } from '../../shared/form-rules.ts';
 import { ServiceError } from '../api/errors.ts';
 import type { Store, StorePatch } from '../api/routes/stores.ts';
 import type { Wallet } from '../api/routes/wallets.ts';
@@ -40,8 +40,8 @@ function checkContact(field: 'phone_number' | 'email', value: string): void {
   }
 }
 
-/** Reference 8 (printed QR checkout_desc 1 to 140): the poster prints it, so every description keeps to it. */
-export const MAX_CHECKOUT_DESC = 140;
+/** Reference 8 (printed QR checkout_desc 1 to 140): the rule the Add checkout form checks too. */
+export const MAX_CHECKOUT_DESC = CHECKOUT_DESC_MAX;
 
 function refuse(problem: string, message: string, field: string): CoreError {
   return new CoreError('invalid_argument', message, { problem, field });
@@ -90,10 +90,10 @@ export function storePatch(current: Store, form: StoreForm): { patch: StorePatch
 
 /** A checkout's description: 1 to 140 characters (counted as a person counts them). */
 export function checkoutDesc(typed: string): string {
-  const desc = typed.trim();
-  if (desc === '') throw refuse('checkout_desc_empty', 'A checkout needs a description.', 'checkout_desc');
-  if ([...desc].length > MAX_CHECKOUT_DESC) throw refuse('checkout_desc_too_long', `A checkout's description can have at most ${MAX_CHECKOUT_DESC} characters.`, 'checkout_desc');
-  return desc;
+  const problem = checkoutDescProblem(typed);
+  if (problem === 'checkout_desc_empty') throw refuse(problem, 'A checkout needs a description.', 'checkout_desc');
+  if (problem === 'checkout_desc_too_long') throw refuse(problem, `A checkout's description can have at most ${MAX_CHECKOUT_DESC} characters.`, 'checkout_desc');
+  return typed.trim();
 }
 
 /** Change wallet asks first (reference 4.2: every later payment, older QRs included, settles to the new wallet). */
