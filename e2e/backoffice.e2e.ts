@@ -67,10 +67,19 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   const wallet = add.getByLabel('Wallet', { exact: true });
   await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toBeDisabled();
   await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toContainText('no longer supported');
-  await add.getByLabel('Description', { exact: true }).fill('x'.repeat(141));
+  // Issue 26: each wrong field is named beside it before anything is sent.
+  const description = add.getByLabel('Description', { exact: true });
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(description).toHaveAccessibleDescription('A checkout needs a description: type one. 1 to 140 characters.');
+  await expect(description).toBeFocused();
+  await expect(wallet).toHaveAccessibleDescription('Wallet: choose the wallet this checkout’s payments settle to.');
+  await expect(wallet).toHaveAttribute('aria-invalid', 'true');
+  await description.fill('x'.repeat(141));
   await wallet.selectOption({ label: (await wallet.locator('option', { hasText: 'Wallet 102' }).textContent()) as string });
+  await expect(wallet).not.toHaveAttribute('aria-invalid', 'true');
   await add.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(add.getByRole('alert')).toHaveText(/at most 140 characters/);
+  await expect(description).toHaveAttribute('aria-invalid', 'true');
   expect(await merchant.checkouts(storeId)).toEqual([]);
 
   await add.getByLabel('Description', { exact: true }).fill(CHECKOUT);
