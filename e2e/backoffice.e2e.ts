@@ -56,10 +56,13 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   await edit.getByLabel('Clear Phone').check();
   await expect(edit.getByLabel('Phone', { exact: true })).toHaveValue('');
   await edit.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect(edit).toContainText(`${STORE.name} was saved.`);
+  await expect(edit).toContainText(`${STORE.name} was saved. Cleared: Phone.`);
   const edited = (await merchant.stores()).find((s) => s.store_id === storeId);
   expect(edited).toMatchObject({ store_name: STORE.name, address: STORE.address, email: STORE.email });
   expect([null, '']).toContain(edited?.phone_number);
+  // The list says the store has no phone now, and the edit offers nothing left to clear.
+  await expect(region(page, 'Stores').getByRole('row').filter({ hasText: STORE.name }).getByRole('cell').nth(1)).toHaveText('—');
+  await expect(edit.getByLabel('Clear Phone')).toHaveCount(0);
   await edit.getByRole('button', { name: 'Cancel', exact: true }).click();
 
   // ── Add checkout: a 141-character description is refused; then one on wallet 102 ────

@@ -265,7 +265,8 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
   const [checked, setChecked] = useState(false);
   const { busy, result, run } = useRunner();
   const fieldNames = (kept: StoreField[]) => kept.map((f) => t(STORE_FIELD_TEXT[f])).join(', ');
-  // A cleared field is sent empty, so it has nothing to judge.
+  // A cleared field is sent empty with its name in `clear`, so it has nothing to judge here:
+  // the core judges the clear and checks the service's answer holds no value for it.
   const sent: StoreFormFields = { ...form, ...Object.fromEntries(cleared.map((f) => [f, ''])) };
   const problems = checked ? storeFormProblems(sent, current) : {};
   const values = Object.fromEntries((['address', 'phone', 'email'] as const).filter((f) => current[f] !== '').map((f) => [f, current[f]])) as Clearing['values'];
@@ -275,7 +276,8 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
     if (Object.keys(storeFormProblems(sent, current)).length > 0) return;
     const saved = await run(
       () => getBridge().call('office.changeStore', { storeId: store.store_id, ...sent, ...(cleared.length > 0 ? { clear: cleared } : {}) }),
-      ({ store: s, kept }) => `${t('stores.saved', { name: s.store_name })}${kept.length > 0 ? ` ${t('stores.kept', { fields: fieldNames(kept) })}` : ''}`,
+      ({ store: s, kept, cleared: gone }) =>
+        [t('stores.saved', { name: s.store_name }), ...(gone.length > 0 ? [t('stores.cleared', { fields: fieldNames(gone) })] : []), ...(kept.length > 0 ? [t('stores.kept', { fields: fieldNames(kept) })] : [])].join(' '),
     );
     if (saved) {
       setCleared([]);

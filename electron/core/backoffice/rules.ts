@@ -64,20 +64,31 @@ export function newStoreBody(form: StoreForm): { store_name: string; address?: s
  * An edit (reference 4.1: a field left out keeps its value): an empty field is left out and
  * named in `kept`, so the form can say it keeps its value; an unchanged field is not sent;
  * the name cannot be emptied (refused, nothing sent). An optional field the person chose to
- * clear is sent as '' (issue 26): 4.1 asks at least one character of the name only, and
- * null or a left-out field would keep the old value, so '' is the one way to have none.
+ * clear (issue 26) is sent as '': 4.1 keeps a field left out or sent as null, and asks at
+ * least one character of the name only, so '' is the one way to ask for none. `cleared`
+ * names the fields so asked; changeStore then checks the service's answer holds none of them
+ * (clearedStore). Asking to clear the name, or a field that is not a store's, is refused.
  */
-export function storePatch(current: Store, form: StoreForm): { patch: StorePatch; kept: StoreField[] } {
+export function storePatch(current: Store, form: StoreForm): { patch: StorePatch; kept: StoreField[]; cleared: OptionalStoreField[] } {
   if (form.store_name.trim() === '') throw refuse('store_name_empty', 'A store’s name cannot be emptied; type a name.', 'store_name');
+  for (const f of form.clear ?? []) {
+    if (!(OPTIONAL_STORE_FIELDS as readonly string[]).includes(f)) {
+      throw refuse('store_clear_name', `Only a store's address, phone and email can be cleared, not ${String(f)}: a store always has a name.`, String(f));
+    }
+  }
   const clear = new Set<StoreField>(form.clear ?? []);
   const patch: StorePatch = {};
   const kept: StoreField[] = [];
+  const cleared: OptionalStoreField[] = [];
   for (const f of STORE_FIELDS) {
     const value = form[f].trim();
     const had = current[f] !== null && current[f] !== '';
-    if (clear.has(f)) {
+    if (f !== 'store_name' && clear.has(f)) {
       if (value !== '') throw refuse('store_clear_with_value', `A field is either cleared or given a new value, not both: untick Clear, or empty the field (${f}).`, f);
-      if (had) patch[f] = '';
+      if (had) {
+        patch[f] = '';
+        cleared.push(f);
+      }
     } else if (value === '') {
       if (had) kept.push(f);
     } else if (value !== current[f]) {
@@ -85,7 +96,28 @@ export function storePatch(current: Store, form: StoreForm): { patch: StorePatch
       patch[f] = value;
     }
   }
-  return { patch, kept };
+  return { patch, kept, cleared };
+}
+
+/**
+ * The store as the service answered an edit that cleared `cleared`: those fields absent
+ * (null, as the service writes a field never given). The service may not clear a field
+ * (reference 4.1 says a field "cannot be cleared" by null or by leaving it out): if its
+ * answer still holds a value for one, that is said, and the form does not claim it was
+ * cleared. The other fields of the edit were saved by then.
+ */
+export function clearedStore(answer: Store, cleared: readonly OptionalStoreField[]): Store {
+  const still = cleared.filter((f) => answer[f] !== null && answer[f] !== '');
+  if (still.length > 0) {
+    throw new CoreError(
+      'service_rejected',
+      `The payment service kept ${still.join(', ')} of store ${answer.store_id} although the edit cleared ${still.length === 1 ? 'it' : 'them'}; the rest of the edit was saved. Ask the payment service's support to remove ${still.length === 1 ? 'it' : 'them'}.`,
+      { problem: 'store_clear_kept', field: still.join(',') },
+    );
+  }
+  const store: Store = { ...answer };
+  for (const f of cleared) store[f] = null;
+  return store;
 }
 
 /** A checkout's description: 1 to 140 characters (counted as a person counts them). */
