@@ -642,6 +642,7 @@ export const en = {
   'devices.codeExpires': 'Valid once, until {at}.',
   'devices.addressQr': 'QR code of the store’s address',
   'devices.openAddress': 'On the till, open',
+  'devices.openAddressDisplay': 'On the customer display, open',
   'devices.fingerprint': 'Certificate fingerprint (SHA-256), to compare in the till’s own certificate viewer or on the Electron till’s connect screen:',
   'devices.otherAddresses': 'Or, on the same network:',
   'devices.storeCaHeading': 'Tablets: trust the store once',

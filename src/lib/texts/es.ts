@@ -639,6 +639,7 @@ export const es: Dictionary = {
   'devices.codeExpires': 'Sirve una vez, hasta las {at}.',
   'devices.addressQr': 'Código QR de la dirección de la tienda',
   'devices.openAddress': 'En la caja, abra',
+  'devices.openAddressDisplay': 'En la pantalla del cliente, abra',
   'devices.fingerprint': 'Huella del certificado (SHA-256), para comparar en el visor de certificados de la caja o en la pantalla de conexión de la caja Electron:',
   'devices.otherAddresses': 'O, en la misma red:',
   'devices.storeCaHeading': 'Tabletas: confiar en la tienda una vez',

@@ -639,6 +639,7 @@ export const ptBR: Dictionary = {
   'devices.codeExpires': 'Vale uma vez, até {at}.',
   'devices.addressQr': 'QR code do endereço da loja',
   'devices.openAddress': 'No caixa, abra',
+  'devices.openAddressDisplay': 'Na tela do cliente, abra',
   'devices.fingerprint': 'Impressão digital do certificado (SHA-256), para comparar no visualizador de certificados do caixa ou na tela de conexão do caixa Electron:',
   'devices.otherAddresses': 'Ou, na mesma rede:',
   'devices.storeCaHeading': 'Tablets: confiar na loja uma vez',
