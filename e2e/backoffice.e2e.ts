@@ -56,10 +56,13 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   await edit.getByLabel('Clear Phone').check();
   await expect(edit.getByLabel('Phone', { exact: true })).toHaveValue('');
   await edit.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect(edit).toContainText(`${STORE.name} was saved.`);
+  await expect(edit).toContainText(`${STORE.name} was saved. Cleared: Phone.`);
   const edited = (await merchant.stores()).find((s) => s.store_id === storeId);
   expect(edited).toMatchObject({ store_name: STORE.name, address: STORE.address, email: STORE.email });
   expect([null, '']).toContain(edited?.phone_number);
+  // The list says the store has no phone now, and the edit offers nothing left to clear.
+  await expect(region(page, 'Stores').getByRole('row').filter({ hasText: STORE.name }).getByRole('cell').nth(1)).toHaveText('—');
+  await expect(edit.getByLabel('Clear Phone')).toHaveCount(0);
   await edit.getByRole('button', { name: 'Cancel', exact: true }).click();
 
   // ── Add checkout: a 141-character description is refused; then one on wallet 102 ────
@@ -67,10 +70,19 @@ test('a manager creates a store, adds a checkout, prints its QR poster, switches
   const wallet = add.getByLabel('Wallet', { exact: true });
   await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toBeDisabled();
   await expect(wallet.locator('option', { hasText: 'Wallet 103' })).toContainText('no longer supported');
-  await add.getByLabel('Description', { exact: true }).fill('x'.repeat(141));
+  // Issue 26: each wrong field is named beside it before anything is sent.
+  const description = add.getByLabel('Description', { exact: true });
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(description).toHaveAccessibleDescription('A checkout needs a description: type one. 1 to 140 characters.');
+  await expect(description).toBeFocused();
+  await expect(wallet).toHaveAccessibleDescription('Wallet: choose the wallet this checkout’s payments settle to.');
+  await expect(wallet).toHaveAttribute('aria-invalid', 'true');
+  await description.fill('x'.repeat(141));
   await wallet.selectOption({ label: (await wallet.locator('option', { hasText: 'Wallet 102' }).textContent()) as string });
+  await expect(wallet).not.toHaveAttribute('aria-invalid', 'true');
   await add.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(add.getByRole('alert')).toHaveText(/at most 140 characters/);
+  await expect(description).toHaveAttribute('aria-invalid', 'true');
   expect(await merchant.checkouts(storeId)).toEqual([]);
 
   await add.getByLabel('Description', { exact: true }).fill(CHECKOUT);

@@ -56,9 +56,35 @@ test('the first manager is created, adds a cashier and a supervisor; the cashier
   await expect(nav(page).getByRole('link')).toHaveText(['Cashier', 'Floor board', 'Shift journal', 'Settlements', 'Claims', 'Settings', 'Operators', 'Devices', 'Stores']);
 
   // ── The manager adds a cashier and a supervisor ──────────────────────────────────────
+  // Issue 26: bad input is named beside each wrong field before anything is sent.
+  await page.getByRole('link', { name: 'Operators', exact: true }).click();
+  const add = page.getByRole('region', { name: 'Add operator' });
+  const rows = page.locator('tr[data-operator]');
+  await expect(rows).toHaveCount(1);
+  await add.getByLabel('Name', { exact: true }).fill('   ');
+  await add.getByLabel('PIN', { exact: true }).fill('12');
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(add.getByLabel('Name', { exact: true })).toHaveAccessibleDescription('Name: type the operator’s name.');
+  await expect(add.getByLabel('Name', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await expect(add.getByLabel('Name', { exact: true })).toBeFocused();
+  await expect(add.getByLabel('PIN', { exact: true })).toHaveAccessibleDescription('A PIN is 4 to 8 digits.');
+  await expect(add.getByLabel('Repeat PIN', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(add.getByRole('alert')).toHaveCount(2);
+  await add.getByLabel('Name', { exact: true }).fill(CAIO.name);
+  await add.getByLabel('PIN', { exact: true }).fill('1111');
+  await add.getByLabel('Repeat PIN', { exact: true }).fill('1111');
+  // Each line follows its field as it is typed: the name's is gone, the PIN's says why now.
+  await expect(add.getByLabel('Name', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(add.getByLabel('PIN', { exact: true })).toHaveAccessibleDescription(/^That PIN is too easy to guess/);
+  await add.getByLabel('PIN', { exact: true }).fill(CAIO.pin);
+  await add.getByLabel('Repeat PIN', { exact: true }).fill('1358');
+  await expect(add.getByLabel('Repeat PIN', { exact: true })).toHaveAccessibleDescription('The two PINs are not the same.');
+  await add.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(add.getByLabel('Repeat PIN', { exact: true })).toBeFocused();
+  await snap(page, testInfo, '01b-add-operator-named');
+  await expect(rows).toHaveCount(1);
   await addOperator(page, CAIO);
   await addOperator(page, RUI);
-  const rows = page.locator('tr[data-operator]');
   await expect(rows).toHaveCount(3);
   await expect(page.locator('tr[data-operator="Caio"]')).toContainText('Added by Ana');
   await snap(page, testInfo, '02-operators');

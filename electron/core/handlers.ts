@@ -1,3 +1,4 @@
+import { OPERATOR_NAME_MAX } from '../shared/form-rules.ts';
 import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
 import { BANK_ANSWERS } from './claims/desk.ts';
 import { LANGS } from './config.ts';
@@ -21,7 +22,7 @@ import { SALE_STATUSES } from './sales/lifecycle.ts';
  * no method takes a person's name for it.
  */
 const id = (max = 200) => text({ min: 1, max, pattern: /^[\w.:-]+$/, describe: 'an identifier' });
-const person = text({ min: 1, max: 80, pattern: /\S/, describe: 'a name of 1 to 80 characters' });
+const person = text({ min: 1, max: OPERATOR_NAME_MAX, pattern: /\S/, describe: `a name of 1 to ${OPERATOR_NAME_MAX} characters` });
 const pin = text({ min: 4, max: 8, pattern: PIN_PATTERN, describe: 'a PIN of 4 to 8 digits' });
 const operatorId = text({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'an operator id' });
 const note = text({ min: 1, max: 500, describe: 'a note of 1 to 500 characters' });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIM_DETAILS_MAX, claimDetailsKept, claimDetailsProblem, isEmail, isPhone } from './form-rules.ts';
+import {
+  CHECKOUT_DESC_MAX,
+  CLAIM_DETAILS_MAX,
+  checkoutDescProblem,
+  claimDetailsKept,
+  claimDetailsProblem,
+  isEmail,
+  isPhone,
+  OPERATOR_NAME_MAX,
+  operatorNameProblem,
+  pinSetProblem,
+} from './form-rules.ts';
 
 describe("a claim's details, counted as the service keeps them", () => {
   it.each([
@@ -57,5 +68,67 @@ describe('a store phone', () => {
     ['١١٣٤٥٦٧٨٩٠', false],
   ])('%j is a phone: %s', (text, expected) => {
     expect(isPhone(text)).toBe(expected);
+  });
+});
+
+describe("an operator's name, as the core keeps it (trimmed)", () => {
+  it.each([
+    ['a name', 'Ana', null],
+    ['spaces around', '  Ana Souza  ', null],
+    ['empty', '', 'operator_name_empty'],
+    ['spaces, tabs and line breaks only', ' \t\r\n ', 'operator_name_empty'],
+    ['no-break spaces only', '\u00a0\u2003\ufeff', 'operator_name_empty'],
+    ['the most', 'x'.repeat(OPERATOR_NAME_MAX), null],
+    ['the most with spaces around, which are cut', `  ${'x'.repeat(OPERATOR_NAME_MAX)}  `, null],
+    ['one too many', 'x'.repeat(OPERATOR_NAME_MAX + 1), 'operator_name_too_long'],
+    ['a pasted page', 'Ana '.repeat(10_000), 'operator_name_too_long'],
+    ['markup is only text', '<img src=x onerror=alert(1)>', null],
+  ])('%s', (_name, text, expected) => {
+    expect(operatorNameProblem(text)).toBe(expected);
+  });
+});
+
+describe('a PIN being set', () => {
+  it.each([
+    ['four digits', '2468', null],
+    ['eight digits', '86420135', null],
+    ['three digits', '246', 'pin_shape'],
+    ['nine digits', '246813579', 'pin_shape'],
+    ['empty', '', 'pin_shape'],
+    ['a space inside', '24 68', 'pin_shape'],
+    ['a line break after', '2468\n', 'pin_shape'],
+    ['a minus sign', '-2468', 'pin_shape'],
+    ['a decimal point', '24.68', 'pin_shape'],
+    ['an exponent', '2e10', 'pin_shape'],
+    ['Arabic-Indic digits', '\u0662\u0664\u0666\u0668', 'pin_shape'],
+    ['full-width digits', '\uff12\uff14\uff16\uff18', 'pin_shape'],
+    ['a zero-width space inside', '24\u200b68', 'pin_shape'],
+    ['one digit repeated', '0000', 'pin_repeated_digit'],
+    ['one digit repeated, eight times', '77777777', 'pin_repeated_digit'],
+    ['digits in a row up', '1234', 'pin_digits_in_row'],
+    ['digits in a row down', '9876', 'pin_digits_in_row'],
+    ['digits in a row across 9 and 0', '7890', 'pin_digits_in_row'],
+    ['digits in a row down across 0 and 9', '0987', 'pin_digits_in_row'],
+    ['steps of two', '1357', null],
+    ['a row broken once', '12345679', null],
+  ])('%s', (_name, pin, expected) => {
+    expect(pinSetProblem(pin)).toBe(expected);
+  });
+});
+
+describe("a checkout's description", () => {
+  it.each([
+    ['a name', 'Caixa 1', null],
+    ['empty', '', 'checkout_desc_empty'],
+    ['spaces and line breaks only', ' \r\n\t ', 'checkout_desc_empty'],
+    ['the most', 'x'.repeat(CHECKOUT_DESC_MAX), null],
+    ['the most with spaces around, which are cut', ` ${'x'.repeat(CHECKOUT_DESC_MAX)} `, null],
+    ['one too many', 'x'.repeat(CHECKOUT_DESC_MAX + 1), 'checkout_desc_too_long'],
+    // Counted as a person counts characters: an emoji is one, though JavaScript counts two.
+    ['the most, in emoji', '🧾'.repeat(CHECKOUT_DESC_MAX), null],
+    ['one emoji too many', '🧾'.repeat(CHECKOUT_DESC_MAX + 1), 'checkout_desc_too_long'],
+    ['a pasted page', 'Caixa '.repeat(50_000), 'checkout_desc_too_long'],
+  ])('%s', (_name, text, expected) => {
+    expect(checkoutDescProblem(text)).toBe(expected);
   });
 });

@@ -30,6 +30,53 @@ export function claimDetailsProblem(text: string): ClaimDetailsProblem | null {
   return null;
 }
 
+/** An operator's name as the core takes it (bridge argument `person`): 1 to 80 characters once trimmed. */
+export const OPERATOR_NAME_MAX = 80;
+
+export type OperatorNameProblem = 'operator_name_empty' | 'operator_name_too_long';
+
+/** What is wrong with an operator's name as typed (the core keeps it trimmed), or null. */
+export function operatorNameProblem(text: string): OperatorNameProblem | null {
+  const name = text.trim();
+  if (name === '') return 'operator_name_empty';
+  if (name.length > OPERATOR_NAME_MAX) return 'operator_name_too_long';
+  return null;
+}
+
+/** A PIN is 4 to 8 digits (ASCII: no other script's digits, no spaces). */
+export const PIN_PATTERN = /^\d{4,8}$/;
+
+export type PinProblem = 'pin_shape' | 'pin_repeated_digit' | 'pin_digits_in_row';
+
+/**
+ * What is wrong with a PIN being set (issue 25): not 4 to 8 digits, or one a person guesses
+ * first: one digit repeated (0000, 777777) or a straight run up or down (1234, 9876, 7890,
+ * 3210, 0987). Signing in does not judge this: operators who have such a PIN keep it.
+ */
+export function pinSetProblem(pin: string): PinProblem | null {
+  if (!PIN_PATTERN.test(pin)) return 'pin_shape';
+  const digits = [...pin].map(Number);
+  const steps = new Set(digits.slice(1).map((d, i) => (d - (digits[i] as number) + 10) % 10));
+  if (steps.size !== 1) return null;
+  const [step] = steps;
+  if (step === 0) return 'pin_repeated_digit';
+  if (step === 1 || step === 9) return 'pin_digits_in_row';
+  return null;
+}
+
+/** Reference 8 (printed QR checkout_desc 1 to 140): the poster prints it, so every description keeps to it. */
+export const CHECKOUT_DESC_MAX = 140;
+
+export type CheckoutDescProblem = 'checkout_desc_empty' | 'checkout_desc_too_long';
+
+/** What is wrong with a checkout's description (trimmed, counted as a person counts characters), or null. */
+export function checkoutDescProblem(text: string): CheckoutDescProblem | null {
+  const desc = text.trim();
+  if (desc === '') return 'checkout_desc_empty';
+  if ([...desc].length > CHECKOUT_DESC_MAX) return 'checkout_desc_too_long';
+  return null;
+}
+
 export const STORE_EMAIL_MAX = 200;
 
 /**

@@ -1,13 +1,36 @@
 import type { ReactNode } from 'react';
 
-/** A labelled form field: the label names the control (`id`) that follows it, then any help. */
-export function Field({ id, label, children }: { id: string; label: ReactNode; children: ReactNode }) {
+/**
+ * A labelled form field: the label names the control (`id`) that follows it, then any help.
+ * A field a form checks (`problem` given, null while nothing is wrong) ends with the line
+ * that says what is wrong with it (issue 26), `${id}-error`, which its control names in
+ * aria-describedby (fieldProblemProps); the line is always there, so the layout does not jump.
+ */
+export function Field({ id, label, problem, children }: { id: string; label: ReactNode; problem?: string | null; children: ReactNode }) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {children}
+      {problem !== undefined && (
+        <p id={`${id}-error`} className="error" role={problem ? 'alert' : undefined}>
+          {problem}
+        </p>
+      )}
     </div>
   );
+}
+
+/** What the control of a checked field says of itself: invalid while its line names a problem. */
+export function fieldProblemProps(id: string, problem: string | null, describedBy?: string) {
+  return { 'aria-invalid': problem !== null || undefined, 'aria-describedby': describedBy ? `${id}-error ${describedBy}` : `${id}-error` };
+}
+
+/** Puts the cursor in the first field of `order` that has a problem; whether there was one. */
+export function focusFirstProblem(prefix: string, order: readonly string[], problems: Readonly<Record<string, unknown>>): boolean {
+  const first = order.find((f) => problems[f] !== undefined);
+  if (first === undefined) return false;
+  document.getElementById(`${prefix}-${first}`)?.focus();
+  return true;
 }
 
 /**
@@ -20,16 +43,28 @@ export function PinField({
   value,
   onChange,
   autoComplete,
+  problem,
 }: {
   id: string;
   label: ReactNode;
   value: string;
   onChange: (pin: string) => void;
   autoComplete: 'current-password' | 'new-password';
+  /** For a PIN being set: what is wrong with it (null: nothing), said beside it. */
+  problem?: string | null;
 }) {
   return (
-    <Field id={id} label={label}>
-      <input id={id} type="password" inputMode="numeric" maxLength={8} autoComplete={autoComplete} value={value} onChange={(e) => onChange(e.target.value)} />
+    <Field id={id} label={label} problem={problem}>
+      <input
+        id={id}
+        type="password"
+        inputMode="numeric"
+        maxLength={8}
+        autoComplete={autoComplete}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        {...(problem !== undefined ? fieldProblemProps(id, problem) : {})}
+      />
     </Field>
   );
 }

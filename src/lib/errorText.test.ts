@@ -190,7 +190,7 @@ describe('a refused field is named, never "something" (issue 26)', () => {
   // The problems electron/core/claims/rules.ts claimBody raises, each with its field.
   it.each([
     ['claim_details_short', 'details', /^Details: .*at least 10 characters/],
-    ['claim_details_long', 'details', /^Details: at most 4000 characters/],
+    ['claim_details_long', 'details', /^Details: at most 4,000 characters/],
     ['claim_reason_missing', 'reason', /^Reason: /],
     ['claim_reference_long', 'externalId', /^Your reference: at most 128/],
   ])('%s names the %s field', (problem, field, english) => {

@@ -1,4 +1,5 @@
 import type { Lang } from '../../electron/core/contract.ts';
+import { CHECKOUT_DESC_MAX, CLAIM_DETAILS_MAX, CLAIM_DETAILS_MIN, CLAIM_REFERENCE_MAX, OPERATOR_NAME_MAX } from '../../electron/shared/form-rules.ts';
 import { BRL_SCALE, MAX_SALE_CENTS } from '../../electron/shared/money.ts';
 import { CONFIRM_FROM_CENTS } from './amountInput.ts';
 
@@ -82,4 +83,19 @@ export function formatCount(lang: Lang, n: number): string {
  */
 export function ruleAmounts(lang: Lang): Readonly<Record<string, string>> {
   return { max_sale: formatMoney(lang, MAX_SALE_CENTS), confirm_from: formatMoney(lang, CONFIRM_FROM_CENTS), zero_amount: formatMoney(lang, 0) };
+}
+
+/**
+ * The limits sentences name ("at most {claim_details_max} characters"), from the constants the
+ * rules judge by (electron/shared/form-rules.ts), written the language's way ("4.000" in
+ * pt-BR): a limit changes in one place, and no text writes it by hand.
+ */
+export function ruleNumbers(lang: Lang): Readonly<Record<string, string>> {
+  return {
+    claim_details_min: formatCount(lang, CLAIM_DETAILS_MIN),
+    claim_details_max: formatCount(lang, CLAIM_DETAILS_MAX),
+    claim_reference_max: formatCount(lang, CLAIM_REFERENCE_MAX),
+    checkout_desc_max: formatCount(lang, CHECKOUT_DESC_MAX),
+    operator_name_max: formatCount(lang, OPERATOR_NAME_MAX),
+  };
 }

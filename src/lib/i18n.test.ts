@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LANGS } from '../../electron/core/contract.ts';
-import { formatMoney } from './format.ts';
+import { CHECKOUT_DESC_MAX, CLAIM_DETAILS_MAX, CLAIM_DETAILS_MIN, CLAIM_REFERENCE_MAX, claimDetailsProblem } from '../../electron/shared/form-rules.ts';
+import { formatCount, formatMoney } from './format.ts';
 import { dictionary, translate } from './i18n.ts';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -45,6 +46,33 @@ describe('dictionaries', () => {
     // A count already written stays as written; an id is a name, never grouped.
     expect(translate('pt-BR', 'claims.count', { count: '3.987', max: 4000 })).toBe('3.987 de 4.000 caracteres (no mínimo 10).');
     expect(translate('en', 'status.terminalValue', { store: 12345, checkout: 2 })).toBe('Store 12345 · Checkout 2');
+  });
+});
+
+describe('the limits the form rules judge by, named in every language', () => {
+  it.each(LANGS)('%s: a claim’s details name the very limits of the rule, written by the one formatter', (lang) => {
+    const max = formatCount(lang, CLAIM_DETAILS_MAX);
+    const min = formatCount(lang, CLAIM_DETAILS_MIN);
+    const long = claimDetailsProblem('x'.repeat(CLAIM_DETAILS_MAX + 1));
+    const short = claimDetailsProblem('x'.repeat(CLAIM_DETAILS_MIN - 1));
+    expect(translate(lang, `error.problem.${long as 'claim_details_long'}`)).toContain(` ${max} `);
+    expect(translate(lang, `error.problem.${short as 'claim_details_short'}`)).toContain(` ${min} `);
+    expect(translate(lang, 'claims.count', { count: 0, max: CLAIM_DETAILS_MAX })).toContain(` ${max} `);
+    expect(translate(lang, 'claims.count', { count: 0, max: CLAIM_DETAILS_MAX })).toContain(` ${min})`);
+    expect(translate(lang, 'error.problem.claim_reference_long')).toContain(` ${formatCount(lang, CLAIM_REFERENCE_MAX)} `);
+    expect(translate(lang, 'error.problem.checkout_desc_too_long')).toContain(` ${formatCount(lang, CHECKOUT_DESC_MAX)} `);
+    expect(translate(lang, 'checkouts.descRule')).toContain(` ${formatCount(lang, CHECKOUT_DESC_MAX)} `);
+  });
+
+  it('no text writes those limits by hand', () => {
+    const limits = [CLAIM_DETAILS_MAX, CLAIM_REFERENCE_MAX, CHECKOUT_DESC_MAX].flatMap((n) => LANGS.map((lang) => formatCount(lang, n)).concat(String(n)));
+    const keys = ['claims.count', 'error.problem.claim_details_short', 'error.problem.claim_details_long', 'error.problem.claim_reference_long', 'checkouts.descRule', 'error.problem.checkout_desc_too_long'] as const;
+    for (const lang of LANGS) {
+      for (const key of keys) {
+        const raw = dictionary(lang)[key];
+        for (const limit of new Set(limits)) expect(raw, `${lang} ${key}`).not.toContain(limit);
+      }
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import type { Lang } from '../../electron/core/contract.ts';
 import { en, type Dictionary, type TextKey } from './texts/en.ts';
 import { es } from './texts/es.ts';
 import { ptBR } from './texts/pt-BR.ts';
-import { formatCount, ruleAmounts } from './format.ts';
+import { formatCount, ruleAmounts, ruleNumbers } from './format.ts';
 
 /**
  * UI texts in the three languages. English keys are the words tests rely on with
@@ -24,8 +24,9 @@ const COUNT_PARAMS: ReadonlySet<string> = new Set(['count', 'max', 'days']);
 export function translate(lang: Lang, key: TextKey, params?: TextParams): string {
   const text = dictionaries[lang][key];
   if (!text.includes('{')) return text;
-  // The rule amounts ({max_sale}…) come formatted for the language, like any amount given.
-  const all: TextParams = { ...ruleAmounts(lang), ...params };
+  // The rule amounts ({max_sale}…) and limits ({claim_details_max}…) come formatted for the
+  // language, like any amount given.
+  const all: TextParams = { ...ruleAmounts(lang), ...ruleNumbers(lang), ...params };
   return text.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = all[name];
     if (value === undefined) return `{${name}}`;

@@ -165,7 +165,8 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const [offer, setOffer] = useState<Offer | null>(null);
+  /** The code on show, with the kind of device it pairs (the address line names that device). */
+  const [offer, setOffer] = useState<(Offer & { kind: typeof kind }) | null>(null);
   const nameRef = useRef<HTMLInputElement>(null);
   const storesFailed = stores === 'failed';
   const typing = storesFailed || checkouts === 'failed';
@@ -223,7 +224,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
     setBusy(true);
     setProblem(null);
     try {
-      setOffer(await getBridge().call('devices.startPairing', { kind, storeId, checkoutId, name: name.trim() }));
+      setOffer({ ...(await getBridge().call('devices.startPairing', { kind, storeId, checkoutId, name: name.trim() })), kind });
       setName('');
       await onPaired();
     } catch (err) {
@@ -305,7 +306,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
             <>
               <QrImage emv={address} alt={t('devices.addressQr')} size={200} />
               <p>
-                {t('devices.openAddress')} <strong data-testid="pairing-address">{address}</strong>
+                {t(offer.kind === 'display' ? 'devices.openAddressDisplay' : 'devices.openAddress')} <strong data-testid="pairing-address">{address}</strong>
               </p>
               {/* The store may be reached by more than one address (every interface, its name). */}
               {offer.urls.length > 1 && (

@@ -3,12 +3,13 @@ import { ROLES, type OperatorView, type Role } from '../../electron/core/contrac
 import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { Field, PinField, Submit } from '../components/Field.tsx';
+import { Field, fieldProblemProps, focusFirstProblem, PinField, Submit } from '../components/Field.tsx';
 import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
-import { newPinProblem } from '../lib/pinForm.ts';
+import { operatorFormProblems } from '../lib/operatorForm.ts';
+import { pinFieldProblems } from '../lib/pinForm.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
@@ -71,12 +72,18 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
   const [role, setRole] = useState<Role>('cashier');
   const [pin, setPin] = useState('');
   const [repeat, setRepeat] = useState('');
-  const { busy, result, setResult, run } = useRunner();
+  /** Whether Save was pressed: from then on each field says what is wrong with it as it is typed. */
+  const [checked, setChecked] = useState(false);
+  const { busy, result, run } = useRunner();
+  const problems = checked ? operatorFormProblems({ name, pin, repeat }) : {};
+  const problem = (field: 'name' | 'pin' | 'repeat') => {
+    const key = problems[field];
+    return key ? t(key) : null;
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (name.trim() === '') return setResult({ ok: false, text: t('auth.needName') });
-    const pinProblem = newPinProblem(pin, repeat, { optional: false });
-    if (pinProblem !== null) return setResult({ ok: false, text: t(pinProblem) });
+    setChecked(true);
+    if (focusFirstProblem('add-operator', ['name', 'pin', 'repeat'], operatorFormProblems({ name, pin, repeat }))) return;
     const added = await run(
       async () => {
         const operator = await getBridge().call('operators.add', { name: name.trim(), role, pin });
@@ -84,23 +91,26 @@ function AddOperator({ onAdded }: { onAdded: () => Promise<void> }) {
         setPin('');
         setRepeat('');
         setRole('cashier');
+        setChecked(false);
         return operator;
       },
       (operator) => t('operators.added', { name: operator.name }),
     );
     if (added) await onAdded();
   };
+  const nameProblem = problem('name');
   return (
     <Card id="add-operator" heading={t('operators.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <Field id="add-operator-name" label={t('operators.name')}>
-          <input id="add-operator-name" value={name} maxLength={80} autoComplete="off" onChange={(e) => setName(e.target.value)} />
+        <Field id="add-operator-name" label={t('operators.name')} problem={nameProblem}>
+          {/* No maxLength: a longer name is said so beside the field, never cut. */}
+          <input id="add-operator-name" value={name} autoComplete="off" onChange={(e) => setName(e.target.value)} {...fieldProblemProps('add-operator-name', nameProblem)} />
         </Field>
         <Field id="add-operator-role" label={t('operators.role')}>
           <RoleSelect id="add-operator-role" value={role} onChange={setRole} />
         </Field>
-        <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} />
-        <PinField id="add-operator-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
+        <PinField id="add-operator-pin" label={t('operators.pin')} autoComplete="new-password" value={pin} onChange={setPin} problem={problem('pin')} />
+        <PinField id="add-operator-repeat" label={t('auth.repeatPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} problem={problem('repeat')} />
         <Submit disabled={busy}>{t('operators.save')}</Submit>
         <ResultLine result={result} />
       </form>
@@ -116,8 +126,11 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   const [role, setRole] = useState<Role>(operator.role);
   const [pin, setPin] = useState('');
   const [repeat, setRepeat] = useState('');
-  const { busy, result, setResult, run: runner } = useRunner();
+  /** Whether Save was pressed: from then on the PIN fields say what is wrong as they are typed. */
+  const [checked, setChecked] = useState(false);
+  const { busy, result, run: runner } = useRunner();
   const id = `operator-${operator.id}`;
+  const pinProblems = checked ? pinFieldProblems(pin, repeat, { optional: true }) : {};
 
   const run = async (call: () => Promise<unknown>, done: string) => {
     const changed = await runner(
@@ -127,6 +140,7 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
         setAsking(false);
         setPin('');
         setRepeat('');
+        setChecked(false);
         return true;
       },
       () => done,
@@ -135,8 +149,8 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
   };
   const save = (e: FormEvent) => {
     e.preventDefault();
-    const pinProblem = newPinProblem(pin, repeat, { optional: true });
-    if (pinProblem !== null) return setResult({ ok: false, text: t(pinProblem) });
+    setChecked(true);
+    if (focusFirstProblem(id, ['pin', 'repeat'], pinFieldProblems(pin, repeat, { optional: true }))) return;
     const patch = { ...(role !== operator.role ? { role } : {}), ...(pin === '' ? {} : { pin }) };
     if (Object.keys(patch).length === 0) return setEditing(false);
     void run(() => getBridge().call('operators.change', { operatorId: operator.id, ...patch }), t('operators.saved', { name: operator.name }));
@@ -184,8 +198,15 @@ function OperatorRow({ operator, onChanged }: { operator: OperatorView; onChange
             <Field id={`${id}-role`} label={t('operators.role')}>
               <RoleSelect id={`${id}-role`} value={role} onChange={setRole} />
             </Field>
-            <PinField id={`${id}-pin`} label={t('operators.newPin')} autoComplete="new-password" value={pin} onChange={setPin} />
-            <PinField id={`${id}-repeat`} label={t('operators.repeatNewPin')} autoComplete="new-password" value={repeat} onChange={setRepeat} />
+            <PinField id={`${id}-pin`} label={t('operators.newPin')} autoComplete="new-password" value={pin} onChange={setPin} problem={pinProblems.pin ? t(pinProblems.pin) : null} />
+            <PinField
+              id={`${id}-repeat`}
+              label={t('operators.repeatNewPin')}
+              autoComplete="new-password"
+              value={repeat}
+              onChange={setRepeat}
+              problem={pinProblems.repeat ? t(pinProblems.repeat) : null}
+            />
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setEditing(false)}>
                 {t('operators.cancel')}

@@ -4,13 +4,14 @@ import { Ids } from '../components/Ids.tsx';
 import { Card } from '../components/Card.tsx';
 import { Confirm } from '../components/Confirm.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { Field, Submit } from '../components/Field.tsx';
+import { Field, fieldProblemProps, focusFirstProblem, Submit } from '../components/Field.tsx';
 import { ErrorAlert } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { CustomerLangField, QrPoster } from '../components/QrPoster.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
 import { errorText } from '../lib/errorText.ts';
 import type { TextKey } from '../lib/i18n.ts';
+import { checkoutFormProblems } from '../lib/checkoutForm.ts';
 import { storeFormProblems, type ClearableStoreField, type StoreFormField, type StoreFormFields } from '../lib/storeForm.ts';
 import { useRunner, type Result } from '../lib/useRunner.ts';
 import { formatCount } from '../lib/format.ts';
@@ -186,11 +187,12 @@ function StoreFields({
     <>
       {fields.map(([key, label, auto, max, type]) => {
         const id = `${prefix}-${key}`;
-        const problem = problems[key];
+        const problemKey = problems[key];
+        const problem = problemKey ? t(problemKey) : null;
         const current = key === 'name' ? undefined : clearing?.values[key];
         const cleared = key !== 'name' && (clearing?.cleared.includes(key) ?? false);
         return (
-          <Field key={key} id={id} label={t(label)}>
+          <Field key={key} id={id} label={t(label)} problem={problem}>
             <input
               id={id}
               type={type}
@@ -198,8 +200,7 @@ function StoreFields({
               maxLength={max}
               autoComplete={auto}
               disabled={cleared}
-              aria-invalid={problem !== undefined || undefined}
-              aria-describedby={`${id}-error`}
+              {...fieldProblemProps(id, problem)}
               onChange={(e) => set({ ...form, [key]: e.target.value })}
             />
             {key !== 'name' && current !== undefined && clearing && (
@@ -214,9 +215,6 @@ function StoreFields({
                 {cleared && <span className="muted"> · {t('stores.clearHint', { value: current })}</span>}
               </label>
             )}
-            <p id={`${id}-error`} className="error" role={problem ? 'alert' : undefined}>
-              {problem && t(problem)}
-            </p>
           </Field>
         );
       })}
@@ -267,7 +265,8 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
   const [checked, setChecked] = useState(false);
   const { busy, result, run } = useRunner();
   const fieldNames = (kept: StoreField[]) => kept.map((f) => t(STORE_FIELD_TEXT[f])).join(', ');
-  // A cleared field is sent empty, so it has nothing to judge.
+  // A cleared field is sent empty with its name in `clear`, so it has nothing to judge here:
+  // the core judges the clear and checks the service's answer holds no value for it.
   const sent: StoreFormFields = { ...form, ...Object.fromEntries(cleared.map((f) => [f, ''])) };
   const problems = checked ? storeFormProblems(sent, current) : {};
   const values = Object.fromEntries((['address', 'phone', 'email'] as const).filter((f) => current[f] !== '').map((f) => [f, current[f]])) as Clearing['values'];
@@ -277,7 +276,8 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
     if (Object.keys(storeFormProblems(sent, current)).length > 0) return;
     const saved = await run(
       () => getBridge().call('office.changeStore', { storeId: store.store_id, ...sent, ...(cleared.length > 0 ? { clear: cleared } : {}) }),
-      ({ store: s, kept }) => `${t('stores.saved', { name: s.store_name })}${kept.length > 0 ? ` ${t('stores.kept', { fields: fieldNames(kept) })}` : ''}`,
+      ({ store: s, kept, cleared: gone }) =>
+        [t('stores.saved', { name: s.store_name }), ...(gone.length > 0 ? [t('stores.cleared', { fields: fieldNames(gone) })] : []), ...(kept.length > 0 ? [t('stores.kept', { fields: fieldNames(kept) })] : [])].join(' '),
     );
     if (saved) {
       setCleared([]);
@@ -315,10 +315,23 @@ function EditStore({ store, onDone, onSaved }: { store: Store; onDone: () => voi
   );
 }
 
-function WalletSelect({ id, wallets, value, onChange }: { id: string; wallets: WalletChoice[]; value: number | null; onChange: (id: number | null) => void }) {
+function WalletSelect({
+  id,
+  wallets,
+  value,
+  onChange,
+  ...described
+}: {
+  id: string;
+  wallets: WalletChoice[];
+  value: number | null;
+  onChange: (id: number | null) => void;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
+}) {
   const t = useText();
   return (
-    <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}>
+    <select id={id} value={value ?? ''} {...described} onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}>
       <option value="">{t('checkouts.chooseWallet')}</option>
       {wallets.map((w) => (
         // Contract 5: a deprecated network would answer `Wallet network deprecated`: shown, with why, not choosable.
@@ -370,31 +383,46 @@ function AddCheckout({ store, wallets, onAdded }: { store: Store; wallets: Walle
   const t = useText();
   const [description, setDescription] = useState('');
   const [walletId, setWalletId] = useState<number | null>(null);
-  const { busy, result, setResult, run } = useRunner();
+  /** Whether Save was pressed: from then on each field says what is wrong with it as it is typed. */
+  const [checked, setChecked] = useState(false);
+  const { busy, result, run } = useRunner();
+  const problems = checked ? checkoutFormProblems({ description, walletId }) : {};
+  const problem = (field: 'description' | 'wallet') => {
+    const key = problems[field];
+    return key ? t(key) : null;
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (walletId === null) return setResult({ ok: false, text: t('checkouts.chooseWallet') });
+    setChecked(true);
+    if (focusFirstProblem('add-checkout', ['description', 'wallet'], checkoutFormProblems({ description, walletId }))) return;
     const added = await run(
-      () => getBridge().call('office.addCheckout', { storeId: store.store_id, description, walletId }),
+      () => getBridge().call('office.addCheckout', { storeId: store.store_id, description, walletId: walletId as number }),
       (c) => t('checkouts.added', { name: c.checkout_desc }),
     );
     if (added) {
       setDescription('');
+      setChecked(false);
       await onAdded();
     }
   };
   return (
     <Card id="add-checkout" heading={t('checkouts.add')}>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        <Field id="add-checkout-description" label={t('checkouts.description')}>
-          {/* No maxLength: the core says what is wrong with a longer one, in words. */}
-          <input id="add-checkout-description" value={description} autoComplete="off" aria-describedby="add-checkout-rule" onChange={(e) => setDescription(e.target.value)} />
+        <Field id="add-checkout-description" label={t('checkouts.description')} problem={problem('description')}>
+          {/* No maxLength: a longer one is said so beside the field, never cut. */}
+          <input
+            id="add-checkout-description"
+            value={description}
+            autoComplete="off"
+            {...fieldProblemProps('add-checkout-description', problem('description'), 'add-checkout-rule')}
+            onChange={(e) => setDescription(e.target.value)}
+          />
           <span id="add-checkout-rule" className="muted">
             {t('checkouts.descRule')}
           </span>
         </Field>
-        <Field id="add-checkout-wallet" label={t('checkouts.wallet')}>
-          <WalletSelect id="add-checkout-wallet" wallets={wallets} value={walletId} onChange={setWalletId} />
+        <Field id="add-checkout-wallet" label={t('checkouts.wallet')} problem={problem('wallet')}>
+          <WalletSelect id="add-checkout-wallet" wallets={wallets} value={walletId} onChange={setWalletId} {...fieldProblemProps('add-checkout-wallet', problem('wallet'))} />
         </Field>
         <Submit disabled={busy}>{t('checkouts.save')}</Submit>
         <ResultLine result={result} />

@@ -145,13 +145,45 @@ describe('a store’s phone and email, checked, and cleared on purpose (issue 26
 
   it('clears the phone and the email a manager ticked, and keeps the rest', async () => {
     const store = await ok<{ store_id: number }>('office.createStore', { name: 'Loja Centro Sul', address: 'Rua E, 5', phone: '+55 11 5555-0404', email: 'centrosul@example.com' });
-    const changed = await ok<{ kept: string[] }>('office.changeStore', { storeId: store.store_id, name: 'Loja Centro Sul', address: 'Rua E, 5', phone: '', email: '', clear: ['phone', 'email'] });
+    const changed = await ok<{ kept: string[]; cleared: string[]; store: Record<string, unknown> }>('office.changeStore', {
+      storeId: store.store_id,
+      name: 'Loja Centro Sul',
+      address: 'Rua E, 5',
+      phone: '',
+      email: '',
+      clear: ['phone', 'email'],
+    });
     expect(changed.kept).toEqual([]);
+    // Said cleared, and absent in the store the core returns, once the service's answer holds none.
+    expect(changed.cleared).toEqual(['phone_number', 'email']);
+    expect(changed.store).toMatchObject({ store_id: store.store_id, store_name: 'Loja Centro Sul', address: 'Rua E, 5', phone_number: null, email: null });
     const atService = (await storesAt()).find((s) => s.store_id === store.store_id);
     expect(atService).toMatchObject({ store_name: 'Loja Centro Sul', address: 'Rua E, 5' });
     expect([null, '']).toContain(atService?.phone_number);
     expect([null, '']).toContain(atService?.email);
-    expect((await core.journal.eventsOfType(OFFICE_STORE_CHANGED)).at(-1)?.data).toMatchObject({ by: 'Marta', store_id: store.store_id, fields: 'phone_number,email' });
+    expect((await core.journal.eventsOfType(OFFICE_STORE_CHANGED)).at(-1)?.data).toMatchObject({ by: 'Marta', store_id: store.store_id, fields: 'phone_number,email', cleared: 'phone_number,email' });
+
+    // Cleared again: there is nothing left to clear, so nothing is sent or journaled.
+    const entries = (await core.journal.eventsOfType(OFFICE_STORE_CHANGED)).length;
+    const again = await ok<{ kept: string[]; cleared: string[] }>('office.changeStore', { storeId: store.store_id, name: 'Loja Centro Sul', address: 'Rua E, 5', phone: '', email: '', clear: ['phone'] });
+    expect(again).toMatchObject({ kept: [], cleared: [] });
+    expect(await core.journal.eventsOfType(OFFICE_STORE_CHANGED)).toHaveLength(entries);
+  });
+
+  it('refuses to clear a name, or a field both cleared and typed, and changes nothing at the service', async () => {
+    const store = await ok<{ store_id: number }>('office.createStore', { name: 'Loja Oeste', address: 'Rua F, 6', phone: '+55 11 5555-0606', email: '' });
+    const before = await storesAt();
+    // The bridge reads `clear` as a list of the three optional fields only (the form offers no other).
+    const name = await call('office.changeStore', { storeId: store.store_id, name: 'Loja Oeste', address: 'Rua F, 6', phone: '', email: '', clear: ['name'] });
+    expect(name).toMatchObject({ ok: false, error: { code: 'invalid_argument', params: { field: 'clear[0]' } } });
+    // The core's own rule, below the bridge, refuses it too (a caller that is not the form).
+    await expect(core.backOffice.changeStore('Marta', store.store_id, { store_name: 'Loja Oeste', address: '', phone_number: '', email: '', clear: ['store_name' as never] })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      params: { problem: 'store_clear_name' },
+    });
+    const both = await refused('office.changeStore', { storeId: store.store_id, name: 'Loja Oeste', address: 'Rua F, 6', phone: '+55 11 5555-0707', email: '', clear: ['phone'] });
+    expect(both.params).toMatchObject({ problem: 'store_clear_with_value', field: 'phone_number' });
+    expect(await storesAt()).toEqual(before);
   });
 });
 

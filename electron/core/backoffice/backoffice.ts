@@ -14,8 +14,10 @@ import {
   newStoreBody,
   officeError,
   requireWalletConfirmation,
+  clearedStore,
   storePatch,
   walletChoices,
+  type OptionalStoreField,
   type StoreField,
   type StoreForm,
   type WalletChoice,
@@ -117,15 +119,20 @@ export class BackOffice {
     return store;
   }
 
-  /** Reference 4.1 through rules.ts storePatch; `kept`: the fields left empty, which keep their value. */
-  async changeStore(by: string, storeId: number, form: StoreForm): Promise<{ store: Store; kept: StoreField[] }> {
+  /**
+   * Reference 4.1 through rules.ts storePatch; `kept`: the fields left empty, which keep their
+   * value; `cleared`: the optional fields the edit emptied, checked absent in the service's
+   * answer (rules.ts clearedStore) and absent (null) in the store returned.
+   */
+  async changeStore(by: string, storeId: number, form: StoreForm): Promise<{ store: Store; kept: StoreField[]; cleared: OptionalStoreField[] }> {
     const current = (await this.stores()).find((s) => s.store_id === storeId);
     if (current === undefined) throw new CoreError('not_found', 'The payment service does not have that store for this merchant; reload the list.', { problem: 'office_not_found' });
-    const { patch, kept } = storePatch(current, form);
-    if (Object.keys(patch).length === 0) return { store: current, kept };
-    const store = await this.#service(() => this.#client.patchStore(storeId, patch));
-    await this.#record(OFFICE_STORE_CHANGED, { by, store_id: storeId, fields: Object.keys(patch).join(',') });
-    return { store, kept };
+    const { patch, kept, cleared } = storePatch(current, form);
+    if (Object.keys(patch).length === 0) return { store: current, kept, cleared };
+    const answer = await this.#service(() => this.#client.patchStore(storeId, patch));
+    // Journaled as the service took it, before the answer is judged: what was sent was saved.
+    await this.#record(OFFICE_STORE_CHANGED, { by, store_id: storeId, fields: Object.keys(patch).join(','), cleared: cleared.join(',') });
+    return { store: clearedStore(answer, cleared), kept, cleared };
   }
 
   async wallets(): Promise<WalletChoice[]> {

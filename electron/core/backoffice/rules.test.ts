@@ -4,7 +4,7 @@ import { describeServiceError, ServiceError } from '../api/errors.ts';
 import type { RouteName } from '../api/routes.ts';
 import type { Store } from '../api/routes/stores.ts';
 import { CoreError } from '../errors.ts';
-import { checkedPosterEmv, checkoutDesc, maskAddress, modeConfig, modeOf, newStoreBody, officeError, requireWalletConfirmation, storePatch, type StoreForm } from './rules.ts';
+import { checkedPosterEmv, checkoutDesc, clearedStore, maskAddress, modeConfig, modeOf, newStoreBody, officeError, requireWalletConfirmation, storePatch, type StoreForm } from './rules.ts';
 
 const STORE: Store = { merchant_id: 1, store_id: 1, store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', email: null };
 const form = (f: Partial<StoreForm>): StoreForm => ({ store_name: '', address: '', phone_number: '', email: '', ...f });
@@ -40,7 +40,7 @@ describe('a store edit (reference 4.1: an empty field keeps its value; a name ca
     ['a new address only', form({ store_name: 'Loja Centro', address: 'Rua C, 3' }), { address: 'Rua C, 3' }, ['phone_number']],
     ['a field that had no value, filled', form({ store_name: 'Loja Nova', email: 'loja@example.com' }), { store_name: 'Loja Nova', email: 'loja@example.com' }, ['address', 'phone_number']],
   ])('%s', (_name, typed, patch, kept) => {
-    expect(storePatch(STORE, typed)).toEqual({ patch, kept });
+    expect(storePatch(STORE, typed)).toEqual({ patch, kept, cleared: [] });
   });
 
   it('refuses to empty the name', () => {
@@ -72,19 +72,34 @@ describe('a store phone and email are checked (issue 26)', () => {
 
   it('an edit does not judge a value it does not send (kept as the service has it)', () => {
     const legacy: Store = { ...STORE, email: 'not-an-email' };
-    expect(storePatch(legacy, form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', email: 'not-an-email' }))).toEqual({ patch: {}, kept: [] });
+    expect(storePatch(legacy, form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', email: 'not-an-email' }))).toEqual({ patch: {}, kept: [], cleared: [] });
   });
 });
 
 describe('a store edit clears an optional field only when told to (issue 26)', () => {
   it.each([
-    ['the phone cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', clear: ['phone_number'] }), { phone_number: '' }, []],
-    ['phone and address cleared', form({ store_name: 'Loja Centro', clear: ['phone_number', 'address'] }), { address: '', phone_number: '' }, []],
-    // Nothing to clear where there is no value: nothing is sent.
-    ['the email, which has none, cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', clear: ['email'] }), {}, []],
-    ['an emptied field, not cleared, still kept', form({ store_name: 'Loja Centro', address: 'Rua A, 1' }), {}, ['phone_number']],
-  ])('%s', (_name, typed, patch, kept) => {
-    expect(storePatch(STORE, typed)).toEqual({ patch, kept });
+    ['the phone cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', clear: ['phone_number'] }), { phone_number: '' }, [], ['phone_number']],
+    ['phone and address cleared', form({ store_name: 'Loja Centro', clear: ['phone_number', 'address'] }), { address: '', phone_number: '' }, [], ['address', 'phone_number']],
+    ['the phone cleared twice over', form({ store_name: 'Loja Centro', address: 'Rua A, 1', clear: ['phone_number', 'phone_number'] }), { phone_number: '' }, [], ['phone_number']],
+    // Nothing to clear where there is no value: nothing is sent, and it is not said cleared.
+    ['the email, which has none, cleared', form({ store_name: 'Loja Centro', address: 'Rua A, 1', phone_number: '+55 11 5555-0000', clear: ['email'] }), {}, [], []],
+    ['an emptied field, not cleared, still kept', form({ store_name: 'Loja Centro', address: 'Rua A, 1' }), {}, ['phone_number'], []],
+    ['a new name and the address cleared', form({ store_name: 'Loja Nova', phone_number: '+55 11 5555-0000', clear: ['address'] }), { store_name: 'Loja Nova', address: '' }, [], ['address']],
+  ])('%s', (_name, typed, patch, kept, cleared) => {
+    expect(storePatch(STORE, typed)).toEqual({ patch, kept, cleared });
+  });
+
+  it.each([
+    ['the name', ['store_name']],
+    ['a field a store does not have', ['merchant_id']],
+    ['a prototype key', ['__proto__']],
+    ['the service’s field beside a good one', ['address', 'store_id']],
+  ])('refuses to clear %s, and nothing is patched', (_name, clear) => {
+    expect(problemOf(() => storePatch(STORE, form({ store_name: 'Loja Centro', clear: clear as never })))).toBe('store_clear_name');
+  });
+
+  it('refuses a name emptied by a clear of it, naming the name', () => {
+    expect(problemOf(() => storePatch(STORE, form({ store_name: '', clear: ['store_name' as never] })))).toBe('store_name_empty');
   });
 
   it('refuses a field both cleared and typed', () => {
@@ -198,5 +213,35 @@ describe('service errors on back-office screens (reference 4.4, 7)', () => {
   it('passes anything that is not a service error unchanged', () => {
     const err = new CoreError('conflict', 'x');
     expect(officeError(err)).toBe(err);
+  });
+});
+
+describe("the service's answer to an edit that cleared fields", () => {
+  const answer = (f: Partial<Store>): Store => ({ ...STORE, ...f });
+
+  it.each([
+    ['sent back empty', { phone_number: '' }],
+    ['sent back as null', { phone_number: null }],
+  ])('a cleared field %s is absent (null) in the store returned; the rest as the service has it', (_name, fields) => {
+    expect(clearedStore(answer({ ...fields, store_name: 'Loja Nova' }), ['phone_number'])).toEqual({ ...STORE, store_name: 'Loja Nova', phone_number: null });
+  });
+
+  it('nothing cleared: the answer as it is, empty strings included', () => {
+    expect(clearedStore(answer({ address: '' }), [])).toEqual({ ...STORE, address: '' });
+  });
+
+  it('a cleared field the service kept is said, naming it, and not claimed cleared', () => {
+    let refusal: unknown;
+    try {
+      clearedStore(answer({ phone_number: '', email: 'loja@example.com' }), ['phone_number', 'email']);
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(CoreError);
+    expect(refusal).toMatchObject({ code: 'service_rejected', params: { problem: 'store_clear_kept', field: 'email' } });
+  });
+
+  it('a value of spaces kept is a value kept', () => {
+    expect(problemOf(() => clearedStore(answer({ phone_number: ' ' }), ['phone_number']))).toBe('store_clear_kept');
   });
 });

@@ -4,7 +4,7 @@
  * these and nothing else decides them.
  */
 import { validateBrCode } from '../../shared/emv.ts';
-import { isEmail, isPhone } from '../../shared/form-rules.ts';
+import { CHECKOUT_DESC_MAX, checkoutDescProblem, isEmail, isPhone } from '../../shared/form-rules.ts';
 import { ServiceError } from '../api/errors.ts';
 import type { Store, StorePatch } from '../api/routes/stores.ts';
 import type { Wallet } from '../api/routes/wallets.ts';
@@ -40,8 +40,8 @@ function checkContact(field: 'phone_number' | 'email', value: string): void {
   }
 }
 
-/** Reference 8 (printed QR checkout_desc 1 to 140): the poster prints it, so every description keeps to it. */
-export const MAX_CHECKOUT_DESC = 140;
+/** Reference 8 (printed QR checkout_desc 1 to 140): the rule the Add checkout form checks too. */
+export const MAX_CHECKOUT_DESC = CHECKOUT_DESC_MAX;
 
 function refuse(problem: string, message: string, field: string): CoreError {
   return new CoreError('invalid_argument', message, { problem, field });
@@ -64,20 +64,31 @@ export function newStoreBody(form: StoreForm): { store_name: string; address?: s
  * An edit (reference 4.1: a field left out keeps its value): an empty field is left out and
  * named in `kept`, so the form can say it keeps its value; an unchanged field is not sent;
  * the name cannot be emptied (refused, nothing sent). An optional field the person chose to
- * clear is sent as '' (issue 26): 4.1 asks at least one character of the name only, and
- * null or a left-out field would keep the old value, so '' is the one way to have none.
+ * clear (issue 26) is sent as '': 4.1 keeps a field left out or sent as null, and asks at
+ * least one character of the name only, so '' is the one way to ask for none. `cleared`
+ * names the fields so asked; changeStore then checks the service's answer holds none of them
+ * (clearedStore). Asking to clear the name, or a field that is not a store's, is refused.
  */
-export function storePatch(current: Store, form: StoreForm): { patch: StorePatch; kept: StoreField[] } {
+export function storePatch(current: Store, form: StoreForm): { patch: StorePatch; kept: StoreField[]; cleared: OptionalStoreField[] } {
   if (form.store_name.trim() === '') throw refuse('store_name_empty', 'A store’s name cannot be emptied; type a name.', 'store_name');
+  for (const f of form.clear ?? []) {
+    if (!(OPTIONAL_STORE_FIELDS as readonly string[]).includes(f)) {
+      throw refuse('store_clear_name', `Only a store's address, phone and email can be cleared, not ${String(f)}: a store always has a name.`, String(f));
+    }
+  }
   const clear = new Set<StoreField>(form.clear ?? []);
   const patch: StorePatch = {};
   const kept: StoreField[] = [];
+  const cleared: OptionalStoreField[] = [];
   for (const f of STORE_FIELDS) {
     const value = form[f].trim();
     const had = current[f] !== null && current[f] !== '';
-    if (clear.has(f)) {
+    if (f !== 'store_name' && clear.has(f)) {
       if (value !== '') throw refuse('store_clear_with_value', `A field is either cleared or given a new value, not both: untick Clear, or empty the field (${f}).`, f);
-      if (had) patch[f] = '';
+      if (had) {
+        patch[f] = '';
+        cleared.push(f);
+      }
     } else if (value === '') {
       if (had) kept.push(f);
     } else if (value !== current[f]) {
@@ -85,15 +96,36 @@ export function storePatch(current: Store, form: StoreForm): { patch: StorePatch
       patch[f] = value;
     }
   }
-  return { patch, kept };
+  return { patch, kept, cleared };
+}
+
+/**
+ * The store as the service answered an edit that cleared `cleared`: those fields absent
+ * (null, as the service writes a field never given). The service may not clear a field
+ * (reference 4.1 says a field "cannot be cleared" by null or by leaving it out): if its
+ * answer still holds a value for one, that is said, and the form does not claim it was
+ * cleared. The other fields of the edit were saved by then.
+ */
+export function clearedStore(answer: Store, cleared: readonly OptionalStoreField[]): Store {
+  const still = cleared.filter((f) => answer[f] !== null && answer[f] !== '');
+  if (still.length > 0) {
+    throw new CoreError(
+      'service_rejected',
+      `The payment service kept ${still.join(', ')} of store ${answer.store_id} although the edit cleared ${still.length === 1 ? 'it' : 'them'}; the rest of the edit was saved. Ask the payment service's support to remove ${still.length === 1 ? 'it' : 'them'}.`,
+      { problem: 'store_clear_kept', field: still.join(',') },
+    );
+  }
+  const store: Store = { ...answer };
+  for (const f of cleared) store[f] = null;
+  return store;
 }
 
 /** A checkout's description: 1 to 140 characters (counted as a person counts them). */
 export function checkoutDesc(typed: string): string {
-  const desc = typed.trim();
-  if (desc === '') throw refuse('checkout_desc_empty', 'A checkout needs a description.', 'checkout_desc');
-  if ([...desc].length > MAX_CHECKOUT_DESC) throw refuse('checkout_desc_too_long', `A checkout's description can have at most ${MAX_CHECKOUT_DESC} characters.`, 'checkout_desc');
-  return desc;
+  const problem = checkoutDescProblem(typed);
+  if (problem === 'checkout_desc_empty') throw refuse(problem, 'A checkout needs a description.', 'checkout_desc');
+  if (problem === 'checkout_desc_too_long') throw refuse(problem, `A checkout's description can have at most ${MAX_CHECKOUT_DESC} characters.`, 'checkout_desc');
+  return typed.trim();
 }
 
 /** Change wallet asks first (reference 4.2: every later payment, older QRs included, settles to the new wallet). */

@@ -1,4 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { PIN_PATTERN, pinSetProblem } from '../../shared/form-rules.ts';
+
+export { PIN_PATTERN };
 
 /**
  * A PIN is 4 to 8 digits and rests only as a slow salted hash: scrypt with a random salt per
@@ -6,7 +9,6 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * old ones. A short PIN is guessable offline whatever the hash: the lockout (registry.ts) is
  * what stands between a thief and the till, the hash keeps the journal from telling PINs.
  */
-export const PIN_PATTERN = /^\d{4,8}$/;
 
 export interface PinHash {
   alg: 'scrypt';
@@ -57,12 +59,9 @@ export async function pinMatches(pin: string, stored: PinHash): Promise<boolean>
  * gives them a new one on the Operators screen.
  */
 export function trivialPinProblem(pin: string): string | null {
-  if (!PIN_PATTERN.test(pin)) return null;
-  const digits = [...pin].map(Number);
-  const steps = new Set(digits.slice(1).map((d, i) => (d - (digits[i] as number) + 10) % 10));
-  if (steps.size !== 1) return null;
-  const [step] = steps;
-  if (step === 0) return 'A PIN of one repeated digit is too easy to guess: choose another.';
-  if (step === 1 || step === 9) return 'A PIN of digits in a row, like 1234 or 9876, is too easy to guess: choose another.';
+  // The rule is shared with the forms (electron/shared/form-rules.ts), which say it first.
+  const problem = pinSetProblem(pin);
+  if (problem === 'pin_repeated_digit') return 'A PIN of one repeated digit is too easy to guess: choose another.';
+  if (problem === 'pin_digits_in_row') return 'A PIN of digits in a row, like 1234 or 9876, is too easy to guess: choose another.';
   return null;
 }
