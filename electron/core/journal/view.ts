@@ -9,36 +9,44 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
 
 
 /**
- * What IndexedDB keeps of a sale: its id and the keys of the back office's queries, each a
- * list of no key or one (multiEntry indexes). A sale without a key is then in no entry of
- * that index, as before, and the engine has no invalid key to throw about: with `undefined`
- * it built and threw a DataError for every put of a sale outside a shift or without an
- * external id (issue 9). The record itself is in memory (#rows) and in the checkpoint: every
- * query took its rows from there already. The other keys are indexed in memory
- * (checkout-index.ts).
+ * What IndexedDB keeps of a sale: its id and the keys of the back office's queries (multiEntry
+ * indexes), each the key itself or, when the sale has none, an empty list. A sale without a
+ * key is then in no entry of that index, as before, and the engine has no invalid key to throw
+ * about: with `undefined` it built and threw a DataError for every put of a sale outside a
+ * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
+ * keeps a structured clone of every record, and four lists a sale were about a fifth of what
+ * the engine held per sale (issue 28). The record itself is in memory (#rows) and in the
+ * checkpoint: every query took its rows from there already. The other keys are indexed in
+ * memory (checkout-index.ts).
  */
 interface IndexedSale {
   sale_id: string;
-  external_id: string[];
-  status: string[];
-  shift_id: string[];
-  created_at: number[];
+  external_id: string | [];
+  status: string | [];
+  shift_id: string | [];
+  created_at: number | [];
 }
 
+const NO_KEY: [] = [];
+
 function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale {
-  const text = (v: unknown) => (typeof v === 'string' ? [v] : []);
+  const text = (v: unknown) => (typeof v === 'string' ? v : NO_KEY);
   return {
     sale_id: row.sale_id,
     external_id: text(row.external_id),
     status: text(row.status),
     shift_id: text(row.shift_id),
-    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? [row.created_at] : [],
+    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? row.created_at : NO_KEY,
   };
 }
 
+/** The key an IndexedSale holds for an index, if any. */
+function keyOf<T extends string | number>(key: T | []): T | undefined {
+  return Array.isArray(key) ? undefined : key;
+}
+
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
-  const same = <T>(x: T[], y: T[]) => x.length === y.length && (x.length === 0 || x[0] === y[0]);
-  return same(a.external_id, b.external_id) && same(a.status, b.status) && same(a.shift_id, b.shift_id) && same(a.created_at, b.created_at);
+  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.status) === keyOf(b.status) && keyOf(a.shift_id) === keyOf(b.shift_id) && keyOf(a.created_at) === keyOf(b.created_at);
 }
 
 interface JournalSchema extends DBSchema {
@@ -456,7 +464,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   #setRow(row: SaleRow<S>): void {
     this.#byCheckout.put(this.#rows.get(row.sale_id), row);
-    this.#rows.set(row.sale_id, deepFreeze(row));
+    this.#rows.set(row.sale_id, freezeRow(row));
   }
 
   /**
@@ -479,7 +487,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 
   #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
-    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value, (a, b) => byId(a.sale_id, b.sale_id));
+    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => keyOf(sale[field]) === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
@@ -487,8 +495,11 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     if (range === undefined) return [];
     return this.#saleRows(
       (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
-      (sale) => sale.created_at.some((at) => range.includes(at)),
-      (a, b) => a.created_at[0]! - b.created_at[0]! || byId(a.sale_id, b.sale_id),
+      (sale) => {
+        const at = keyOf(sale.created_at);
+        return at !== undefined && range.includes(at);
+      },
+      (a, b) => keyOf(a.created_at)! - keyOf(b.created_at)! || byId(a.sale_id, b.sale_id),
     );
   }
 
@@ -594,6 +605,28 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     this.#db.close();
     await deleteDB(this.#name);
   }
+}
+
+/** The one empty list every frozen row holds for each of its empty lists. */
+const EMPTY_LIST: readonly never[] = Object.freeze([]);
+
+/**
+ * Freezes a row as deepFreeze does, each empty list in it (a sale's record has about seven:
+ * no displacements, no expiries, no acknowledgements…) becoming the one shared EMPTY_LIST: an
+ * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28). A
+ * part frozen already was frozen by this walk (it is an earlier row's): it is shared as it is.
+ * Equal as a value (every query and test compares rows by value), and frozen either way.
+ */
+function freezeRow<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    const v = o[key];
+    // Reflect.set: a property that cannot be written keeps its own empty list.
+    if (Array.isArray(v) && v.length === 0 && (v as unknown) !== EMPTY_LIST) Reflect.set(o, key, EMPTY_LIST);
+    else freezeRow(v);
+  }
+  return Object.freeze(value);
 }
 
 function records<S>(rows: SaleRow<S>[]): S[] {
