@@ -45,6 +45,18 @@ function keyOf<T extends string | number>(key: T | []): T | undefined {
   return Array.isArray(key) ? undefined : key;
 }
 
+/**
+ * What a put hands the engine: the keys without the sale id, which is the record's key given
+ * beside it (out of line). With the id in the record (a key path), the engine kept the id of
+ * its clone of the record: a second copy of every sale id, beside the one memory holds and
+ * every index shares (issue 28).
+ */
+type StoredKeys = Omit<IndexedSale, 'sale_id'>;
+
+function storedKeys(sale: IndexedSale): StoredKeys {
+  return { external_id: sale.external_id, status: sale.status, shift_id: sale.shift_id, created_at: sale.created_at };
+}
+
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
   return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.status) === keyOf(b.status) && keyOf(a.shift_id) === keyOf(b.shift_id) && keyOf(a.created_at) === keyOf(b.created_at);
 }
@@ -52,7 +64,7 @@ function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
 interface JournalSchema extends DBSchema {
   sales: {
     key: string;
-    value: IndexedSale;
+    value: StoredKeys;
     indexes: {
       by_external_id: string;
       by_status: string;
@@ -251,7 +263,8 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // displaceable, and the pix_id and service_id that payments are matched by are asked
       // on every change at every till: those keys are indexed in memory (checkout-index.ts).
       // No version bump: this database is new at every open (see above).
-      const sales = d.createObjectStore('sales', { keyPath: 'sale_id' });
+      // Keyed out of line by the sale id (see StoredKeys).
+      const sales = d.createObjectStore('sales');
       sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
       sales.createIndex('by_status', 'status', { multiEntry: true });
       sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
@@ -443,7 +456,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       this.#onWriteFailure(err);
       return;
     }
-    this.#writing = Promise.all([...batch.map((keys) => tx.objectStore('sales').put(keys)), tx.done]).then(
+    this.#writing = Promise.all([...batch.map((keys) => tx.objectStore('sales').put(storedKeys(keys), keys.sale_id)), tx.done]).then(
       () => {
         // Only the keys this transaction wrote leave: newer keys of the same sale wait for the next.
         for (const keys of batch) if (this.#unwritten.get(keys.sale_id) === keys) this.#unwritten.delete(keys.sale_id);
@@ -574,7 +587,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     const tx = this.#db.transaction(STORES, 'readwrite');
     await Promise.all([
-      ...sales.map((r) => tx.objectStore('sales').put(indexedSale(r))),
+      ...sales.map((r) => tx.objectStore('sales').put(storedKeys(indexedSale(r)), r.sale_id)),
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
       tx.done,
     ]);
