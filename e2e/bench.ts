@@ -177,21 +177,7 @@ async function main(): Promise<void> {
   await rm(stepDir, { recursive: true, force: true });
   const stepRow = (name: string, values: readonly number[] | undefined) =>
     values === undefined || values.length === 0 ? [name, 'not seen', ''] : [name, `p50 ${ms(percentile([...values], 50))}, p95 ${ms(percentile([...values], 95))}`, `${values.length} samples`];
-  // From the bridge's parsed message (where the total starts) to the QR push sent.
-  const chargeParts = [STEP.toCharge, STEP.plan, STEP.intent, STEP.toCreate, STEP.create, STEP.outcome, STEP.outcomeToPush];
-  // One sale at a time: the i-th sample of each step is the i-th sale's, so what the core spent
-  // outside every step is the total less its parts, sale by sale.
-  const totals = coreSteps[STEP.chargeTotal] ?? [];
-  const between = chargeParts.every((step) => coreSteps[step]?.length === totals.length)
-    ? totals.map((total, i) => total - chargeParts.reduce((sum, step) => sum + coreSteps[step]![i]!, 0))
-    : undefined;
-  const chargeSteps = [
-    stepRow(STEP.bridgeIn, coreSteps[STEP.bridgeIn]),
-    ...chargeParts.map((step) => stepRow(step, coreSteps[step])),
-    stepRow(STEP.chargeTotal, totals),
-    stepRow('charge in the core: outside every step above (event loop, GC)', between),
-    stepRow(STEP.reply, coreSteps[STEP.reply]),
-  ];
+  const chargeSteps = [STEP.bridgeIn, STEP.toCharge, STEP.plan, STEP.intent, STEP.toCreate, STEP.create, STEP.outcome, STEP.outcomeToPush, STEP.chargeTotal, STEP.reply].map((step) => stepRow(step, coreSteps[step]));
   const sharedSteps = [STEP.view, STEP.push].map((step) => stepRow(step, coreSteps[step]));
   const payment = [STEP.payment, STEP.paymentToPush].map((step) => stepRow(step, coreSteps[step]));
   const page = Object.values(PAGE).map((step) => stepRow(step, pageSteps.get(step)));
