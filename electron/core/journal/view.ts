@@ -14,8 +14,8 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
  * key is then in no entry of that index, as before, and the engine has no invalid key to throw
  * about: with `undefined` it built and threw a DataError for every put of a sale outside a
  * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
- * keeps a structured clone of every record, and four lists a sale were about a fifth of what
- * the engine held per sale (issue 28). The record itself is in memory (#rows) and in the
+ * keeps a structured clone of every record, and with it four lists for each sale of the
+ * working set (issue 28). The record itself is in memory (#rows) and in the
  * checkpoint: every query took its rows from there already. The other keys are indexed in
  * memory (checkout-index.ts).
  */
