@@ -5,10 +5,12 @@
  * Medians and p95 of one bounded run; a measurement, never a test.
  */
 import { chromium } from '@playwright/test';
-import { readFile, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM_FLAGS, findChromium } from '../electron/web/open-browser.ts';
+import { STEP } from '../electron/core/terminal/steps.ts';
 import { startApp } from './app.ts';
 
 const ROUNDS = 40;
@@ -24,17 +26,56 @@ function percentile(values: number[], p: number): number {
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
+/** What the bridge noted in the page (src/lib/bridge.ts stepMark). */
+interface Mark {
+  what: string;
+  at: number;
+}
+
+/** Page-side steps, by name: each a list of durations in ms. */
+type Samples = Map<string, number[]>;
+
+function addSample(samples: Samples, step: string, value: number | undefined): void {
+  if (value === undefined || !Number.isFinite(value)) return;
+  const list = samples.get(step);
+  if (list === undefined) samples.set(step, [value]);
+  else list.push(value);
+}
+
+/** The last mark named `what` at or before `until` (after `from`). */
+function lastMark(marks: readonly Mark[], what: string, from: number, until: number): Mark | undefined {
+  return marks.filter((m) => m.what === what && m.at >= from && m.at <= until).at(-1);
+}
+
+const PAGE = {
+  send: 'page: click → sale.charge sent',
+  toPush: 'page: sent → push with the QR received (the core\'s steps)',
+  handled: 'page: push handled (store updated)',
+  render: 'page: push handled → QR in the document (render)',
+  payHandled: 'page: payment push handled (store updated)',
+  payRender: 'page: payment push handled → Paid in the document (render)',
+} as const;
+
 async function main(): Promise<void> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error('No Chromium found: set POS_BROWSER or install chromium.');
-  const app = await startApp();
+  // The core's step timings (core/terminal/steps.ts) are written to this file as the app stops.
+  const stepDir = await mkdtemp(join(tmpdir(), 'pos-bench-steps-'));
+  const stepFile = join(stepDir, 'steps.json');
+  const loadAtStart = loadavg()[0]!.toFixed(1);
+  const app = await startApp({ POS_STEP_TIMES: stepFile });
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+  const pageSteps: Samples = new Map();
   const chargeToQr: number[] = [];
   const rawCreate: number[] = [];
   const payToPaid: number[] = [];
   const rawPay: number[] = [];
   try {
     const page = await browser.newPage();
+    // The page's step marks (src/lib/bridge.ts): the app has no such list.
+    await page.addInitScript(() => {
+      (globalThis as { posStepMarks?: unknown[] }).posStepMarks = [];
+    });
     await page.goto(app.url);
     // A fresh app asks for its first manager, who is then signed in at the till.
     await page.locator('#create-name').fill('Bench');
@@ -50,30 +91,51 @@ async function main(): Promise<void> {
       const amount = `${10 + round},${String(round % 100).padStart(2, '0')}`;
       await page.getByLabel('Amount').fill(amount);
       // Timed inside the page: from the click to the new sale's QR image in the document.
-      chargeToQr.push(
-        await page.evaluate(
-          () =>
-            new Promise<number>((resolve, reject) => {
-              const current = () => document.querySelector<HTMLImageElement>('img[alt="Payment QR code"]')?.getAttribute('src') ?? null;
-              const before = current();
-              const button = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Charge');
-              if (!button) return reject(new Error('no Charge button'));
-              const start = performance.now();
-              const observer = new MutationObserver(() => {
-                const now = current();
-                if (now !== null && now !== before) {
-                  observer.disconnect();
-                  resolve(performance.now() - start);
-                }
-              });
-              observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['src'] });
-              button.click();
-              setTimeout(() => reject(new Error('no QR within 10 s')), 10_000);
-            }),
-        ),
+      const charged = await page.evaluate(
+        () =>
+          new Promise<{ start: number; end: number; marks: { what: string; at: number }[] }>((resolve, reject) => {
+            const marks = (globalThis as { posStepMarks?: { what: string; at: number }[] }).posStepMarks ?? [];
+            marks.length = 0;
+            const current = () => document.querySelector<HTMLImageElement>('img[alt="Payment QR code"]')?.getAttribute('src') ?? null;
+            const before = current();
+            const button = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Charge');
+            if (!button) return reject(new Error('no Charge button'));
+            const start = performance.now();
+            const observer = new MutationObserver(() => {
+              const now = current();
+              if (now !== null && now !== before) {
+                observer.disconnect();
+                resolve({ start, end: performance.now(), marks: [...marks] });
+              }
+            });
+            observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['src'] });
+            button.click();
+            setTimeout(() => reject(new Error('no QR within 10 s')), 10_000);
+          }),
       );
+      chargeToQr.push(charged.end - charged.start);
+      const sent = lastMark(charged.marks, 'send sale.charge', charged.start, charged.end);
+      const push = lastMark(charged.marks, 'event checkout.changed', charged.start, charged.end);
+      const handled = lastMark(charged.marks, 'handled checkout.changed', charged.start, charged.end);
+      addSample(pageSteps, PAGE.send, sent && sent.at - charged.start);
+      addSample(pageSteps, PAGE.toPush, sent && push && push.at - sent.at);
+      addSample(pageSteps, PAGE.handled, push && handled && handled.at - push.at);
+      addSample(pageSteps, PAGE.render, handled && charged.end - handled.at);
 
-      // Payment sent → "Paid" on screen, timed from the test process (includes one CDP hop).
+      // Payment sent → "Paid" on screen, timed from the test process (includes one CDP hop);
+      // in the page, an observer notes when Paid is in the document, for the render step.
+      await page.evaluate(() => {
+        const g = globalThis as { posStepMarks?: unknown[]; posPaidAt?: number };
+        g.posStepMarks!.length = 0;
+        delete g.posPaidAt;
+        const observer = new MutationObserver(() => {
+          if (document.querySelector('.sale-panel[data-screen="settled"][data-status="paid"]') !== null) {
+            g.posPaidAt = performance.now();
+            observer.disconnect();
+          }
+        });
+        observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+      });
       const t0 = performance.now();
       const paid = page.waitForFunction(() => document.querySelector('.sale-panel[data-screen="settled"][data-status="paid"]') !== null, undefined, {
         polling: 5,
@@ -85,6 +147,16 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`pay answered ${res.status}: ${await res.text()}`);
       await paid;
       payToPaid.push(performance.now() - t0);
+      const afterPay = await page.evaluate(() => {
+        const g = globalThis as { posStepMarks?: { what: string; at: number }[]; posPaidAt?: number };
+        return { paidAt: g.posPaidAt ?? null, marks: [...(g.posStepMarks ?? [])] };
+      });
+      if (afterPay.paidAt !== null) {
+        const payPush = lastMark(afterPay.marks, 'event checkout.changed', 0, afterPay.paidAt);
+        const payHandled = lastMark(afterPay.marks, 'handled checkout.changed', 0, afterPay.paidAt);
+        addSample(pageSteps, PAGE.payHandled, payPush && payHandled && payHandled.at - payPush.at);
+        addSample(pageSteps, PAGE.payRender, payHandled && afterPay.paidAt - payHandled.at);
+      }
 
       // The raw round trip of the same create, on the same checkout once the screen's sale is
       // paid: the stray sale it makes is displaced by the next Charge, as a correction would be.
@@ -101,25 +173,41 @@ async function main(): Promise<void> {
     await browser.close();
     await app.stop();
   }
+  const coreSteps = JSON.parse(await readFile(stepFile, 'utf8').catch(() => '{}')) as Record<string, number[]>;
+  await rm(stepDir, { recursive: true, force: true });
+  const stepRow = (name: string, values: readonly number[] | undefined) =>
+    values === undefined || values.length === 0 ? [name, 'not seen', ''] : [name, `p50 ${ms(percentile([...values], 50))}, p95 ${ms(percentile([...values], 95))}`, `${values.length} samples`];
+  const chargeSteps = [STEP.bridgeIn, STEP.toCharge, STEP.plan, STEP.intent, STEP.toCreate, STEP.create, STEP.outcome, STEP.outcomeToPush, STEP.chargeTotal, STEP.reply].map((step) => stepRow(step, coreSteps[step]));
+  const sharedSteps = [STEP.view, STEP.push].map((step) => stepRow(step, coreSteps[step]));
+  const payment = [STEP.payment, STEP.paymentToPush].map((step) => stepRow(step, coreSteps[step]));
+  const page = Object.values(PAGE).map((step) => stepRow(step, pageSteps.get(step)));
 
   const rows = [
     ['Charge pressed → QR visible', `p50 ${ms(percentile(chargeToQr, 50))}, p95 ${ms(percentile(chargeToQr, 95))}`, `raw create_dynamic_pix round trip: p50 ${ms(percentile(rawCreate, 50))}, p95 ${ms(percentile(rawCreate, 95))}`],
     ['Payment sent → Paid visible', `p50 ${ms(percentile(payToPaid, 50))}, p95 ${ms(percentile(payToPaid, 95))}`, `raw POST /_sandbox/pay round trip: p50 ${ms(percentile(rawPay, 50))}, p95 ${ms(percentile(rawPay, 95))}`],
   ];
+  const stepRows = [...chargeSteps, ...payment, ...sharedSteps, ...page];
   const section = [
     START,
     '## Cashier screen (browser shell)',
     '',
-    `Run on ${new Date().toISOString().slice(0, 10)}: ${chargeToQr.length} sales through the browser shell on loopback (headless Chromium, ${cpus().length} cores shared by browser, app and sandbox).`,
+    `Run on ${new Date().toISOString().slice(0, 10)}: ${chargeToQr.length} sales through the browser shell on loopback (headless Chromium, ${cpus().length} cores shared by browser, app and sandbox); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
     '',
     'Charge → QR is timed inside the page (click to the new QR image in the document): the bridge call, the journal fsync of the intent, the create over HTTP, the fsync of its outcome, and rendering the QR. Payment → Paid is timed from the test process: the payer\'s POST, the signed webhook, its fsync, the push to the page and the render. Each is next to the raw HTTP round trip of the same call in the same run.',
     '',
     '| what | through the UI | raw HTTP of the same call |',
     '|---|---|---|',
     ...rows.map((r) => `| ${r[0]} | ${r[1]} | ${r[2]} |`),
+    '',
+    'Where the time goes, step by step (core/terminal/steps.ts in the core and the bridge, src/lib/bridge.ts marks in the page; on only in this bench). A charge makes two pushes (the intent, then the QR) and answers its call with a view; every push builds a checkout view, so the view and push steps have more samples than sales.',
+    '',
+    '| step | time | |',
+    '|---|---|---|',
+    ...stepRows.map((r) => `| ${r[0]} | ${r[1]} | ${r[2]} |`),
     END,
   ].join('\n');
   console.table(rows.map((r) => ({ what: r[0], ui: r[1], raw: r[2] })));
+  console.table(stepRows.map((r) => ({ step: r[0], time: r[1], samples: r[2] })));
 
   let text = await readFile(BENCHMARKS_FILE, 'utf8').catch(() => '# Benchmarks\n');
   const from = text.indexOf(START);

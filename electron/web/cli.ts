@@ -1,8 +1,11 @@
+import { writeFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { composeCore } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { sandboxHelp } from '../launch.ts';
+import { steps } from '../core/terminal/steps.ts';
 import { openAppWindow } from './open-browser.ts';
 import type { WebShell } from './server.ts';
 import { certificateLines, startStoreShell } from './store-shell.ts';
@@ -65,12 +68,17 @@ const rendererDir = fileURLToPath(new URL('../../out/renderer', import.meta.url)
 
 let shell: WebShell | undefined;
 let stopping = false;
+// The bench's step timings (core/terminal/steps.ts): on only when it names a file for them.
+const stepTimesFile = process.env.POS_STEP_TIMES;
+if (stepTimesFile) steps.start(() => performance.now());
+
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   core.log.info('shutting down', { signal });
   await shell?.close();
   await core.stop();
+  if (stepTimesFile) await writeFile(stepTimesFile, JSON.stringify(steps.stop()), { mode: 0o600 });
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

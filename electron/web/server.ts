@@ -9,6 +9,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { PUSH_EVENTS } from '../core/contract.ts';
 import type { Core } from '../core/core.ts';
 import { createCoreDispatcher } from '../core/handlers.ts';
+import { STEP, steps } from '../core/terminal/steps.ts';
 import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
 import { mayResume, RESUME_GRACE_MS } from '../core/operators/sessions.ts';
@@ -303,11 +304,19 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     const unsubscribe = PUSH_EVENTS.map((event) =>
       core.events.on(event, (payload) => {
         if (listening !== null && !listening.has(event)) return;
+        const t0 = steps.now();
         const routed = routedPush(core, session, event, payload as never);
         if (routed !== undefined) send({ type: 'event', event, payload: routed });
+        if (event === 'checkout.changed' && routed !== undefined) {
+          steps.add(STEP.push, t0);
+          // The charge's first push shows its intent; the one after its outcome shows the QR.
+          if (steps.since('charge.outcome', STEP.outcomeToPush)) steps.since('charge.in', STEP.chargeTotal);
+          steps.since('payment.journaled', STEP.paymentToPush);
+        }
       }),
     );
     ws.on('message', (data, isBinary) => {
+      const t0 = steps.now();
       const msg = isBinary ? null : parseClientMessage(data.toString());
       if (msg === null) {
         ws.close(1003, 'bad message');
@@ -317,7 +326,17 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
         listening = new Set(msg.listen);
         return;
       }
-      void dispatch(msg.method, msg.args, session).then((envelope) => send({ type: 'reply', id: msg.id, envelope }));
+      // A charge's steps, for the bench (core/terminal/steps.ts): off, these only check a boolean.
+      const charge = msg.method === 'sale.charge';
+      if (charge) {
+        steps.add(STEP.bridgeIn, t0);
+        steps.mark('bridge.in');
+        steps.mark('charge.in');
+      }
+      void dispatch(msg.method, msg.args, session).then((envelope) => {
+        send({ type: 'reply', id: msg.id, envelope });
+        if (charge) steps.since('charge.done', STEP.reply);
+      });
     });
     ws.on('close', () => {
       unsubscribe.forEach((off) => off());

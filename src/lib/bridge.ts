@@ -247,10 +247,13 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
         return;
       }
       if (msg.type === 'reply') {
+        stepMark('reply');
         pending.get(msg.id)?.(msg.envelope as Envelope<unknown>);
         pending.delete(msg.id);
       } else if (msg.type === 'event') {
+        stepMark(`event ${msg.event}`);
         listeners.get(msg.event)?.forEach((l) => l(msg.payload));
+        stepMark(`handled ${msg.event}`);
       } else if (msg.type === 'resume') {
         resumeKey = msg.key;
       } else if (msg.type === 'session') {
@@ -306,6 +309,7 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
         const id = nextId++;
         pending.set(id, resolve);
         const text = JSON.stringify({ id, method, args });
+        stepMark(`send ${method}`);
         if (socket && socket.readyState === WebSocket.OPEN) socket.send(text);
         else queue.push(text);
       });
@@ -357,6 +361,16 @@ const signedOutListeners = new Set<() => void>();
 export function onSignedOut(listener: () => void): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
+}
+
+/**
+ * Where a sale's time goes in the page (issue 28): the UI bench (e2e/bench.ts) puts a list in
+ * `posStepMarks` before the page loads, and the bridge notes in it when a call is sent, a
+ * reply or push arrives and a push has been handled. The app has no such list: one lookup.
+ */
+function stepMark(what: string): void {
+  const marks = (globalThis as { posStepMarks?: { what: string; at: number }[] }).posStepMarks;
+  if (marks !== undefined) marks.push({ what, at: performance.now() });
 }
 
 export function createBridge(): Bridge {

@@ -87,8 +87,9 @@ export class CheckoutIndex {
   /** Per checkout (checkoutKey): its sales that need a person, and its displaceable ones. */
   readonly #needsPerson = new Map<string, Set<string>>();
   readonly #displaceable = new Map<string, Set<string>>();
-  readonly #pix = new Map<string, Set<string>>();
-  readonly #service = new Map<string, Set<string>>();
+  /** By pix_id and service_id: the one sale that carries it, or a set should two ever do. */
+  readonly #pix = new Map<string, OneOrMore>();
+  readonly #service = new Map<string, OneOrMore>();
 
   /** Files `next` in place of `previous` (the same sale's row as it was, if it was held). */
   put(previous: IndexedKeys | undefined, next: IndexedKeys): void {
@@ -112,8 +113,8 @@ export class CheckoutIndex {
       if (next.needs_person === 'yes') setOf(this.#needsPerson, checkout).add(id);
       if (next.displaceable === 'yes') setOf(this.#displaceable, checkout).add(id);
     }
-    if (typeof next.pix_id === 'string') setOf(this.#pix, next.pix_id).add(id);
-    if (typeof next.service_id === 'string') setOf(this.#service, next.service_id).add(id);
+    if (typeof next.pix_id === 'string') addOne(this.#pix, next.pix_id, id);
+    if (typeof next.service_id === 'string') addOne(this.#service, next.service_id, id);
   }
 
   /** Takes a row out of every index it is filed in (the keys it was filed with). */
@@ -131,8 +132,8 @@ export class CheckoutIndex {
       removeId(this.#needsPerson, checkout, id);
       removeId(this.#displaceable, checkout, id);
     }
-    if (typeof row.pix_id === 'string') removeId(this.#pix, row.pix_id, id);
-    if (typeof row.service_id === 'string') removeId(this.#service, row.service_id, id);
+    if (typeof row.pix_id === 'string') removeOne(this.#pix, row.pix_id, id);
+    if (typeof row.service_id === 'string') removeOne(this.#service, row.service_id, id);
   }
 
   /** The checkout's sales created in [fromMs, toMs) (either side open), oldest first. */
@@ -177,13 +178,38 @@ export class CheckoutIndex {
 
   /** The sale with this pix_id (the least id, should two ever carry it). */
   byPixId(pixId: string): string | undefined {
-    return leastId(this.#pix.get(pixId));
+    return leastOf(this.#pix.get(pixId));
   }
 
   /** The sale with this service_id (the least id, should two ever carry it). */
   byServiceId(serviceId: string): string | undefined {
-    return leastId(this.#service.get(serviceId));
+    return leastOf(this.#service.get(serviceId));
   }
+}
+
+/**
+ * One sale id, or several. Almost every pix_id and service_id is one sale's: a Set for each
+ * was about 300 bytes a sale of the working set (issue 28).
+ */
+type OneOrMore = string | Set<string>;
+
+function addOne(map: Map<string, OneOrMore>, key: string, id: string): void {
+  const held = map.get(key);
+  if (held === undefined || held === id) map.set(key, id);
+  else if (typeof held === 'string') map.set(key, new Set([held, id]));
+  else held.add(id);
+}
+
+function removeOne(map: Map<string, OneOrMore>, key: string, id: string): void {
+  const held = map.get(key);
+  if (held === undefined) return;
+  if (typeof held === 'string') {
+    if (held === id) map.delete(key);
+    return;
+  }
+  held.delete(id);
+  if (held.size === 1) map.set(key, held.values().next().value!);
+  else if (held.size === 0) map.delete(key);
 }
 
 function setOf(map: Map<string, Set<string>>, key: string): Set<string> {
@@ -201,6 +227,10 @@ function removeId(map: Map<string, Set<string>>, key: string, id: string): void 
 
 function sortedIds(ids: ReadonlySet<string> | undefined): string[] {
   return ids === undefined ? [] : [...ids].sort(byId);
+}
+
+function leastOf(held: OneOrMore | undefined): string | undefined {
+  return typeof held === 'string' ? held : leastId(held);
 }
 
 function leastId(ids: ReadonlySet<string> | undefined): string | undefined {

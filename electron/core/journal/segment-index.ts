@@ -203,10 +203,18 @@ export class SegmentIndexBuilder {
   }
 }
 
+/**
+ * A short list (a sale's few entries) is copied at its exact length: push grows a list of one
+ * to room for seventeen, 150 bytes a sale for the whole day the segment is live (issue 28).
+ * Long lists (an entry type's) grow by push, as copying them would cost each entry their length.
+ */
+const EXACT_UP_TO = 16;
+
 function push(map: Map<string, number[]>, key: string, value: number): void {
   const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  if (list === undefined) map.set(key, [value]);
+  else if (list.length < EXACT_UP_TO) map.set(key, [...list, value]);
+  else list.push(value);
 }
 
 /** Written beside the segment; a torn write is only a stale index, found and rebuilt at use. */

@@ -9,42 +9,62 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
 
 
 /**
- * What IndexedDB keeps of a sale: its id and the keys of the back office's queries, each a
- * list of no key or one (multiEntry indexes). A sale without a key is then in no entry of
- * that index, as before, and the engine has no invalid key to throw about: with `undefined`
- * it built and threw a DataError for every put of a sale outside a shift or without an
- * external id (issue 9). The record itself is in memory (#rows) and in the checkpoint: every
- * query took its rows from there already. The other keys are indexed in memory
- * (checkout-index.ts).
+ * What IndexedDB keeps of a sale: its id and the keys of the back office's queries (multiEntry
+ * indexes), each the key itself or, when the sale has none, an empty list. A sale without a
+ * key is then in no entry of that index, as before, and the engine has no invalid key to throw
+ * about: with `undefined` it built and threw a DataError for every put of a sale outside a
+ * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
+ * keeps a structured clone of every record, and with it four lists for each sale of the
+ * working set (issue 28). The record itself is in memory (#rows) and in the
+ * checkpoint: every query took its rows from there already. The other keys are indexed in
+ * memory (checkout-index.ts).
  */
 interface IndexedSale {
   sale_id: string;
-  external_id: string[];
-  status: string[];
-  shift_id: string[];
-  created_at: number[];
+  external_id: string | [];
+  status: string | [];
+  shift_id: string | [];
+  created_at: number | [];
 }
 
+const NO_KEY: [] = [];
+
 function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale {
-  const text = (v: unknown) => (typeof v === 'string' ? [v] : []);
+  const text = (v: unknown) => (typeof v === 'string' ? v : NO_KEY);
   return {
     sale_id: row.sale_id,
     external_id: text(row.external_id),
     status: text(row.status),
     shift_id: text(row.shift_id),
-    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? [row.created_at] : [],
+    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? row.created_at : NO_KEY,
   };
 }
 
+/** The key an IndexedSale holds for an index, if any. */
+function keyOf<T extends string | number>(key: T | []): T | undefined {
+  return Array.isArray(key) ? undefined : key;
+}
+
+/**
+ * What a put hands the engine: the keys without the sale id, which is the record's key given
+ * beside it (out of line). With the id in the record (a key path), the engine kept the id of
+ * its clone of the record: a second copy of every sale id, beside the one memory holds and
+ * every index shares (issue 28).
+ */
+type StoredKeys = Omit<IndexedSale, 'sale_id'>;
+
+function storedKeys(sale: IndexedSale): StoredKeys {
+  return { external_id: sale.external_id, status: sale.status, shift_id: sale.shift_id, created_at: sale.created_at };
+}
+
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
-  const same = <T>(x: T[], y: T[]) => x.length === y.length && (x.length === 0 || x[0] === y[0]);
-  return same(a.external_id, b.external_id) && same(a.status, b.status) && same(a.shift_id, b.shift_id) && same(a.created_at, b.created_at);
+  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.status) === keyOf(b.status) && keyOf(a.shift_id) === keyOf(b.shift_id) && keyOf(a.created_at) === keyOf(b.created_at);
 }
 
 interface JournalSchema extends DBSchema {
   sales: {
     key: string;
-    value: IndexedSale;
+    value: StoredKeys;
     indexes: {
       by_external_id: string;
       by_status: string;
@@ -243,7 +263,8 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // displaceable, and the pix_id and service_id that payments are matched by are asked
       // on every change at every till: those keys are indexed in memory (checkout-index.ts).
       // No version bump: this database is new at every open (see above).
-      const sales = d.createObjectStore('sales', { keyPath: 'sale_id' });
+      // Keyed out of line by the sale id (see StoredKeys).
+      const sales = d.createObjectStore('sales');
       sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
       sales.createIndex('by_status', 'status', { multiEntry: true });
       sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
@@ -435,7 +456,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       this.#onWriteFailure(err);
       return;
     }
-    this.#writing = Promise.all([...batch.map((keys) => tx.objectStore('sales').put(keys)), tx.done]).then(
+    this.#writing = Promise.all([...batch.map((keys) => tx.objectStore('sales').put(storedKeys(keys), keys.sale_id)), tx.done]).then(
       () => {
         // Only the keys this transaction wrote leave: newer keys of the same sale wait for the next.
         for (const keys of batch) if (this.#unwritten.get(keys.sale_id) === keys) this.#unwritten.delete(keys.sale_id);
@@ -456,7 +477,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   #setRow(row: SaleRow<S>): void {
     this.#byCheckout.put(this.#rows.get(row.sale_id), row);
-    this.#rows.set(row.sale_id, deepFreeze(row));
+    this.#rows.set(row.sale_id, freezeRow(row));
   }
 
   /**
@@ -479,7 +500,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 
   #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
-    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => sale[field][0] === value, (a, b) => byId(a.sale_id, b.sale_id));
+    return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => keyOf(sale[field]) === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
@@ -487,8 +508,11 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     if (range === undefined) return [];
     return this.#saleRows(
       (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
-      (sale) => sale.created_at.some((at) => range.includes(at)),
-      (a, b) => a.created_at[0]! - b.created_at[0]! || byId(a.sale_id, b.sale_id),
+      (sale) => {
+        const at = keyOf(sale.created_at);
+        return at !== undefined && range.includes(at);
+      },
+      (a, b) => keyOf(a.created_at)! - keyOf(b.created_at)! || byId(a.sale_id, b.sale_id),
     );
   }
 
@@ -563,11 +587,11 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     const tx = this.#db.transaction(STORES, 'readwrite');
     await Promise.all([
-      ...sales.map((r) => tx.objectStore('sales').put(indexedSale(r))),
+      ...sales.map((r) => tx.objectStore('sales').put(storedKeys(indexedSale(r)), r.sale_id)),
       ...shifts.map((r) => tx.objectStore('shifts').put(r)),
       tx.done,
     ]);
-    for (const r of sales) this.#setRow(r);
+    for (const r of sales) this.#setRow(shareWithin(r));
     for (const r of shifts) this.#shifts.set(r.id, deepFreeze(r));
     for (const r of webhooks) this.#hooks.set(r.webhook_id, deepFreeze(r));
   }
@@ -594,6 +618,68 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     this.#db.close();
     await deleteDB(this.#name);
   }
+}
+
+/** The one empty list every frozen row holds for each of its empty lists. */
+const EMPTY_LIST: readonly never[] = Object.freeze([]);
+
+/**
+ * Freezes a row as deepFreeze does, each empty list in it (a sale's record has about seven:
+ * no displacements, no expiries, no acknowledgements…) becoming the one shared EMPTY_LIST: an
+ * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28). A
+ * part frozen already was frozen by this walk (it is an earlier row's): it is shared as it is.
+ * Equal as a value (every query and test compares rows by value), and frozen either way.
+ */
+function freezeRow<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    const v = o[key];
+    // Reflect.set: a property that cannot be written keeps its own empty list.
+    if (Array.isArray(v) && v.length === 0 && (v as unknown) !== EMPTY_LIST) Reflect.set(o, key, EMPTY_LIST);
+    else freezeRow(v);
+  }
+  return Object.freeze(value);
+}
+
+/** Strings this short are one copy already: JSON.parse internalizes them (V8). */
+const SHORT_STRING = 10;
+
+/**
+ * A row read back from a checkpoint (JSON) holds a copy of each value wherever it appears: the
+ * record held one pix_id in five places, one EMV text in two, and a payment both as reported
+ * and as counted, where the row the fold built held each once (issue 28: about 300 bytes more a
+ * sale after a start). Within one row, equal strings become one, and so do equal objects in
+ * lists (compared by their JSON, which is what the checkpoint kept of them). Changes no value.
+ * Not frozen yet: #setRow freezes it.
+ */
+function shareWithin<T>(row: T): T {
+  const strings = new Map<string, string>();
+  const listed = new Map<string, object>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (v.length <= SHORT_STRING) return v;
+      const held = strings.get(v);
+      if (held !== undefined) return held;
+      strings.set(v, v);
+      return v;
+    }
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+    const list = Array.isArray(v);
+    const o = v as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      let next = walk(o[key]);
+      if (list && next !== null && typeof next === 'object') {
+        const json = JSON.stringify(next);
+        const held = listed.get(json);
+        if (held === undefined) listed.set(json, next);
+        else next = held;
+      }
+      if (next !== o[key]) Reflect.set(o, key, next);
+    }
+    return v;
+  };
+  return walk(row) as T;
 }
 
 function records<S>(rows: SaleRow<S>[]): S[] {

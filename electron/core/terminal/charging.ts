@@ -7,6 +7,7 @@ import { newestSaleFor, planCharge, planCreateOutcome, planWithdraw, withdrawIfM
 import type { Sale, UncertainReason } from '../sales/lifecycle.ts';
 import { keyOf, planningSales, salesOf, uniqueSales, type CheckoutKey, type TerminalContext } from './context.ts';
 import { factData, saleFact } from './entries.ts';
+import { STEP, steps } from './steps.ts';
 
 /**
  * Ringing up sales: journals the intent, sends the create (and resends it, with the same
@@ -39,7 +40,9 @@ export class Charging {
    */
   async charge(input: ChargeInput): Promise<void> {
     const { journal, clock, locks } = this.#ctx;
+    steps.since('bridge.in', STEP.toCharge);
     const checkout = { storeId: input.storeId, checkoutId: input.checkoutId };
+    const t0 = steps.now();
     const planned = await locks.exclusive(keyOf(checkout), async () => {
       const sales = await planningSales(journal, checkout);
       // planCharge refuses while the newest sale is `requested`; an `uncertain` one whose
@@ -62,7 +65,11 @@ export class Charging {
         throw new CoreError('invalid_argument', `The amount must be more than R$ 0.00 and at most R$ ${formatCents(MAX_SALE_CENTS)}.`, { field: 'amount' });
       }
       const fact = saleFact(plan.events, input.shiftId === undefined ? {} : { shift_id: input.shiftId });
+      steps.add(STEP.plan, t0);
+      const t1 = steps.now();
       await journal.append([fact]);
+      steps.add(STEP.intent, t1);
+      steps.mark('charge.intent');
       const saleId = plan.events[0].sale_id;
       return { saleId, displaced: (fact.data.sale_ids as string[]).filter((id) => id !== saleId) };
     });
@@ -129,6 +136,8 @@ export class Charging {
       let outcome: CreateOutcome;
       let refusal: ServiceError | null = null;
       let attempts = 0;
+      if (!resumed) steps.since('charge.intent', STEP.toCreate);
+      const t0 = steps.now();
       try {
         const created = await client.createDynamicPix(
           {
@@ -153,6 +162,7 @@ export class Charging {
           created_at: Date.parse(created.created_at),
           expires_at: Date.parse(created.expires_at),
         };
+        if (!resumed) steps.add(STEP.create, t0);
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
         log.warn('sale create failed', { saleId, ...err.logFields() });
@@ -164,6 +174,7 @@ export class Charging {
           outcome = { kind: 'uncertain', reason: uncertainReason(err), attempts: err.attempts };
         }
       }
+      const t1 = steps.now();
       const changed = await locks.exclusive(keyOf(checkout), async (): Promise<CheckoutKey[]> => {
         const current = (await journal.sales.get(saleId))?.sale;
         // A retry answered after the sale was settled otherwise changes nothing.
@@ -185,6 +196,10 @@ export class Charging {
         if (events.length > 0) await journal.append([saleFact(events)]);
         return outcome.kind === 'created' ? this.#onIdsLearned(outcome.pix_id, outcome.service_id) : [];
       });
+      if (!resumed) {
+        steps.add(STEP.outcome, t1);
+        steps.mark('charge.outcome');
+      }
       this.#ctx.onChange([checkout, ...changed]);
       return refusal;
     } finally {

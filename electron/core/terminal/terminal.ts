@@ -17,6 +17,7 @@ import { RECONCILED_PROJECTION, reconciledProjection, Reconciler } from '../sett
 import { OPEN_REFUNDS_PROJECTION, openRefundsProjection, Refunding, type RefundInput } from './refunding.ts';
 import { checkoutView, RECENT, saleSummary, type CheckoutView, type SaleSummary } from './views.ts';
 import { readWebhook } from './webhook-events.ts';
+import { STEP, steps } from './steps.ts';
 
 export type { ChargeInput } from './charging.ts';
 export type { CheckoutKey, TerminalStats } from './context.ts';
@@ -136,6 +137,8 @@ export class Terminal {
   /** Rings up a sale (see Charging.charge); resolves with the checkout's view once its outcome is journaled. */
   async charge(input: ChargeInput): Promise<CheckoutView> {
     await this.#charging.charge(input);
+    // Until the bridge has sent the reply (it records the step: electron/web/server.ts).
+    steps.mark('charge.done');
     return this.checkoutView({ storeId: input.storeId, checkoutId: input.checkoutId });
   }
 
@@ -147,7 +150,15 @@ export class Terminal {
     const now = this.#ctx.clock.now();
     this.#ctx.stats.lastWebhookAt = now;
     const fact = readWebhook(delivery.payload, delivery.webhookId, now);
-    if (fact.kind === 'payment' || fact.kind === 'done') return this.payments.record(fact.report, delivery.webhookId);
+    if (fact.kind === 'payment' || fact.kind === 'done') {
+      const t0 = steps.now();
+      const outcome = await this.payments.record(fact.report, delivery.webhookId);
+      if (fact.kind === 'payment') {
+        steps.add(STEP.payment, t0);
+        steps.mark('payment.journaled');
+      }
+      return outcome;
+    }
     if (fact.kind === 'settlement') {
       const outcome = await this.#settlements.record(delivery, fact.settlementId);
       // Acknowledged once journaled; the reconciliation (which asks the service) follows.
@@ -228,6 +239,13 @@ export class Terminal {
    * person however old it is (until acknowledged): bounded queries, never the whole day.
    */
   async checkoutView(checkout: CheckoutKey): Promise<CheckoutView> {
+    const t0 = steps.now();
+    const view = await this.#checkoutView(checkout);
+    steps.add(STEP.view, t0);
+    return view;
+  }
+
+  async #checkoutView(checkout: CheckoutKey): Promise<CheckoutView> {
     const { journal, clock } = this.#ctx;
     const { storeId, checkoutId } = checkout;
     const [recent, newest, open, attention] = await Promise.all([
