@@ -23,7 +23,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, platform, arch, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../shared/clock.ts';
@@ -37,7 +37,7 @@ import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import { benchCreateDynamicPix, type BenchResult } from '../sandbox/bench.ts';
 import { benchJournalHistory, medianStart, type HistorySizeResult } from './journal-history.ts';
 import { FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
-import { markdownTable, percentileMs, renderBenchmarks, quietLogger, runToExit, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderBenchmarks, quietLogger, runToExit, machine, type Row } from './report.ts';
 
 const JOURNAL_EVENTS = 100_000;
 const HISTORY_SIZES = [10_000, 100_000, 1_000_000];
@@ -244,11 +244,6 @@ function rows(journal: JournalBenchResult, history: HistorySizeResult[], create:
     { what: `Sales per second, one core, ${sales.checkouts} checkouts`, figure: `${sales.salesPerSec} sales/s`, detail: `${n(sales.sales)} sales in ${sales.seconds} s, each charge → pay → paid in the journal (by webhook); per sale p50 ${sales.p50Ms} ms, p95 ${sales.p95Ms} ms; first 100 p50 ${sales.firstHundredP50Ms} ms vs last 100 p50 ${sales.lastHundredP50Ms} ms` },
     { what: `A busy day on one checkout`, figure: `first 100 p50 ${day.firstHundredP50Ms} ms, last 100 p50 ${day.lastHundredP50Ms} ms`, detail: `${n(day.sales)} sales one after another on one checkout (${day.salesPerSec} sales/s): how a sale's cost grows with the day's sales on its checkout` },
   ];
-}
-
-function machine(): string {
-  const cpu = cpus();
-  return `${platform()} ${arch()}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
 async function main(): Promise<void> {

@@ -17,7 +17,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ import { systemClock } from '../shared/clock.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
 import { BridgeConnection, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -296,11 +296,6 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     await shell?.close();
     await core.stop();
   }
-}
-
-function machine(): string {
-  const cpu = cpus();
-  return `${platform()} ${arch()}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
 const n = (v: number) => v.toLocaleString('en-US');
