@@ -68,8 +68,8 @@ export class CoreLease {
     return { held: false, holder: row?.holder ?? '', runsOutInMs: row?.ms ?? 0 };
   }
 
-  /** Stands by until the lease is this core's: its term. Says once that it waits, and for whom. */
-  async acquire(): Promise<number> {
+  /** Stands by until the lease is this core's: its term. Says once that it waits, and for whom (also to `standingBy`). */
+  async acquire(standingBy?: (holder: string) => void): Promise<number> {
     let said = false;
     for (;;) {
       if (this.#stopped) throw new Error('the lease was given up while waiting for it');
@@ -80,6 +80,7 @@ export class CoreLease {
       }
       if (!said) {
         this.#log?.info('standing by: another core is active', { holder: answer.holder, runs_out_in_ms: answer.runsOutInMs });
+        standingBy?.(answer.holder);
         said = true;
       }
       // Asked again a little after it would run out, and at least every third of a lease.

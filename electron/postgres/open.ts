@@ -18,6 +18,8 @@ export interface PostgresJournalSettings {
   leaseMs?: number;
   /** Names this core in the lease: the same name takes the lease back at once (a restart), another stands by. */
   holder?: string;
+  /** Told once when this core stands by, with the active core's name. */
+  onStandby?: (holder: string) => void;
 }
 
 export function postgresJournal<S extends object>(settings: PostgresJournalSettings): JournalOpener<S> {
@@ -27,7 +29,7 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
       const migrated = await migrate(sql);
       if (migrated.applied.length > 0) definition.log.info('database schema migrated', { applied: migrated.applied, version: migrated.version });
       const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }) });
-      const term = await lease.acquire();
+      const term = await lease.acquire(settings.onStandby);
       try {
         const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => lease.release() });
         // A lost lease is found by the next append too (pos_fence); the log says so at once.

@@ -142,4 +142,37 @@ describe('npm run server', () => {
       await db.drop();
     }
   }, 60_000);
+
+  it('a second server on the same database stands by, says so, and takes over by itself when the first dies', async () => {
+    const db = await openTestDatabase();
+    try {
+      const first = await startWeb({ POS_DATABASE_URL: db.url }, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
+      const before = running.length;
+      const second = startWeb({ POS_DATABASE_URL: db.url }, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
+      while (running.length === before) await new Promise((r) => setTimeout(r, 10));
+      const standing = running.at(-1)!;
+      let said = '';
+      await new Promise<void>((resolve) => {
+        standing.stdout!.on('data', (chunk: string) => {
+          said += chunk;
+          if (said.includes('Standing by')) resolve();
+        });
+      });
+      expect(said).toMatch(/^Standing by: the core at [^\n]+ is active on this database\. This one takes over by itself when that one stops\.\n$/);
+      expect(said).not.toContain('Pix cashier is running');
+      first.child.kill('SIGKILL');
+      const killed = Date.now();
+      expect((await second).out()).toMatch(/Pix cashier is running: open https?:\/\/127\.0\.0\.1:\d+\//);
+      // The lease lasts 6 s: the standby is serving within it (and a poll) of the kill.
+      expect(Date.now() - killed).toBeLessThan(15_000);
+    } finally {
+      for (const child of running.splice(0)) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await db.drop();
+    }
+  }, 90_000);
 });

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { composeCore } from '../compose.ts';
+import { composeCore, journalOpener } from '../compose.ts';
 import { ConfigError, CONFIG_HELP, loadConfig } from '../core/config.ts';
 import { rememberSecrets, type Core } from '../core/core.ts';
 import { sandboxHelp } from '../launch.ts';
@@ -55,7 +55,10 @@ try {
 
 let core: Core;
 try {
-  core = await composeCore(config);
+  const openJournal = await journalOpener(config, {
+    onStandby: (holder) => console.log(`Standing by: the core at ${holder} is active on this database. This one takes over by itself when that one stops.`),
+  });
+  core = await composeCore(config, openJournal ? { openJournal } : {});
 } catch (err) {
   console.error(`Cannot start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(err instanceof ConfigError ? 2 : 1);
