@@ -66,8 +66,12 @@ export function createHandlers(core: Core) {
     if (detail) checkoutOf({ storeId: detail.sale.store_id, checkoutId: detail.sale.checkout_id }, session);
   };
   return {
-    // The status bar stands above the sign-in screen too.
-    'core.status': handler('anyone', 'read the till’s status', none(), (_a, session) => core.statusFor(session)),
+    /**
+     * The status bar stands above the sign-in screen too. The answer (not the push, which is
+     * said only when something changes) carries the core's clock, `now`: the time a screen
+     * defaults to (a date range ending today) is the core's, which tests move, not the page's.
+     */
+    'core.status': handler('anyone', 'read the till’s status', none(), (_a, session) => ({ ...core.statusFor(session), now: core.clock.now() })),
     'core.checkService': handler('cashier', 'check the payment service', none(), async (_a, _by, session) => {
       await core.probeService();
       return core.statusFor(session);
