@@ -139,6 +139,12 @@ test('every screen of every role fits at the four sizes and speaks as people do'
     await expect(page.getByRole('img', { name: 'Payment QR code' })).toHaveCount(0);
   };
   await payer.armFault({ target: 'webhooks', fault: 'drop', event: 'settlement.settled', count: 5 });
+  // The service's (and so the core's) day moves past the page's first: the late sale and its
+  // settlement are the core's tomorrow, which Settlements' default range must reach (its
+  // today is the core's, never the page's).
+  const DAY_MS = 86_400_000;
+  const pageNow = await page.evaluate(() => Date.now());
+  await payer.advanceClock(Math.ceil((DAY_MS - (pageNow % DAY_MS)) / 1000) + 60);
   await paidSale('888888,88', LATE_REFERENCE);
   await payer.advanceClock(2 * 3600 + 60);
   await paidSale('777777,77', NEXT_REFERENCE);
@@ -151,6 +157,11 @@ test('every screen of every role fits at the four sizes and speaks as people do'
   await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
 
   await openScreen(page, 'Settlements');
+  // Both settlements are in the range the screen opens on: the first, of the page's day, and
+  // the late sale's, of the core's next day.
+  const listed = page.locator('main').getByRole('button', { name: /^Show settlement \d+$/ });
+  await expect(listed).toHaveCount(2);
+  await expect(page.locator('main').getByRole('button', { name: `Show settlement ${settled as number}`, exact: true })).toBeVisible();
   await page.locator('main').getByRole('button', { name: 'Pending', exact: true }).click();
   await expect(page.getByTestId('unsettled')).toContainText(LATE_REFERENCE);
   await expect(page.getByTestId('pending')).toContainText(NEXT_REFERENCE);

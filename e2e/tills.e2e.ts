@@ -155,7 +155,38 @@ test('two tills and a display on checkouts 1 and 2: each hears its own checkout 
 });
 
 test('the Devices screen with a paired till and a pairing code on show', async ({ page: store, browser, freshApp, request }, testInfo) => {
+  const wire = recordBridge(store);
   await openCashier(store, freshApp, request);
+
+  // Issue 26: Pair a till names each wrong field beside it, and asks the core for nothing.
+  await store.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Devices', exact: true }).click();
+  const pair = store.getByRole('region', { name: 'Pair a till' });
+  await pair.getByRole('button', { name: 'Pair a till', exact: true }).click();
+  const checkout = pair.getByLabel('Checkout', { exact: true });
+  await expect(checkout.locator('option[value="other"]')).toHaveCount(1);
+  await checkout.selectOption('other');
+  const number = pair.getByLabel('Checkout number', { exact: true });
+  const name = pair.getByLabel('Name', { exact: true });
+  await number.fill('0');
+  await name.fill('x'.repeat(61));
+  await pair.getByRole('button', { name: 'Create pairing code', exact: true }).click();
+  await expect(number).toHaveAccessibleDescription('Checkout: type its number, a whole number from 1.');
+  await expect(number).toHaveAttribute('aria-invalid', 'true');
+  await expect(number).toBeFocused();
+  await expect(name).toHaveAccessibleDescription('Name: at most 60 characters; shorten it.');
+  await expect(pair.getByLabel('Store', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(pair.getByRole('alert')).toHaveCount(2);
+  // Each line follows its field as it is typed: the number's is gone, the name's says why now.
+  await number.fill('7');
+  await name.fill(' \t ');
+  await expect(number).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(name).toHaveAccessibleDescription('Name: give the device a name, like Till 2.');
+  await pair.getByRole('button', { name: 'Create pairing code', exact: true }).click();
+  await expect(name).toBeFocused();
+  await expect(pair.getByTestId('pairing-code')).toHaveCount(0);
+  await expect(store.getByText('No till or display is paired yet.')).toBeVisible();
+  expect(wire.calls).not.toContain('devices.startPairing');
+
   const code = await createPairingCode(store, { kind: 'Till', checkout: 2, name: 'Till 2' });
   const till = await pairDevice(browser, freshApp, code);
   try {

@@ -1,4 +1,4 @@
-import { OPERATOR_NAME_MAX } from '../shared/form-rules.ts';
+import { DEVICE_NAME_MAX, OPERATOR_NAME_MAX, RECORD_ID_MAX } from '../shared/form-rules.ts';
 import { readTypedAmount, TYPED_AMOUNT_PROBLEM_TEXT } from '../shared/money.ts';
 import { BANK_ANSWERS } from './claims/desk.ts';
 import { LANGS } from './config.ts';
@@ -29,8 +29,8 @@ const note = text({ min: 1, max: 500, describe: 'a note of 1 to 500 characters' 
 /** An IANA zone name like America/Sao_Paulo; the core checks that Intl knows it. */
 const timeZone = text({ min: 1, max: 64, pattern: /^[A-Za-z][\w+\-/]*$/, describe: 'a time zone like America/Sao_Paulo' });
 const localDay = text({ min: 10, max: 10, pattern: /^\d{4}-\d{2}-\d{2}$/, describe: 'a day like 2026-11-23' });
-const storeId = whole(1, 2_147_483_647);
-const checkoutId = whole(1, 2_147_483_647);
+const storeId = whole(1, RECORD_ID_MAX);
+const checkoutId = whole(1, RECORD_ID_MAX);
 const checkoutArgs = { storeId: v.optional(storeId), checkoutId: v.optional(checkoutId) };
 const deviceId = text({ min: 1, max: 64, pattern: /^[\w-]+$/, describe: 'a device id' });
 /** What a manager types in the back office's forms: the rules (backoffice/rules.ts) judge emptiness and length. */
@@ -66,8 +66,12 @@ export function createHandlers(core: Core) {
     if (detail) checkoutOf({ storeId: detail.sale.store_id, checkoutId: detail.sale.checkout_id }, session);
   };
   return {
-    // The status bar stands above the sign-in screen too.
-    'core.status': handler('anyone', 'read the till’s status', none(), (_a, session) => core.statusFor(session)),
+    /**
+     * The status bar stands above the sign-in screen too. The answer (not the push, which is
+     * said only when something changes) carries the core's clock, `now`: the time a screen
+     * defaults to (a date range ending today) is the core's, which tests move, not the page's.
+     */
+    'core.status': handler('anyone', 'read the till’s status', none(), (_a, session) => ({ ...core.statusFor(session), now: core.clock.now() })),
     'core.checkService': handler('cashier', 'check the payment service', none(), async (_a, _by, session) => {
       await core.probeService();
       return core.statusFor(session);
@@ -107,7 +111,7 @@ export function createHandlers(core: Core) {
     'devices.startPairing': handler(
       'manager',
       'pair a till',
-      fields({ kind: oneOf(DEVICE_KINDS), storeId, checkoutId, name: text({ min: 1, max: 60, pattern: /\S/, describe: 'a device name of 1 to 60 characters' }) }),
+      fields({ kind: oneOf(DEVICE_KINDS), storeId, checkoutId, name: text({ min: 1, max: DEVICE_NAME_MAX, pattern: /\S/, describe: `a device name of 1 to ${DEVICE_NAME_MAX} characters` }) }),
       (a, by) => core.devices.startPairing(by, a),
     ),
     'devices.revoke': handler('manager', 'revoke a device', fields({ deviceId }), ({ deviceId: id }, by) => core.devices.revoke(by, id)),

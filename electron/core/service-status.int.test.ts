@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../shared/clock.ts';
 import type { Core } from './core.ts';
+import { dispatcherAs } from './operators/fixtures/sign-in.ts';
 import { memoryLogger } from './log.ts';
 import { waitFor, type ServiceControl } from './terminal/fixtures/service.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from './terminal/fixtures/core.ts';
@@ -38,4 +39,22 @@ it('a follow-up call that gets no answer makes the service unreachable at once; 
     between: () => core.terminal.tick(),
   });
   expect(core.status().service.problem).toBeNull();
+}, 60_000);
+
+it("answers core.status with the core's clock, which moves with the service's, not the machine's", async () => {
+  const dispatch = await dispatcherAs(core);
+  const before = core.clock.now();
+  const first = await dispatch('core.status', undefined);
+  expect(first).toMatchObject({ ok: true, result: { state: 'ready' } });
+  const firstNow = first.ok ? (first.result as { now: number }).now : Number.NaN;
+  expect(firstNow).toBeGreaterThanOrEqual(before);
+  expect(firstNow).toBeLessThanOrEqual(core.clock.now());
+
+  await svc('POST', '/_sandbox/clock/advance', { seconds: 2 * 86_400 });
+  const moved = await dispatch('core.status', undefined);
+  const movedNow = moved.ok ? (moved.result as { now: number }).now : Number.NaN;
+  expect(movedNow - firstNow).toBeGreaterThanOrEqual(2 * 86_400_000);
+  expect(movedNow).toBeLessThanOrEqual(core.clock.now());
+  // The push says what changed, never the time: it would differ at every read.
+  expect(core.status()).not.toHaveProperty('now');
 }, 60_000);

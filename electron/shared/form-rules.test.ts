@@ -5,11 +5,15 @@ import {
   checkoutDescProblem,
   claimDetailsKept,
   claimDetailsProblem,
+  DEVICE_NAME_MAX,
+  deviceNameProblem,
+  isRecordId,
   isEmail,
   isPhone,
   OPERATOR_NAME_MAX,
   operatorNameProblem,
   pinSetProblem,
+  RECORD_ID_MAX,
 } from './form-rules.ts';
 
 describe("a claim's details, counted as the service keeps them", () => {
@@ -130,5 +134,39 @@ describe("a checkout's description", () => {
     ['a pasted page', 'Caixa '.repeat(50_000), 'checkout_desc_too_long'],
   ])('%s', (_name, text, expected) => {
     expect(checkoutDescProblem(text)).toBe(expected);
+  });
+});
+
+describe("a paired device's name, as the core keeps it (trimmed)", () => {
+  it.each([
+    ['a name', 'Till 2', null],
+    ['spaces around', '  Caixa 2  ', null],
+    ['empty', '', 'device_name_empty'],
+    ['spaces, tabs and line breaks only', ' \t\r\n ', 'device_name_empty'],
+    ['no-break spaces only', '\u00a0\u2003\ufeff', 'device_name_empty'],
+    ['the most', 'x'.repeat(DEVICE_NAME_MAX), null],
+    ['the most with spaces around, which are cut', `  ${'x'.repeat(DEVICE_NAME_MAX)}  `, null],
+    ['one too many', 'x'.repeat(DEVICE_NAME_MAX + 1), 'device_name_too_long'],
+    // Counted as the bridge bounds it (UTF-16 units): 31 emoji are 62.
+    ['31 emoji', '🧾'.repeat(31), 'device_name_too_long'],
+    ['a pasted page', 'Till '.repeat(10_000), 'device_name_too_long'],
+    ['markup is only text', '<img src=x onerror=alert(1)>', null],
+  ])('%s', (_name, text, expected) => {
+    expect(deviceNameProblem(text)).toBe(expected);
+  });
+});
+
+describe("a store's or checkout's number", () => {
+  it.each([
+    [1, true],
+    [RECORD_ID_MAX, true],
+    [0, false],
+    [-1, false],
+    [1.5, false],
+    [RECORD_ID_MAX + 1, false],
+    [Number.NaN, false],
+    [Number.POSITIVE_INFINITY, false],
+  ])('%s', (id, expected) => {
+    expect(isRecordId(id)).toBe(expected);
   });
 });

@@ -103,3 +103,24 @@ export function isPhone(text: string): boolean {
   const digits = phone.replace(/\D/g, '').length;
   return digits >= PHONE_DIGITS_MIN && digits <= PHONE_DIGITS_MAX;
 }
+
+/** A paired till's or display's name as the core keeps it (trimmed): 1 to 60 characters. */
+export const DEVICE_NAME_MAX = 60;
+
+export type DeviceNameProblem = 'device_name_empty' | 'device_name_too_long';
+
+/** What is wrong with a device's name as typed (the core keeps it trimmed), or null. */
+export function deviceNameProblem(text: string): DeviceNameProblem | null {
+  const name = text.trim();
+  if (name === '') return 'device_name_empty';
+  if (name.length > DEVICE_NAME_MAX) return 'device_name_too_long';
+  return null;
+}
+
+/** The most a store's or checkout's number can be at the service (a signed 32-bit integer). */
+export const RECORD_ID_MAX = 2_147_483_647;
+
+/** Whether a number is a store's or checkout's number: a whole number from 1 to RECORD_ID_MAX. */
+export function isRecordId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1 && id <= RECORD_ID_MAX;
+}

@@ -1,3 +1,5 @@
+import { isRecordId } from '../../electron/shared/form-rules.ts';
+
 /** A pairing code as a person reads it aloud: two groups of four digits ("1234 5678"). */
 export function formatPairingCode(code: string): string {
   return /^\d{8}$/.test(code) ? `${code.slice(0, 4)} ${code.slice(4)}` : code;
@@ -15,5 +17,5 @@ export function pickedId(choice: string, typed: string): number | null {
   const text = (choice === OTHER_CHECKOUT ? typed : choice).trim();
   if (!/^\d{1,10}$/.test(text)) return null;
   const id = Number(text);
-  return id >= 1 && id <= 2_147_483_647 ? id : null;
+  return isRecordId(id) ? id : null;
 }

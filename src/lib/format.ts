@@ -1,5 +1,5 @@
 import type { Lang } from '../../electron/core/contract.ts';
-import { CHECKOUT_DESC_MAX, CLAIM_DETAILS_MAX, CLAIM_DETAILS_MIN, CLAIM_REFERENCE_MAX, OPERATOR_NAME_MAX } from '../../electron/shared/form-rules.ts';
+import { CHECKOUT_DESC_MAX, CLAIM_DETAILS_MAX, CLAIM_DETAILS_MIN, CLAIM_REFERENCE_MAX, DEVICE_NAME_MAX, OPERATOR_NAME_MAX } from '../../electron/shared/form-rules.ts';
 import { BRL_SCALE, MAX_SALE_CENTS } from '../../electron/shared/money.ts';
 import { CONFIRM_FROM_CENTS } from './amountInput.ts';
 
@@ -97,5 +97,6 @@ export function ruleNumbers(lang: Lang): Readonly<Record<string, string>> {
     claim_reference_max: formatCount(lang, CLAIM_REFERENCE_MAX),
     checkout_desc_max: formatCount(lang, CHECKOUT_DESC_MAX),
     operator_name_max: formatCount(lang, OPERATOR_NAME_MAX),
+    device_name_max: formatCount(lang, DEVICE_NAME_MAX),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SettlementView } from '../../electron/core/contract.ts';
-import { settlementCsv, settlementFigure } from './settlements.ts';
+import { DEFAULT_RANGE_DAYS, defaultSettlementRange, rangeQuery, settlementCsv, settlementFigure } from './settlements.ts';
 
 describe('settlementFigure', () => {
   it.each([
@@ -42,4 +42,29 @@ it('the CSV has a line per charge with its match and sale, the invariant lines, 
     ],
   });
   expect(acknowledged.split('\r\n').slice(3, 6)).toEqual(['7,difference,field:amount,,,"provider, fixed",acknowledged,Rui,', '7,difference,charge:svc-9,,,,open,,', '7,amount,,,,10.000000 USDt,needs_attention,,']);
+});
+
+describe("Settlements' default range, by the core's clock", () => {
+  it.each([
+    ['a day in the middle', Date.UTC(2026, 10, 27, 15, 30), { from: '2026-10-28', to: '2026-11-27' }],
+    ['the first millisecond of a year', Date.UTC(2027, 0, 1), { from: '2026-12-02', to: '2027-01-01' }],
+    ['the last millisecond of a year', Date.UTC(2027, 0, 1) - 1, { from: '2026-12-01', to: '2026-12-31' }],
+    ['after a leap day', Date.UTC(2028, 2, 1, 12), { from: '2028-01-31', to: '2028-03-01' }],
+    ['the epoch', 0, { from: '1969-12-02', to: '1970-01-01' }],
+  ])('%s', (_name, now, expected) => {
+    expect(defaultSettlementRange(now)).toEqual(expected);
+  });
+
+  it("asks for a range holding the core's now and the whole day that many days back, whatever the page's date", () => {
+    // A core whose clock was moved a day and more past the page's (as the e2e audit moves it).
+    const pageNow = Date.UTC(2026, 10, 27, 23, 59, 59, 999);
+    for (const coreNow of [pageNow, pageNow + 1, pageNow + 26 * 3_600_000, Date.UTC(2030, 5, 1)]) {
+      const { from, to } = defaultSettlementRange(coreNow);
+      const { fromMs, toMs } = rangeQuery(from, to);
+      expect(fromMs).toBeLessThanOrEqual(coreNow - DEFAULT_RANGE_DAYS * 86_400_000);
+      expect(coreNow).toBeLessThan(toMs);
+      // The end day is included, up to the start of the next; nothing of the day after.
+      expect(toMs - coreNow).toBeLessThanOrEqual(86_400_000);
+    }
+  });
 });

@@ -41,3 +41,26 @@ export function settlementCsv(view: SettlementView): string {
   lines.push([s.settlement_id, 'amount', null, null, null, settlementFigure(s.amount), view.status, null, null]);
   return lines.map((l) => l.map(cell).join(',')).join('\r\n') + '\r\n';
 }
+
+const DAY_MS = 86_400_000;
+/** How many days back the Settlements list reaches when it opens. */
+export const DEFAULT_RANGE_DAYS = 30;
+
+/** A day as the range's date fields write it: the UTC day, as the list is asked for (rangeQuery). */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * The range Settlements opens on: the DEFAULT_RANGE_DAYS days up to today, both included,
+ * today by the core's clock (core.status's `now`), never the page's: the core's is the
+ * authority, and tests move it.
+ */
+export function defaultSettlementRange(coreNowMs: number): { from: string; to: string } {
+  return { from: utcDay(coreNowMs - DEFAULT_RANGE_DAYS * DAY_MS), to: utcDay(coreNowMs) };
+}
+
+/** What the list is asked for: from the start of the first day to the end of the last (UTC). */
+export function rangeQuery(from: string, to: string): { fromMs: number; toMs: number } {
+  return { fromMs: Date.parse(`${from}T00:00:00Z`), toMs: Date.parse(`${to}T00:00:00Z`) + DAY_MS };
+}

@@ -3,7 +3,7 @@ import type { DeviceKind, DeviceView, OfficeCheckout, ResultOf, Store } from '..
 import { Card } from '../components/Card.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Confirm } from '../components/Confirm.tsx';
-import { Field, Submit } from '../components/Field.tsx';
+import { Field, fieldProblemProps, focusFirstProblem, Submit } from '../components/Field.tsx';
 import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useInView } from '../components/useInView.ts';
@@ -12,6 +12,7 @@ import { getBridge, toUiError } from '../lib/bridge.ts';
 import { formatPairingCode, OTHER_CHECKOUT, pickedId } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
+import { PAIRING_FORM_ORDER, pairingFormProblems, type PairingFormField } from '../lib/pairingForm.ts';
 import { useAttempt } from '../lib/useAttempt.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { selectTerminal, useStatus } from '../stores/status.ts';
@@ -132,10 +133,10 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
   );
 }
 
-function NumberField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+function NumberField({ id, label, value, onChange, problem }: { id: string; label: string; value: string; onChange: (v: string) => void; problem: string | null }) {
   return (
-    <Field id={id} label={label}>
-      <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} />
+    <Field id={id} label={label} problem={problem}>
+      <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} {...fieldProblemProps(id, problem)} />
     </Field>
   );
 }
@@ -164,10 +165,12 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const [checkouts, setCheckouts] = useState<Listed<OfficeCheckout>>(null);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
+  /** What the core refused (the fields' own problems are said beside each, below). */
   const [problem, setProblem] = useState<string | null>(null);
+  /** Whether Create pairing code was pressed: from then on each field says what is wrong with it as it is picked or typed. */
+  const [checked, setChecked] = useState(false);
   /** The code on show, with the kind of device it pairs (the address line names that device). */
   const [offer, setOffer] = useState<(Offer & { kind: typeof kind }) | null>(null);
-  const nameRef = useRef<HTMLInputElement>(null);
   const storesFailed = stores === 'failed';
   const typing = storesFailed || checkouts === 'failed';
 
@@ -211,21 +214,29 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
     setOpen(true);
     setOffer(null);
     setProblem(null);
+    setChecked(false);
+  };
+  const fields = { store, checkout, otherCheckout, name, typing };
+  const problems = checked ? pairingFormProblems(fields) : {};
+  const fieldProblem = (field: PairingFormField) => {
+    const key = problems[field];
+    return key ? t(key) : null;
   };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setChecked(true);
+    setProblem(null);
+    // Issue 26: each wrong field is named beside it, and nothing is sent.
+    if (focusFirstProblem('pair', PAIRING_FORM_ORDER, pairingFormProblems(fields))) return;
     const storeId = pickedId(store, '');
-    const checkoutId = typing ? pickedId(checkout, '') : pickedId(checkout, otherCheckout);
-    if (storeId === null || checkoutId === null) return setProblem(t(typing ? 'devices.numbersRule' : 'devices.pickCheckout'));
-    if (name.trim() === '') {
-      nameRef.current?.focus();
-      return setProblem(t('devices.needName'));
-    }
+    const checkoutId = pickedId(checkout, otherCheckout);
+    if (storeId === null || checkoutId === null) return;
     setBusy(true);
     setProblem(null);
     try {
       setOffer({ ...(await getBridge().call('devices.startPairing', { kind, storeId, checkoutId, name: name.trim() })), kind });
       setName('');
+      setChecked(false);
       await onPaired();
     } catch (err) {
       setProblem(errorText(lang, toUiError(err)));
@@ -238,13 +249,13 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const pickers = typing ? (
     <>
       <p className="help">{t('devices.listsFailed')}</p>
-      <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} />
-      <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout === OTHER_CHECKOUT ? otherCheckout : checkout} onChange={setCheckout} />
+      <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} problem={fieldProblem('store')} />
+      <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout === OTHER_CHECKOUT ? otherCheckout : checkout} onChange={setCheckout} problem={fieldProblem('checkout')} />
     </>
   ) : (
     <>
-      <Field id="pair-store" label={t('devices.store')}>
-        <select id="pair-store" value={stores === null ? '' : store} disabled={stores === null} onChange={(e) => setStore(e.target.value)}>
+      <Field id="pair-store" label={t('devices.store')} problem={fieldProblem('store')}>
+        <select id="pair-store" value={stores === null ? '' : store} disabled={stores === null} onChange={(e) => setStore(e.target.value)} {...fieldProblemProps('pair-store', fieldProblem('store'))}>
           {stores === null && <option value="">{t('devices.loadingList')}</option>}
           {storeList.map((s) => (
             <option key={s.store_id} value={String(s.store_id)}>
@@ -253,8 +264,14 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           ))}
         </select>
       </Field>
-      <Field id="pair-checkout" label={t('devices.checkoutNumber')}>
-        <select id="pair-checkout" value={checkouts === null ? '' : checkout} disabled={checkouts === null} onChange={(e) => setCheckout(e.target.value)}>
+      <Field id="pair-checkout" label={t('devices.checkoutNumber')} problem={fieldProblem('checkout')}>
+        <select
+          id="pair-checkout"
+          value={checkouts === null ? '' : checkout}
+          disabled={checkouts === null}
+          onChange={(e) => setCheckout(e.target.value)}
+          {...fieldProblemProps('pair-checkout', fieldProblem('checkout'))}
+        >
           {checkouts === null && <option value="">{t('devices.loadingList')}</option>}
           {checkoutList.map((c) => (
             <option key={c.checkout_id} value={String(c.checkout_id)}>
@@ -265,7 +282,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
         </select>
       </Field>
       {checkout === OTHER_CHECKOUT && checkouts !== null && (
-        <NumberField id="pair-other-checkout" label={t('devices.otherCheckoutNumber')} value={otherCheckout} onChange={setOtherCheckout} />
+        <NumberField id="pair-other-checkout" label={t('devices.otherCheckoutNumber')} value={otherCheckout} onChange={setOtherCheckout} problem={fieldProblem('other-checkout')} />
       )}
     </>
   );
@@ -288,8 +305,16 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
           </Field>
           {pickers}
           <p className="help">{t('devices.checkoutHelp')}</p>
-          <Field id="pair-name" label={t('devices.name')}>
-            <input id="pair-name" ref={nameRef} value={name} maxLength={60} autoComplete="off" placeholder={t('devices.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
+          <Field id="pair-name" label={t('devices.name')} problem={fieldProblem('name')}>
+            {/* No maxLength: a longer name is said so beside the field, never cut. */}
+            <input
+              id="pair-name"
+              value={name}
+              autoComplete="off"
+              placeholder={t('devices.namePlaceholder')}
+              onChange={(e) => setName(e.target.value)}
+              {...fieldProblemProps('pair-name', fieldProblem('name'))}
+            />
           </Field>
           <Submit disabled={busy}>{t('devices.createCode')}</Submit>
           <FormError text={problem} />

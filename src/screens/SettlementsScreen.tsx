@@ -8,11 +8,10 @@ import { getBridge, toUiError } from '../lib/bridge.ts';
 import { saveBlob } from '../lib/download.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatCount, formatDecimalsIn, formatFigure, formatMoney } from '../lib/format.ts';
-import { settlementCsv } from '../lib/settlements.ts';
+import { defaultSettlementRange, rangeQuery, settlementCsv } from '../lib/settlements.ts';
 import type { TextKey } from '../lib/texts/en.ts';
 import { useLang, useText } from '../lib/useText.ts';
 
-const DAY_MS = 86_400_000;
 const STATUS_TEXT: Record<string, TextKey> = {
   CREATED: 'settlements.status.CREATED',
   PROCESSING: 'settlements.status.PROCESSING',
@@ -48,8 +47,6 @@ const BOOK_TEXT: Record<BookStatus, TextKey> = {
   acknowledged: 'settlements.acknowledged',
 };
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
 /** A charge the next settlement should pay, or a refund it should deduct, in one table. */
 type PendingLine = { id: string; charge: PendingRow['pending']['items'][number] } | { id: string; refund: PendingRow['pending']['pending_refunds'][number] };
 
@@ -68,8 +65,9 @@ export function SettlementsScreen() {
     const words: Record<string, TextKey> = line === 'charge' ? CHECK_TEXT : REFUND_TEXT;
     return t(words[check.kind] ?? 'settlements.notInJournal');
   };
-  const [from, setFrom] = useState(() => day(Date.now() - 30 * DAY_MS));
-  const [to, setTo] = useState(() => day(Date.now()));
+  // Filled in once the core says its today (its clock is the authority, not the page's).
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [rows, setRows] = useState<SettlementListRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<SettlementView | null>(null);
@@ -86,17 +84,32 @@ export function SettlementsScreen() {
       setError(errorText(lang, toUiError(err)));
     }
   };
-  const load = async () => {
+  const load = async (range = { from, to }) => {
     try {
       // The end day is included: up to the start of the next.
-      setRows(await getBridge().call('settlements.list', { fromMs: Date.parse(`${from}T00:00:00Z`), toMs: Date.parse(`${to}T00:00:00Z`) + DAY_MS }));
+      setRows(await getBridge().call('settlements.list', rangeQuery(range.from, range.to)));
       setError(null);
     } catch (err) {
       setError(errorText(lang, toUiError(err)));
     }
   };
   useEffect(() => {
-    void load();
+    let live = true;
+    void (async () => {
+      try {
+        const { now } = await getBridge().call('core.status');
+        if (!live) return;
+        const range = defaultSettlementRange(now);
+        setFrom(range.from);
+        setTo(range.to);
+        await load(range);
+      } catch (err) {
+        if (live) setError(errorText(lang, toUiError(err)));
+      }
+    })();
+    return () => {
+      live = false;
+    };
   }, []);
   const show = async (settlementId: number) => {
     try {

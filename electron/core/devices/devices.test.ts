@@ -68,6 +68,26 @@ describe('pairing a device', () => {
     await expect(devices.pair(offer.code, '127.0.0.3')).rejects.toMatchObject({ code: 'pairing_refused', params: { reason: 'used' } });
   });
 
+  it('refuses a nameless device, a name too long and a store or checkout that is no number, naming the field, and offers nothing', async () => {
+    const s = await store();
+    const devices = s.make();
+    const before = await s.journalText();
+    for (const [input, problem, field] of [
+      [{ ...TILL_2, name: ' \r\n\u00a0' }, 'device_name_empty', 'name'],
+      [{ ...TILL_2, name: 'x'.repeat(61) }, 'device_name_too_long', 'name'],
+      [{ ...TILL_2, storeId: 0 }, 'pairing_store', 'storeId'],
+      [{ ...TILL_2, storeId: 2 ** 31 }, 'pairing_store', 'storeId'],
+      [{ ...TILL_2, checkoutId: 1.5 }, 'pairing_checkout', 'checkoutId'],
+      [{ ...TILL_2, checkoutId: Number.NaN }, 'pairing_checkout', 'checkoutId'],
+    ] as const) {
+      await expect(devices.startPairing(MARTA, input)).rejects.toMatchObject({ code: 'invalid_argument', params: { problem, field } });
+    }
+    expect(await s.journalText()).toBe(before);
+    // The longest name, with spaces around it, is taken and kept trimmed.
+    const offer = await devices.startPairing(MARTA, { ...TILL_2, name: ` ${'x'.repeat(60)} ` });
+    await expect(devices.pair(offer.code, '127.0.0.2')).resolves.toMatchObject({ device: { name: 'x'.repeat(60) } });
+  });
+
   it('refuses a wrong code and an expired one, each with its reason', async () => {
     const s = await store();
     const devices = s.make();

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { isDeviceCredential } from '../../shared/device-bridge.ts';
+import { DEVICE_NAME_MAX, deviceNameProblem, isRecordId } from '../../shared/form-rules.ts';
 import { Mutex } from '../../shared/mutex.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalPort } from '../journal/port.ts';
@@ -67,6 +68,16 @@ const REFUSAL_TEXT: Record<PairingRefusal, string> = {
   used: 'That pairing code has already been used: each code pairs one device; ask a manager for a new one.',
   too_many_attempts: 'Too many wrong pairing codes: wait a minute, then ask a manager for a new code.',
 };
+
+/** What is wrong with what a manager asked to pair, as a refusal that names the field, or null. */
+function pairingProblem(input: { storeId: number; checkoutId: number; name: string }): CoreError | null {
+  if (!isRecordId(input.storeId)) return new CoreError('invalid_argument', 'Store: choose a store (its number is a whole number from 1).', { problem: 'pairing_store', field: 'storeId' });
+  if (!isRecordId(input.checkoutId)) return new CoreError('invalid_argument', 'Checkout: choose a checkout (its number is a whole number from 1).', { problem: 'pairing_checkout', field: 'checkoutId' });
+  const name = deviceNameProblem(input.name);
+  if (name === 'device_name_empty') return new CoreError('invalid_argument', 'Name: give the device a name, like Till 2.', { problem: name, field: 'name' });
+  if (name === 'device_name_too_long') return new CoreError('invalid_argument', `Name: at most ${DEVICE_NAME_MAX} characters; shorten it.`, { problem: name, field: 'name' });
+  return null;
+}
 
 function refuse(reason: PairingRefusal): CoreError {
   return new CoreError('pairing_refused', REFUSAL_TEXT[reason], { reason });
@@ -139,6 +150,9 @@ export class Devices {
 
   /** A manager's one-time code for one device on one checkout: 8 digits, 10 minutes, once. */
   startPairing(by: Caller, input: { kind: DeviceKind; storeId: number; checkoutId: number; name: string }): Promise<PairingOffer & Entrance> {
+    // The rules the Pair a till form checks first (electron/shared/form-rules.ts), kept here too.
+    const problem = pairingProblem(input);
+    if (problem !== null) return Promise.reject(problem);
     return this.#lock.run(async () => {
       this.#sweep();
       let code: string;
