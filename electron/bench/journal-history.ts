@@ -7,7 +7,6 @@
  *   node journal-history.ts start <dir> <clockMs>    cold start from the checkpoint + a past shift's report
  *   node journal-history.ts verify <dir> <clockMs>   full verify, with the RSS sampled while it runs
  */
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../shared/clock.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory, writeHistory } from './generate-history.ts';
 import { openJournal } from '../core/journal/journal.ts';
-import { runToExit } from './report.ts';
+import { runJsonStep, runToExit } from './report.ts';
 import type { OpenedFrom } from '../core/journal/port.ts';
 
 const MB = 1024 * 1024;
@@ -103,18 +102,7 @@ const SELF = fileURLToPath(import.meta.url);
 export const PER_DAY = 1_000;
 
 function runStep(step: string, dir: string, clockMs: number): Promise<StepResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, step, dir, String(clockMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`bench: journal-history ${step} exited ${code}: ${err}`));
-      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as StepResult);
-    });
-  });
+  return runJsonStep<StepResult>(`journal-history ${step}`, SELF, [step, dir, String(clockMs)]);
 }
 
 /**

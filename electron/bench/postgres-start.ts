@@ -11,7 +11,6 @@
  *
  *   node postgres-start.ts start <url> <clockMs>   one cold start (a child process; prints a JSON line)
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -28,7 +27,7 @@ import { openPostgresJournal } from '../postgres/journal.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory } from './generate-history.ts';
 import { PER_DAY } from './journal-history.ts';
-import { machine, markdownTable, renderMarkedSection, runToExit, type Row } from './report.ts';
+import { machine, markdownTable, renderMarkedSection, runJsonStep, runToExit, type Row } from './report.ts';
 
 const MB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -109,18 +108,7 @@ async function start(url: string, clockMs: number): Promise<StartResult> {
 }
 
 function startInChild(url: string, clockMs: number): Promise<StartResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, 'start', url, String(clockMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`bench: postgres-start exited ${code}: ${err}`));
-      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as StartResult);
-    });
-  });
+  return runJsonStep<StartResult>('postgres-start', SELF, ['start', url, String(clockMs)]);
 }
 
 /** The generated history as journal entries, hash-chained, in batches. */

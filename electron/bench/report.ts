@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { arch, cpus, platform, totalmem } from 'node:os';
 import type { Logger } from '../core/log.ts';
 /**
@@ -102,4 +103,23 @@ export function runToExit(main: () => Promise<unknown>): void {
 export function machine(): string {
   const cpu = cpus();
   return `${platform()} ${arch()}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+/**
+ * Runs a bench step in a fresh process of its own (its memory and start are its own): node
+ * `script` with `args`; resolves with the JSON of the last line it printed.
+ */
+export function runJsonStep<T>(label: string, script: string, args: readonly string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`bench: ${label} exited ${code}: ${err}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
+    });
+  });
 }
