@@ -45,6 +45,8 @@ export interface CoreConfig {
    * postgres:// URL without a password (that comes from PGPASSWORD only); null = the files.
    */
   databaseUrl: string | null;
+  /** Where the health address listens (POS_HEALTH_PORT, on the browser shell's host); absent = none. */
+  healthPort?: number;
   /** Which settings were given at start (flag or variable): those win over saved settings. */
   explicit: { lang: boolean; terminal: boolean };
 }
@@ -69,6 +71,7 @@ const FLAGS = {
   'store-id': { type: 'string' },
   'checkout-id': { type: 'string' },
   'database-url': { type: 'string' },
+  'health-port': { type: 'string' },
 } as const;
 
 export const CONFIG_HELP = `Options (flag, or environment variable):
@@ -88,7 +91,8 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
   --store-id N          POS_STORE_ID        this terminal's store (default 1)
   --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)
                         POS_LOCK_MINUTES    idle minutes before the till signs its operator out (default 10; 0 = never)
-  --database-url URL    POS_DATABASE_URL    keep the journal in PostgreSQL (postgres://user@host:5432/db; password in PGPASSWORD); default: files in the data dir`;
+  --database-url URL    POS_DATABASE_URL    keep the journal in PostgreSQL (postgres://user@host:5432/db; password in PGPASSWORD); default: files in the data dir
+  --health-port PORT    POS_HEALTH_PORT     answer GET /health on the browser shell's address for a load balancer: 200 on the active core, 503 on a standby (default: off)`;
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   const v = flag ?? env;
@@ -176,8 +180,10 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
   }
 
   const databaseUrl = databaseUrlOf(pick(values['database-url'], env.POS_DATABASE_URL));
+  const healthRaw = pick(values['health-port'], env.POS_HEALTH_PORT);
 
   return {
+    ...(healthRaw === undefined ? {} : { healthPort: port('POS_HEALTH_PORT', healthRaw, 0) }),
     dataDir,
     lang,
     service,
@@ -255,5 +261,6 @@ export function describeConfig(c: CoreConfig): Record<string, unknown> {
     webhook: { host: c.webhook.host, port: c.webhook.port, secretSet: c.webhook.secret !== null },
     terminal: c.terminal,
     database: c.databaseUrl,
+    healthPort: c.healthPort ?? null,
   };
 }

@@ -98,8 +98,11 @@ export class CoreLease {
     return rows.length === 1;
   }
 
-  /** Renews every third of a lease until stopped; `lost` is called once when a renewal finds the lease gone. */
-  keep(lost: (why: string) => void): void {
+  /**
+   * Renews every third of a lease until stopped; `lost` is called once when a renewal finds
+   * the lease gone, `renewed` after every attempt with whether the database answered.
+   */
+  keep(lost: (why: string) => void, renewed?: (reachable: boolean) => void): void {
     const tick = async () => {
       this.#renewing = null;
       if (this.#stopped) return;
@@ -108,10 +111,12 @@ export class CoreLease {
         held = await this.renew();
       } catch (err) {
         // Not reached this time: the lease still runs until it runs out; try again sooner.
+        renewed?.(false);
         this.#log?.warn('the lease could not be renewed this time', { error: err instanceof Error ? err.message : String(err) });
         if (!this.#stopped) this.#renewing = setTimeout(() => void tick(), this.leaseMs / 6).unref();
         return;
       }
+      renewed?.(true);
       if (!held) {
         const term = this.#term;
         this.#term = null;

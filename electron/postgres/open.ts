@@ -9,6 +9,9 @@ import type { JournalOpener } from '../core/journal/port.ts';
 import { openPool } from './connect.ts';
 import { openPostgresJournal } from './journal.ts';
 import { CoreLease } from './lease.ts';
+
+/** What happens to a core's lease, as an entry point may show it (the console, a health address). */
+export type LeaseEvent = { kind: 'standby'; holder: string } | { kind: 'taken'; term: number } | { kind: 'renewed'; reachable: boolean } | { kind: 'lost'; term: number };
 import { migrate } from './migrate.ts';
 
 export interface PostgresJournalSettings {
@@ -18,8 +21,8 @@ export interface PostgresJournalSettings {
   leaseMs?: number;
   /** Names this core in the lease: the same name takes the lease back at once (a restart), another stands by. */
   holder?: string;
-  /** Told once when this core stands by, with the active core's name. */
-  onStandby?: (holder: string) => void;
+  /** Told what happens to this core's lease: it stands by (once), takes it, renews it or loses it. */
+  onLease?: (event: LeaseEvent) => void;
 }
 
 export function postgresJournal<S extends object>(settings: PostgresJournalSettings): JournalOpener<S> {
@@ -29,11 +32,16 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
       const migrated = await migrate(sql);
       if (migrated.applied.length > 0) definition.log.info('database schema migrated', { applied: migrated.applied, version: migrated.version });
       const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }) });
-      const term = await lease.acquire(settings.onStandby);
+      const tell = settings.onLease ?? (() => undefined);
+      const term = await lease.acquire((holder) => tell({ kind: 'standby', holder }));
+      tell({ kind: 'taken', term });
       try {
         const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => lease.release() });
         // A lost lease is found by the next append too (pos_fence); the log says so at once.
-        lease.keep(() => undefined);
+        lease.keep(
+          () => tell({ kind: 'lost', term }),
+          (reachable) => tell({ kind: 'renewed', reachable }),
+        );
         return journal;
       } catch (err) {
         await lease.release().catch(() => {});

@@ -146,9 +146,16 @@ describe('npm run server', () => {
   it('a second server on the same database stands by, says so, and takes over by itself when the first dies', async () => {
     const db = await openTestDatabase();
     try {
-      const first = await startWeb({ POS_DATABASE_URL: db.url }, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
+      const env = { POS_DATABASE_URL: db.url, POS_HEALTH_PORT: '0' };
+      const first = await startWeb(env, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
+      const healthOf = (out: string) => /Health address for a load balancer: (http:\/\/127\.0\.0\.1:\d+\/health) /.exec(out)?.[1] ?? '';
+      const ask = async (url: string) => {
+        const res = await fetch(url);
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await ask(healthOf(first.out()))).toMatchObject({ status: 200, body: { role: 'active', term: 1, database: 'reachable' } });
       const before = running.length;
-      const second = startWeb({ POS_DATABASE_URL: db.url }, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
+      const second = startWeb(env, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
       while (running.length === before) await new Promise((r) => setTimeout(r, 10));
       const standing = running.at(-1)!;
       let said = '';
@@ -158,13 +165,17 @@ describe('npm run server', () => {
           if (said.includes('Standing by')) resolve();
         });
       });
-      expect(said).toMatch(/^Standing by: the core at [^\n]+ is active on this database\. This one takes over by itself when that one stops\.\n$/);
+      expect(said).toMatch(/Standing by: the core at [^\n]+ is active on this database\. This one takes over by itself when that one stops\.\n$/);
       expect(said).not.toContain('Pix cashier is running');
+      // A load balancer sends nothing to the standby: its health address says 503, and who is active.
+      const standbyHealth = healthOf(said);
+      expect(await ask(standbyHealth)).toMatchObject({ status: 503, body: { role: 'standby', term: null, active_core: expect.stringContaining(':') } });
       first.child.kill('SIGKILL');
       const killed = Date.now();
       expect((await second).out()).toMatch(/Pix cashier is running: open https?:\/\/127\.0\.0\.1:\d+\//);
       // The lease lasts 6 s: the standby is serving within it (and a poll) of the kill.
       expect(Date.now() - killed).toBeLessThan(15_000);
+      expect(await ask(standbyHealth)).toMatchObject({ status: 200, body: { role: 'active', term: 2, database: 'reachable' } });
     } finally {
       for (const child of running.splice(0)) {
         if (child.exitCode !== null || child.signalCode !== null) continue;

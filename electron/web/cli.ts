@@ -11,6 +11,8 @@ import type { WebShell } from './server.ts';
 import { certificateLines, startStoreShell } from './store-shell.ts';
 import { spkiPin, type TlsIdentity } from './tls.ts';
 import { serverRefusal } from './server-mode.ts';
+import { CoreHealth, startHealthServer } from './health.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /**
  * `npm run start:web`: the core plus the browser shell. Prints one line with the full
@@ -53,10 +55,28 @@ try {
   throw err;
 }
 
+// The health address listens first: a standby waiting for the lease is seen as one.
+const health = new CoreHealth(systemClock, config.databaseUrl !== null);
+let healthServer: Awaited<ReturnType<typeof startHealthServer>> | null = null;
+if (config.healthPort !== undefined) {
+  try {
+    healthServer = await startHealthServer({ host: config.web.host, port: config.healthPort, health });
+    console.log(`Health address for a load balancer: ${healthServer.url} (200 on the active core, 503 otherwise).`);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    console.error(code === 'EADDRINUSE' ? `Cannot start: port ${config.healthPort} is already in use; set POS_HEALTH_PORT to another port.` : `Cannot start the health address: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
 let core: Core;
 try {
   const openJournal = await journalOpener(config, {
-    onStandby: (holder) => console.log(`Standing by: the core at ${holder} is active on this database. This one takes over by itself when that one stops.`),
+    onLease: (event) => {
+      health.lease(event);
+      if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
+      if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
+    },
   });
   core = await composeCore(config, openJournal ? { openJournal } : {});
 } catch (err) {
@@ -81,6 +101,7 @@ async function shutdown(signal: string) {
   core.log.info('shutting down', { signal });
   await shell?.close();
   await core.stop();
+  await healthServer?.close();
   if (stepTimesFile) await writeFile(stepTimesFile, JSON.stringify(steps.stop()), { mode: 0o600 });
   process.exit(0);
 }
@@ -108,6 +129,7 @@ try {
   process.exit(1);
 }
 
+health.serving();
 console.log(`Pix cashier is running: open ${shell.url}`);
 // Where the record is kept, so whoever runs it knows what to back up (the URL holds no password: loadConfig refuses one).
 console.log(config.databaseUrl === null ? `The journal is in ${config.dataDir}/journal.` : `The journal is in PostgreSQL at ${config.databaseUrl}.`);
