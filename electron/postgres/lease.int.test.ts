@@ -60,6 +60,20 @@ describe('the merchant’s lease', () => {
     expect(await a.tryAcquire()).toEqual({ held: true, term: 3 });
   });
 
+  it('stays its holder’s after it ran out while no core took it over: the holder renews it and goes on writing', async () => {
+    const { sql } = await freshDatabase();
+    const lease = new CoreLease({ sql, holder: 'core-a', leaseMs: 200 });
+    const term = await lease.acquire();
+    const a = await openPostgresJournal<SaleRecord>({ sql, clock, reduceSale: reduceTestSale, fence: { term, holder: 'core-a' } });
+    // The database was away for longer than a lease, say: no renewal, and no standby.
+    await sleep(300);
+    await a.append([sale('a-1')]);
+    expect(await lease.renew()).toBe(true);
+    await a.append([sale('a-2')]);
+    expect((await sql`select count(*)::int as n from entries`)[0]).toEqual({ n: 2 });
+    await a.close();
+  });
+
   it('is taken back at once by the same core restarted, under a new term', async () => {
     const { sql } = await freshDatabase();
     expect(await new CoreLease({ sql, holder: 'store-pc:/data', leaseMs: 60_000 }).tryAcquire()).toEqual({ held: true, term: 1 });

@@ -5,8 +5,10 @@
  * (pos_fence), so a core that lost the lease while paused or cut off can never write again.
  *
  * The database's clock decides when a lease runs out, so cores on machines whose clocks
- * disagree still agree on it. The holder renews it every third of its length; a holder that
- * cannot renew in time has lost it, and is told so once.
+ * disagree still agree on it. The holder renews it every third of its length. Running out
+ * only lets a standby take it: until one does, the lease is still its holder's (a database
+ * restart longer than a lease does not stop a lone core). A holder whose renewal finds
+ * another term has lost it, and is told so once.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../core/log.ts';
@@ -88,12 +90,15 @@ export class CoreLease {
     }
   }
 
-  /** Extends the lease if this core still holds it under its term; false once it does not. */
+  /**
+   * Extends the lease if this core still holds it under its term; false once it does not.
+   * One that ran out while no core took it (the database was away) is still this core's.
+   */
   async renew(): Promise<boolean> {
     if (this.#term === null) return false;
     const rows = await this.#sql`
       update core_lease set expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond'
-      where id = 1 and holder = ${this.holder} and term = ${this.#term} and expires_at > clock_timestamp()
+      where id = 1 and holder = ${this.holder} and term = ${this.#term}
       returning 1`;
     return rows.length === 1;
   }

@@ -3,7 +3,8 @@
  * this test's own, restarted with a fast shutdown as an operator would). Every append either
  * resolves, and is then in the database exactly once with the hash it was given, or is
  * refused, and is then not there at all; the pool reconnects by itself and the next appends
- * work with no restart of the core; the chain verifies.
+ * work with no restart of the core; the chain verifies. The core writes under the merchant's
+ * lease, which runs out during the restart: no other core took it, so it is still this core's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { created, reduce, type TestSale } from '../core/journal/fixtures/port-suite.ts';
@@ -12,20 +13,28 @@ import { systemClock } from '../shared/clock.ts';
 import { openPool, type Sql } from './connect.ts';
 import { openTestDatabase, type TestDatabase } from './fixtures/test-database.ts';
 import { openPostgresJournal } from './journal.ts';
+import { CoreLease } from './lease.ts';
 import { migrate } from './migrate.ts';
 
 let db: TestDatabase;
 let sql: Sql;
 let journal: JournalPort<TestSale>;
+let lease: CoreLease;
+let lost: string | null = null;
 
 beforeAll(async () => {
   // A cluster of its own: the machine's shared server is never restarted by a test.
   db = await openTestDatabase({ env: { ...process.env, POS_TEST_DATABASE_URL: '', POS_TEST_PG_THROWAWAY: '1' } });
   sql = await openPool({ url: db.url, max: 4 });
   await migrate(sql);
-  journal = await openPostgresJournal<TestSale>({ sql, clock: systemClock, reduceSale: reduce, reconnectWaitMs: 30_000 });
+  // Shorter than the restart: the lease runs out while the server is away.
+  lease = new CoreLease({ sql, holder: 'core-a', leaseMs: 50 });
+  const term = await lease.acquire();
+  journal = await openPostgresJournal<TestSale>({ sql, clock: systemClock, reduceSale: reduce, reconnectWaitMs: 30_000, fence: { term, holder: lease.holder } });
+  lease.keep((why) => (lost = why));
 }, 120_000);
 afterAll(async () => {
+  await lease?.release();
   await journal?.close();
   await sql?.end({ timeout: 5 });
   await db?.drop();
@@ -73,5 +82,8 @@ describe('a PostgreSQL restart in the middle of appends', () => {
     expect(journal.status().state).toBe('healthy');
     expect(await journal.verify()).toEqual({ ok: true, entries: rows.length + 1 });
     expect((await journal.sales.byCheckout(1, 1)).length).toBe(acknowledged.filter((o) => Number(o.sale.slice(1)) % 4 === 0).length + 1);
+    // The lease ran out with no one to take it: renewed, never lost.
+    expect(await lease.renew()).toBe(true);
+    expect(lost).toBeNull();
   }, 120_000);
 });

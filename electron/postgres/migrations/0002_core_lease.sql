@@ -9,7 +9,9 @@
 -- the lease under that term. A takeover (an UPDATE of the row) waits for an append already
 -- holding the lock to commit; an append that waited for a takeover sees the new term and is
 -- refused. So a core that was paused, partitioned or slow past its lease can never write
--- again under its old term.
+-- again under its old term. The fence checks the term, not the time: a lease that ran out
+-- while no one took it over (the database restarted, say) is still its holder's, who renews
+-- it; running out only lets a standby take over.
 
 create table core_lease (
   id         integer     primary key check (id = 1),
@@ -23,7 +25,7 @@ create function pos_fence(expected_term bigint, expected_holder text) returns in
 language plpgsql as $$
 begin
   perform 1 from core_lease
-    where id = 1 and term = expected_term and holder = expected_holder and expires_at > clock_timestamp()
+    where id = 1 and term = expected_term and holder = expected_holder
     for share;
   if not found then
     raise exception 'this core no longer holds the lease of term %', expected_term using errcode = 'PF001';
