@@ -11,6 +11,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Four test files at a time on two cores: the integration tests spend most of their time
+    // waiting (on sockets, child processes, the disk, the database), so four keep both cores
+    // busy where two left them mostly idle.
+    maxWorkers: 4,
     reporters: ['default'],
   },
 });

@@ -21,9 +21,18 @@ test.afterAll(() => printer.close());
 const currentSale = (page: Page) => page.getByRole('region', { name: 'Current sale' });
 const printerForm = (page: Page) => page.getByRole('form', { name: 'Receipt printer' });
 
+/**
+ * The Settings screen has read this till's printer (the form is no longer busy): typing
+ * before that would be overwritten by the stored address once it arrives.
+ */
+async function settingsLoaded(page: Page) {
+  await expect(printerForm(page)).not.toHaveAttribute('aria-busy', 'true');
+}
+
 async function setPrinter(page: Page, address: string) {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings', exact: true }).click();
   const form = printerForm(page);
+  await settingsLoaded(page);
   await form.getByLabel('This till’s printer (address:port)').fill(address);
   await form.getByRole('button', { name: 'Save settings', exact: true }).click();
   await expect(form).toContainText('Settings saved.');
@@ -78,6 +87,7 @@ test('after Paid, Print receipt reaches the till’s printer; a dead printer is 
 
   // A till without a receipt printer prints the same receipt through the print dialog.
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  await settingsLoaded(page);
   await printerForm(page).getByLabel('This till’s printer (address:port)').fill('');
   await printerForm(page).getByRole('button', { name: 'Save settings', exact: true }).click();
   await expect(printerForm(page)).toContainText('This till has no receipt printer now.');

@@ -44,7 +44,7 @@ export { rememberSecrets } from './services/remember-secrets.ts';
 export { STATUS_COALESCE_MS } from './services/status-board.ts';
 
 /** What the entry point gives the core; the journal's file layer and timers and the refund-key contract go to its parts. */
-export interface CoreDeps extends Pick<PartsContext, 'journalFs' | 'journalTimers' | 'refundKeys' | 'openJournal'> {
+export interface CoreDeps extends Pick<PartsContext, 'journalFs' | 'journalTimers' | 'refundKeys' | 'openJournal' | 'serviceTimeouts'> {
   /**
    * The payment service, composed by the entry point (electron/compose.ts): a real one or the
    * embedded sandbox. Its clock is domain time. The core closes it when it stops.
@@ -276,9 +276,9 @@ export class Core {
     // The data dir holds the journal and secrets: readable by this user only.
     await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
     await this.#settings.load();
-    const { journalFs, journalTimers, refundKeys, openJournal, afterStart } = this.#deps;
+    const { journalFs, journalTimers, refundKeys, openJournal, serviceTimeouts, afterStart } = this.#deps;
     await this.#parts.open(
-      { config: this.config, clock: this.clock, sessionClock: this.sessionClock, log: this.log, journalFs, journalTimers, refundKeys, openJournal },
+      { config: this.config, clock: this.clock, sessionClock: this.sessionClock, log: this.log, journalFs, journalTimers, refundKeys, openJournal, serviceTimeouts },
       {
         journalHealthChanged: () => this.#board.emitIfChanged(),
         sessionsEnded: () => this.events.emit('auth.changed', { setup: false, operator: null, lockMinutes: this.config.lockMinutes, ended: null }),

@@ -36,7 +36,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await lease?.release();
   await journal?.close();
-  await sql?.end({ timeout: 5 });
+  // The test is over and nothing of it still runs: close the pool at once. After the
+  // restart a graceful end({ timeout: 5 }) waits its whole 5 s here: one of the pool's
+  // connections never reports its end.
+  await sql?.end({ timeout: 0 });
   await db?.drop();
 });
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.ts';
-import { createServiceClient, type ServiceClient } from '../api/client.ts';
+import { createServiceClient, type ServiceClient, type Timeouts } from '../api/client.ts';
 import type { ServiceError } from '../api/errors.ts';
 import type { RefundKeyContract } from '../api/routes/route.ts';
 import { BackOffice, OFFICE_PERSON_ACTIONS } from '../backoffice/backoffice.ts';
@@ -36,6 +36,11 @@ export interface PartsContext {
   refundKeys?: RefundKeyContract | undefined;
   /** The journal the entry point chose (PostgreSQL on a server); the file journal in the data dir without one. */
   openJournal?: JournalOpener<SaleRow> | undefined;
+  /**
+   * The service client's timeouts (default: api/client.ts DEFAULT_TIMEOUTS). Tests that hold
+   * a request unanswered shorten them, so the client gives up in seconds, not the counter's 8.
+   */
+  serviceTimeouts?: Partial<Timeouts> | undefined;
 }
 
 /**
@@ -129,7 +134,14 @@ export class CoreParts {
     }
 
     await endpoint.attach?.({ webhookUrl: this.receiver?.url ?? null, log });
-    const client = createServiceClient({ baseUrl: endpoint.url, token: endpoint.token, clock, log, onAnswer: hooks.serviceAnswered });
+    const client = createServiceClient({
+      baseUrl: endpoint.url,
+      token: endpoint.token,
+      clock,
+      log,
+      onAnswer: hooks.serviceAnswered,
+      ...(ctx.serviceTimeouts ? { timeouts: ctx.serviceTimeouts } : {}),
+    });
     this.client = client;
 
     this.terminal = new Terminal({

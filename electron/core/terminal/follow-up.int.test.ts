@@ -3,7 +3,7 @@ import { systemClock } from '../../shared/clock.ts';
 import type { Core } from '../core.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, HELD_REQUEST_TIMEOUTS, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -18,10 +18,16 @@ let svc: ServiceControl;
 const log = memoryLogger(systemClock);
 const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix' } as const;
 
-coreOnSandboxForFile('follow-up', log, (started) => {
-  app = started;
-  ({ core, svc } = started);
-});
+// Its held creates wait for the client's timeout: the short one (fixtures/core.ts).
+coreOnSandboxForFile(
+  'follow-up',
+  log,
+  (started) => {
+    app = started;
+    ({ core, svc } = started);
+  },
+  { serviceTimeouts: HELD_REQUEST_TIMEOUTS },
+);
 
 afterEach(async () => {
   await svc('PUT', '/_sandbox/gateway', { printed_disabled: false });
@@ -54,7 +60,9 @@ describe('a refused retry of a create whose outcome was unknown', () => {
 
     // The follow-up loop sends it again with the same key and the service refuses it; then,
     // its next retry due, again (which also proves the first one's outcome step is over).
-    let advancedFor = 0;
+    // Each retry is made due by moving the service's clock past its wait (10 s), the first
+    // one too, rather than waiting for it in real time.
+    let advancedFor = -1;
     await waitFor(async () => (refusals(saleId) >= 2 ? true : undefined), 'two refused retries', {
       between: async () => {
         if (refusals(saleId) > advancedFor) {
@@ -86,6 +94,8 @@ describe('a create held by the service', () => {
     await svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'http_502', count: 4 });
     await svc('POST', '/_sandbox/faults', { ...CREATE, fault: 'timeout', count: 1 });
     const held = (await charge(1, 900)).newest?.sale_id ?? '';
+    // The loop's retry is due 10 s after the charge: the service's clock moves past it.
+    await svc('POST', '/_sandbox/clock/advance', { seconds: 11 });
     void core.terminal.tick();
     await waitFor(async () => ((await svc.faults()).length === 0 ? true : undefined), 'the retried create to be held');
     // While it is held, a charge on its checkout waits (one create in flight per checkout).

@@ -5,7 +5,7 @@ import type { Core } from '../core.ts';
 import { CoreError } from '../errors.ts';
 import { memoryLogger } from '../log.ts';
 import { dispatcherAs, sessionAs } from '../operators/fixtures/sign-in.ts';
-import { coreOnSandboxForFile, startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, HELD_REQUEST_TIMEOUTS, startCoreOnSandbox, type CoreOnSandbox } from './fixtures/core.ts';
 import { waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -30,7 +30,8 @@ coreOnSandboxForFile(
     ({ core, svc } = started);
     await core.openShift('Marta', undefined);
   },
-  { secondCheckout: false },
+  // Its held refund waits for the client's timeout: the short one (fixtures/core.ts).
+  { secondCheckout: false, serviceTimeouts: HELD_REQUEST_TIMEOUTS },
 );
 afterEach(() => app.settle());
 

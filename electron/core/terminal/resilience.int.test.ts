@@ -10,7 +10,7 @@ import type { Core } from '../core.ts';
 import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import type { Sale } from '../sales/lifecycle.ts';
-import { coreOnSandboxForFile, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
+import { coreOnSandboxForFile, HELD_REQUEST_TIMEOUTS, journaledSale, type CoreOnSandbox } from './fixtures/core.ts';
 import { serviceControl, waitFor, type ServiceControl } from './fixtures/service.ts';
 
 /**
@@ -29,10 +29,16 @@ const CREATE = { target: 'route', method: 'POST', path: '/v2/create_dynamic_pix'
 const TX_STATUS = { target: 'route', method: 'GET', path: '/v2/tx_status/:pix_id' } as const;
 const OTHER_SECRET = 'whsec_' + Buffer.from('a-secret-the-terminal-does-not-know').toString('base64');
 
-coreOnSandboxForFile('resilience', log, (started) => {
-  app = started;
-  ({ core, svc } = started);
-});
+// Its held creates wait for the client's timeout: the short one (fixtures/core.ts).
+coreOnSandboxForFile(
+  'resilience',
+  log,
+  (started) => {
+    app = started;
+    ({ core, svc } = started);
+  },
+  { serviceTimeouts: HELD_REQUEST_TIMEOUTS },
+);
 
 afterEach(async () => {
   await svc('PUT', '/_sandbox/webhook', { url: core.status().webhooks.url, secret: FIXTURE_WEBHOOK_SECRET });

@@ -8,6 +8,7 @@ import { composeCore } from '../../compose.ts';
 import { memoryLogger } from '../log.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { readTypedAmount } from '../../shared/money.ts';
+import { HELD_REQUEST_TIMEOUTS } from './fixtures/core.ts';
 import type { CheckoutView } from './views.ts';
 
 /**
@@ -23,7 +24,8 @@ const log = memoryLogger(systemClock);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pos-terminal-'));
-  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log });
+  // Its held create waits for the client's timeout: the short one (fixtures/core.ts).
+  core = await composeCore(loadConfig({ POS_DATA_DIR: dir, POS_LANG: 'en' }, []), { log, serviceTimeouts: HELD_REQUEST_TIMEOUTS });
   await core.start();
   core.events.on('checkout.changed', (v) => pushed.push(v));
   control = core.status().service.baseUrl ?? '';
