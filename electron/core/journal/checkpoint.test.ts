@@ -106,6 +106,20 @@ describe('reading it back', () => {
     expect(await readCheckpoint(dir)).toEqual({ ok: true, file: JSON.parse(JSON.stringify(f)) });
   });
 
+  it('gives a row read back one object for equal objects in its lists, as the row the fold built had', async () => {
+    const f = file(2);
+    const payment = { key: 'e2e:E1', amount_brl: '1.00', webhook_ids: ['msg_1'] };
+    f.sales = f.sales.map((r) => ({ ...r, record: { ...r.record, payment_reports: [payment], payments: [payment] } as (typeof r)['record'] }));
+    for (const write of [writeCheckpoint, async (d: string, c: typeof f) => writeFile(join(d, CHECKPOINT_FILE), JSON.stringify(c))]) {
+      await write(dir, f);
+      const read = await readCheckpoint<{ payment_reports: object[]; payments: object[] }>(dir);
+      if (!read?.ok) throw new Error('the checkpoint was not read');
+      const [row] = read.file.sales;
+      expect(row!.record.payments[0]).toEqual(payment);
+      expect(row!.record.payments[0]).toBe(row!.record.payment_reports[0]);
+    }
+  });
+
   const damaged: [string, (text: string) => string][] = [
     ['cut short at a line', (t) => t.split('\n').slice(0, 4).join('\n') + '\n'],
     ['cut short inside a line', (t) => t.slice(0, t.indexOf('\n', t.indexOf('\n') + 1) - 5)],
