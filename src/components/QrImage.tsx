@@ -1,29 +1,21 @@
-import { toDataURL } from 'qrcode';
-import { useEffect, useState } from 'react';
+import { useMemo } from 'react';
+import { qrSvgUrl } from '../lib/qr.ts';
 
 /**
- * The Pix QR as an image, drawn from the screen's `emv` only. The image shown always
- * belongs to the current `emv`: an answer from `toDataURL` for an earlier one is dropped,
- * and until the new one is drawn nothing is shown (never a stale QR).
+ * The Pix QR as an image, drawn from the screen's `emv` only, in the same render that shows
+ * the `emv`: its SVG is made synchronously (qr.ts), so the image shown always belongs to the
+ * current `emv` and none is ever stale or missing for a frame. A PNG made through a canvas
+ * took a second render and most of the page's share of Charge → QR (issue 28). A text no QR
+ * can hold is shown as a blank square with the same label.
  */
 export function QrImage({ emv, alt, size }: { emv: string; alt: string; size: number }) {
-  const [drawn, setDrawn] = useState<{ emv: string; url: string } | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    toDataURL(emv, { errorCorrectionLevel: 'M', margin: 4, width: size }).then(
-      (url) => {
-        if (current) setDrawn({ emv, url });
-      },
-      () => {
-        if (current) setFailed(emv);
-      },
-    );
-    return () => {
-      current = false;
-    };
+  const url = useMemo(() => {
+    try {
+      return qrSvgUrl(emv, size);
+    } catch {
+      return null;
+    }
   }, [emv, size]);
-  if (failed === emv) return <div className="qr qr-missing" role="img" aria-label={alt} />;
-  if (drawn?.emv !== emv) return <div className="qr qr-drawing" aria-hidden="true" />;
-  return <img className="qr" src={drawn.url} alt={alt} width={size} height={size} />;
+  if (url === null) return <div className="qr qr-missing" role="img" aria-label={alt} />;
+  return <img className="qr" src={url} alt={alt} width={size} height={size} />;
 }

@@ -1,5 +1,5 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { create } from 'qrcode';
+import { QUIET_MODULES, qrRuns } from './qr.ts';
 
 /**
  * The printed QR poster as an A5 PDF, made in the renderer from what the core sent (the
@@ -25,27 +25,9 @@ const PIX_TEAL = rgb(0.196, 0.737, 0.678);
 /** ISO 216 A5 in PDF points (148 × 210 mm). */
 export const A5 = { width: 419.53, height: 595.28 } as const;
 const MARGIN = 36;
-/** ISO/IEC 18004 asks for a quiet zone of 4 modules around the symbol. */
-const QUIET_MODULES = 4;
 
-/** The dark modules of the QR, row by row, as runs: one rectangle per run of dark modules. */
-export function qrRuns(emv: string): { size: number; runs: { row: number; col: number; length: number }[] } {
-  const { modules } = create(emv, { errorCorrectionLevel: 'M' });
-  const runs: { row: number; col: number; length: number }[] = [];
-  for (let row = 0; row < modules.size; row++) {
-    let col = 0;
-    while (col < modules.size) {
-      if (!modules.get(row, col)) {
-        col++;
-        continue;
-      }
-      const start = col;
-      while (col < modules.size && modules.get(row, col)) col++;
-      runs.push({ row, col: start, length: col - start });
-    }
-  }
-  return { size: modules.size, runs };
-}
+/** The poster's QR runs (qr.ts), as its tests read them. */
+export { qrRuns };
 
 /** What the standard font cannot write (it is WinAnsi) becomes '?', rather than failing the whole poster. */
 function writable(font: PDFFont, text: string): string {

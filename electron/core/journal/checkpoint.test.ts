@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { CHECKPOINT_VERSION, checkpointText, type CheckpointFile } from './checkpoint.ts';
+import { CHECKPOINT_FILE, CHECKPOINT_VERSION, checkpointText, readCheckpoint, writeCheckpoint, type CheckpointFile } from './checkpoint.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, type GeneratedSale } from '../../bench/generate-history.ts';
 import type { JournalPort } from './port.ts';
 import { CHECKPOINT_ENTRIES_PER_SALE, CHECKPOINT_EVERY, openJournal } from './journal.ts';
@@ -58,6 +58,84 @@ describe('the checkpoint’s text', () => {
     const f = file(3);
     f.sales[1] = { ...f.sales[1]!, record: { ...f.sales[1]!.record, amount_cents: Number.NaN } };
     await expect(checkpointText(f)).rejects.toThrow();
+  });
+});
+
+describe('reading it back', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'journal-checkpoint-read-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Rows of about 2 KB with letters of two and three bytes, so lines and letters cross the reader's 1 MB pieces. */
+  function wide(rows: number): ReturnType<typeof file> {
+    const f = file(rows);
+    // A checkpoint is taken at an entry: seq 1 at least, even with no sales.
+    f.seq = rows * 2 + 1;
+    f.sales = f.sales.map((r, i) => ({ ...r, record: { ...r.record, note: `${'ç€'.repeat(300 + (i % 7))}\n"${i}"` } }));
+    f.shifts = [{ id: 'shift-1', state: 'open', opened_at: 1, opened_by: 'manager', closed_at: null, closed_by: null } as unknown as (typeof f.shifts)[number]];
+    return f;
+  }
+
+  it('is laid out one list item a line, after a header line, and is still one JSON text', async () => {
+    const f = wide(3);
+    await writeCheckpoint(dir, f);
+    const text = await readFile(join(dir, CHECKPOINT_FILE), 'utf8');
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(/^\{"version":2,.*,"sales":\[$/);
+    expect(lines.slice(1, 4).map((l) => JSON.parse(l.replace(/,$/, '')) as unknown)).toEqual(JSON.parse(JSON.stringify(f.sales)));
+    expect(lines.slice(4)).toEqual(['],"shifts":[', JSON.stringify(f.shifts[0]), '],"webhooks":[', JSON.stringify(f.webhooks[0]), ']}', '']);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(f)));
+  });
+
+  it.each([0, 1, 1_500])('reads back the file it was written from, in pieces (%i rows)', async (rows) => {
+    const f = wide(rows);
+    await writeCheckpoint(dir, f);
+    if (rows === 1_500) expect((await readFile(join(dir, CHECKPOINT_FILE))).length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(await readCheckpoint(dir)).toEqual({ ok: true, file: JSON.parse(JSON.stringify(f)) });
+  });
+
+  it('still reads a checkpoint written before as one line of JSON', async () => {
+    const f = wide(20);
+    const { sales, ...rest } = f;
+    // The earlier layout: the sales first, everything on one line.
+    await writeFile(join(dir, CHECKPOINT_FILE), JSON.stringify({ sales, ...rest }));
+    expect(await readCheckpoint(dir)).toEqual({ ok: true, file: JSON.parse(JSON.stringify(f)) });
+  });
+
+  it('gives a row read back one object for equal objects in its lists, as the row the fold built had', async () => {
+    const f = file(2);
+    const payment = { key: 'e2e:E1', amount_brl: '1.00', webhook_ids: ['msg_1'] };
+    f.sales = f.sales.map((r) => ({ ...r, record: { ...r.record, payment_reports: [payment], payments: [payment] } as (typeof r)['record'] }));
+    for (const write of [writeCheckpoint, async (d: string, c: typeof f) => writeFile(join(d, CHECKPOINT_FILE), JSON.stringify(c))]) {
+      await write(dir, f);
+      const read = await readCheckpoint<{ payment_reports: object[]; payments: object[] }>(dir);
+      if (!read?.ok) throw new Error('the checkpoint was not read');
+      const [row] = read.file.sales;
+      expect(row!.record.payments[0]).toEqual(payment);
+      expect(row!.record.payments[0]).toBe(row!.record.payment_reports[0]);
+    }
+  });
+
+  const damaged: [string, (text: string) => string][] = [
+    ['cut short at a line', (t) => t.split('\n').slice(0, 4).join('\n') + '\n'],
+    ['cut short inside a line', (t) => t.slice(0, t.indexOf('\n', t.indexOf('\n') + 1) - 5)],
+    ['a line of something else', (t) => t.replace('\n', '\n{"sale_id":\n')],
+    ['a list item without its comma', (t) => t.replace(/,\n/, '\n')],
+    ['a comma after a list\'s last item', (t) => t.replace('\n],"shifts"', ',\n],"shifts"')],
+    ['text after its end', (t) => `${t}{"sale_id":"s9"}\n`],
+  ];
+  it.each(damaged)('is refused, never half read, when it is damaged: %s', async (_what, damage) => {
+    await writeCheckpoint(dir, wide(3));
+    await writeFile(join(dir, CHECKPOINT_FILE), damage(await readFile(join(dir, CHECKPOINT_FILE), 'utf8')));
+    expect(await readCheckpoint(dir)).toMatchObject({ ok: false, reason: expect.stringMatching(/not valid JSON/) as unknown });
+  });
+
+  it('says no checkpoint when there is none', async () => {
+    expect(await readCheckpoint(dir)).toBeNull();
   });
 });
 

@@ -19,12 +19,14 @@ import { join } from 'node:path';
 import { canonicalJson, GENESIS_PREV } from './canonical.ts';
 import { checkChainStart, firstLineOf, nodeJournalFs, readWholeFile, writeFileAtomic } from './log.ts';
 import type { AcknowledgedBreak, ShiftRecord } from './port.ts';
-import type { JournalFs, PendingBreak, ResumePoint } from './log.ts';
+import type { JournalFile, JournalFs, PendingBreak, ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
 import type { SaleRow, WebhookRow } from './fold.ts';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 // 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).
+// Written in lines since issue 28 (checkpointChunks), the same members: a version-2 file of
+// one line, as written before, is still read (whole, once).
 export const CHECKPOINT_VERSION = 2;
 
 export interface CheckpointFile<S> {
@@ -52,9 +54,10 @@ export interface CheckpointFile<S> {
 /**
  * Temp file, fsync, rename over the old one, fsync the dir: a crash at any point leaves
  * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
+ * Written as it is made (checkpointChunks): the whole text is never held at once.
  */
 export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
-  await writeFileAtomic(join(dir, CHECKPOINT_FILE), await checkpointParts(file), fs, { beforeRename, syncDir: dir });
+  await writeFileAtomic(join(dir, CHECKPOINT_FILE), checkpointChunks(file), fs, { beforeRename, syncDir: dir });
 }
 
 /** Rows serialized between two turns of the event loop. */
@@ -62,33 +65,68 @@ const ROWS_PER_TURN = 500;
 /** Rows whose record was found JSON-safe: rows are replaced on every change, never changed in place. */
 const CHECKED = new WeakSet<object>();
 
+/** The lists kept one item a line, in the order they are written. */
+const LISTS = ['sales', 'shifts', 'webhooks'] as const;
+/** What ends the header line (the sales list opens), and each list's closing line. */
+const SALES_OPEN = ',"sales":[';
+const LIST_CLOSE = ['],"shifts":[', '],"webhooks":[', ']}'] as const;
+/** How a checkpoint of this layout starts (the header's first member); an older one starts `{"sales":[`. */
+const LINES_START = '{"version":';
+
 /**
- * The checkpoint as JSON text in parts, the rows a few hundred at a time with a turn of the
+ * The checkpoint as JSON text in chunks, the rows a few hundred at a time with a turn of the
  * event loop between: a working set of ten thousand sales took the core's loop for most of a
  * second in one piece (issue 9's benchmark), every few thousand entries, while every till
- * waited; the parts are also encoded and written one at a time. Each row's record is checked
+ * waited; the chunks are also encoded and written one at a time. Each row's record is checked
  * once to survive JSON unchanged (no NaN, Infinity, Date or Map: canonicalJson throws), and not
  * again for a row already checked. The rows are the frozen ones of one moment (store.ts
  * captures them), so serializing them later is safe.
+ *
+ * The text is one JSON object laid out in lines, so it is read back a line at a time
+ * (readCheckpoint) and never as one string: the header's members first (version first), then
+ * each list's items one a line, every item but a list's last followed by a comma:
+ *
+ *     {"version":2,"seq":…,"reducerFailures":0,"sales":[
+ *     {sale row},
+ *     {sale row}
+ *     ],"shifts":[
+ *     ],"webhooks":[
+ *     {webhook row}
+ *     ]}
+ *
+ * JSON.stringify writes a newline inside a string as `\n`, so a line's end is never in an item.
  */
-export async function checkpointParts<S>(file: CheckpointFile<S>): Promise<string[]> {
-  const { sales, ...rest } = file;
-  const parts: string[] = ['{"sales":['];
-  for (let i = 0; i < sales.length; i += ROWS_PER_TURN) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const rows: string[] = [];
-    for (const row of sales.slice(i, i + ROWS_PER_TURN)) {
-      if (!CHECKED.has(row)) {
-        canonicalJson(row.record);
-        CHECKED.add(row);
-      }
-      rows.push(JSON.stringify(row));
-    }
-    parts.push(`${i > 0 ? ',' : ''}${rows.join(',')}`);
-  }
+export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenerator<string> {
+  const { sales, shifts, webhooks, version, ...rest } = file;
   canonicalJson(rest.projections);
-  // `rest` always has members (version, seq, hash...): its text opens with `{"`.
-  parts.push(`],${JSON.stringify(rest).slice(1)}`);
+  // The version first, so a reader knows the layout from the first bytes; the header always
+  // has members, so its text ends with `}`.
+  yield `${JSON.stringify({ version, ...rest }).slice(0, -1)}${SALES_OPEN}\n`;
+  const lists: Record<(typeof LISTS)[number], readonly object[]> = { sales, shifts, webhooks };
+  for (const [k, name] of LISTS.entries()) {
+    const items = lists[name];
+    for (let i = 0; i < items.length; i += ROWS_PER_TURN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const lines: string[] = [];
+      const end = Math.min(items.length, i + ROWS_PER_TURN);
+      for (let j = i; j < end; j++) {
+        const item = items[j]!;
+        if (name === 'sales' && !CHECKED.has(item)) {
+          canonicalJson((item as SaleRow<S>).record);
+          CHECKED.add(item);
+        }
+        lines.push(`${JSON.stringify(item)}${j < items.length - 1 ? ',' : ''}\n`);
+      }
+      yield lines.join('');
+    }
+    yield `${LIST_CLOSE[k]}\n`;
+  }
+}
+
+/** The checkpoint's text in the chunks it is written in. */
+export async function checkpointParts<S>(file: CheckpointFile<S>): Promise<string[]> {
+  const parts: string[] = [];
+  for await (const part of checkpointChunks(file)) parts.push(part);
   return parts;
 }
 
@@ -107,22 +145,162 @@ export async function tailsOf(dir: string, breaks: readonly AcknowledgedBreak[],
 
 export type CheckpointRead<S> = { ok: true; file: CheckpointFile<S> } | { ok: false; reason: string };
 
-export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
+/** Strings this short are one copy already: JSON.parse internalizes them (V8). */
+const SHORT_STRING = 10;
+
+/**
+ * A row read back from a checkpoint (JSON) holds a copy of each value wherever it appears: the
+ * record held one pix_id in five places, one EMV text in two, and a payment both as reported
+ * and as counted, where the row the fold built held each once (issue 28: about 300 bytes more a
+ * sale after a start). Within one row, equal strings become one, and so do equal objects in
+ * lists (compared by their JSON, which is what the checkpoint kept of them). Changes no value.
+ * Done as each row is read, so a start never holds the copies of all rows at once (about 100 MB
+ * with 100,000 sales). Not frozen: the view freezes the rows it keeps.
+ */
+function shareWithin<T>(row: T): T {
+  const strings = new Map<string, string>();
+  const listed = new Map<string, object>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (v.length <= SHORT_STRING) return v;
+      const held = strings.get(v);
+      if (held !== undefined) return held;
+      strings.set(v, v);
+      return v;
+    }
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+    const list = Array.isArray(v);
+    const o = v as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      let next = walk(o[key]);
+      if (list && next !== null && typeof next === 'object') {
+        const json = JSON.stringify(next);
+        const held = listed.get(json);
+        if (held === undefined) listed.set(json, next);
+        else next = held;
+      }
+      if (next !== o[key]) Reflect.set(o, key, next);
+    }
+    return v;
+  };
+  return walk(row) as T;
+}
+
+/** Bytes read at a time: a checkpoint is read in pieces this size, a line at a time. */
+const READ_BYTES = 1 << 20;
+
+/** The file's lines (without their newline), read READ_BYTES at a time; the last one even without a newline. */
+async function* linesOf(fh: JournalFile, from: number): AsyncGenerator<string> {
+  const size = (await fh.stat()).size;
+  let position = from;
+  // Each read gets a buffer of its own, so a line's start kept from the last one stays valid.
+  let carry: Buffer[] = [];
+  while (position < size) {
+    const buf = Buffer.allocUnsafe(Math.min(READ_BYTES, size - position));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const chunk = buf.subarray(0, bytesRead);
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, nl);
+      yield (carry.length > 0 ? Buffer.concat([...carry, piece]) : piece).toString('utf8');
+      carry = [];
+      start = nl + 1;
+    }
+    if (start < chunk.length) carry.push(chunk.subarray(start));
+  }
+  if (carry.length > 0) yield Buffer.concat(carry).toString('utf8');
+}
+
+type Parsed = { ok: true; raw: unknown } | { ok: false; reason: string };
+
+/**
+ * The checkpoint in checkpointChunks' layout, parsed a line at a time: a working set of
+ * 100,000 sales is about 290 MB of text, and reading it as one buffer, one string and one
+ * JSON.parse held all three at once at every start (issue 28). 'other layout': the file is
+ * JSON in another layout (an older checkpoint: one line), read whole by the caller.
+ */
+async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
+  const start = Buffer.alloc(LINES_START.length);
+  const { bytesRead } = await fh.read(start, 0, start.length, 0);
+  if (start.subarray(0, bytesRead).toString('latin1') !== LINES_START) return 'other layout';
+  const lines = linesOf(fh, 0);
+  const first = await lines.next();
+  if (first.done || !first.value.endsWith(SALES_OPEN)) return 'other layout';
+  let header: unknown;
+  try {
+    header = JSON.parse(`${first.value.slice(0, -SALES_OPEN.length)}}`);
+  } catch {
+    return { ok: false, reason: 'is not valid JSON' };
+  }
+  const lists: Record<(typeof LISTS)[number], unknown[]> = { sales: [], shifts: [], webhooks: [] };
+  let k = 0;
+  let comma = false;
+  let lineNo = 1;
+  for await (const line of lines) {
+    lineNo++;
+    if (k === LISTS.length) return { ok: false, reason: `is not valid JSON (text after its end, line ${lineNo})` };
+    const list = lists[LISTS[k]!];
+    if (line === LIST_CLOSE[k]) {
+      if (comma) return { ok: false, reason: `is not valid JSON (a comma before the end of its ${LISTS[k]} list, line ${lineNo})` };
+      k++;
+      continue;
+    }
+    if (list.length > 0 && !comma) return { ok: false, reason: `is not valid JSON (no comma before line ${lineNo})` };
+    comma = line.endsWith(',');
+    try {
+      const item: unknown = JSON.parse(comma ? line.slice(0, -1) : line);
+      list.push(k === 0 ? shareWithin(item) : item);
+    } catch {
+      return { ok: false, reason: `is not valid JSON (line ${lineNo})` };
+    }
+  }
+  if (k < LISTS.length) return { ok: false, reason: 'is not valid JSON (it ends before its last list does)' };
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return { ok: true, raw: header };
+  return { ok: true, raw: { ...header, ...lists } };
+}
+
+async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | null> {
+  let fh: JournalFile;
+  try {
+    fh = await fs.open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
+  }
+  let parsed: Parsed | 'other layout';
+  try {
+    parsed = await parseByLines(fh);
+  } catch (err) {
+    return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
+  } finally {
+    await fh.close();
+  }
+  if (parsed !== 'other layout') return parsed;
+  // An older checkpoint (or one written as one JSON text): read whole, once; the next
+  // checkpoint is written in lines.
   let text: string;
   try {
-    const buf = await readWholeFile(join(dir, CHECKPOINT_FILE), fs);
+    const buf = await readWholeFile(path, fs);
     if (buf === null) return null;
     text = buf.toString('utf8');
   } catch (err) {
     return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    const raw = JSON.parse(text) as { sales?: unknown } | null;
+    if (raw !== null && typeof raw === 'object' && Array.isArray(raw.sales)) raw.sales = raw.sales.map((row) => shareWithin(row));
+    return { ok: true, raw };
   } catch {
     return { ok: false, reason: 'is not valid JSON' };
   }
-  const f = raw as Partial<CheckpointFile<S>> | null;
+}
+
+export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
+  const parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs);
+  if (parsed === null || !parsed.ok) return parsed;
+  const f = parsed.raw as Partial<CheckpointFile<S>> | null;
   if (f === null || typeof f !== 'object') return { ok: false, reason: 'is not an object' };
   if (f.version !== CHECKPOINT_VERSION) return { ok: false, reason: `has version ${String(f.version)}, not ${CHECKPOINT_VERSION}` };
   if (!Number.isSafeInteger(f.seq) || (f.seq as number) < 1 || typeof f.hash !== 'string' || typeof f.segment !== 'string') return { ok: false, reason: 'has no valid head' };

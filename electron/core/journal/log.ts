@@ -638,15 +638,16 @@ export async function readWholeFile(path: string, fs: JournalFs = nodeJournalFs)
  */
 export async function writeFileAtomic(
   path: string,
-  data: string | readonly string[],
+  data: string | readonly string[] | AsyncIterable<string>,
   fs: JournalFs = nodeJournalFs,
   options: { beforeRename?: () => Promise<void>; syncDir?: string } = {},
 ): Promise<void> {
   const temp = `${path}.tmp`;
   const fh = await fs.open(temp, 'w', 0o600);
   try {
-    // Parts are encoded one at a time: a large file is never one large copy on the event loop.
-    for (const part of typeof data === 'string' ? [data] : data) await writeAll(fh, Buffer.from(part, 'utf8'));
+    // Parts are encoded one at a time: a large file is never one large copy on the event loop,
+    // and parts made as they are written (an async iterable) are never all held at once.
+    for await (const part of typeof data === 'string' ? [data] : data) await writeAll(fh, Buffer.from(part, 'utf8'));
     await fh.datasync();
   } finally {
     await fh.close();
