@@ -2,7 +2,8 @@
  * The cashier screen's benchmark (part of `npm run bench`): through the browser shell on
  * loopback, Charge pressed → the new sale's QR in the page, and payment sent → Paid on
  * screen, each next to the raw HTTP round trip of the same call measured in the same run.
- * Medians and p95 of one bounded run; a measurement, never a test.
+ * Three bounded runs, each with a fresh app (`--runs N` for another count); every figure is the
+ * median over the runs of each run's p50 or p95. A measurement, never a test.
  */
 import { chromium } from '@playwright/test';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +16,8 @@ import { startApp } from './app.ts';
 
 const ROUNDS = 40;
 const MAX_SECONDS = 120;
+/** Runs of a bench, each with a fresh app: the figures are medians over them. */
+const RUNS = 3;
 const BENCHMARKS_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
 const START = '<!-- bench:ui:start -->';
 const END = '<!-- bench:ui:end -->';
@@ -56,13 +59,21 @@ const PAGE = {
   payRender: 'page: payment push handled → Paid in the document (render)',
 } as const;
 
-async function main(): Promise<void> {
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error('No Chromium found: set POS_BROWSER or install chromium.');
+/** One run's samples: the totals, the raw round trips, and every step in the page and the core. */
+interface Run {
+  chargeToQr: number[];
+  rawCreate: number[];
+  payToPaid: number[];
+  rawPay: number[];
+  pageSteps: Samples;
+  coreSteps: Record<string, number[]>;
+}
+
+/** One run: a fresh app and browser, up to ROUNDS sales or MAX_SECONDS. */
+async function measure(executablePath: string): Promise<Run> {
   // The core's step timings (core/terminal/steps.ts) are written to this file as the app stops.
   const stepDir = await mkdtemp(join(tmpdir(), 'pos-bench-steps-'));
   const stepFile = join(stepDir, 'steps.json');
-  const loadAtStart = loadavg()[0]!.toFixed(1);
   const app = await startApp({ POS_STEP_TIMES: stepFile });
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
   const pageSteps: Samples = new Map();
@@ -175,23 +186,52 @@ async function main(): Promise<void> {
   }
   const coreSteps = JSON.parse(await readFile(stepFile, 'utf8').catch(() => '{}')) as Record<string, number[]>;
   await rm(stepDir, { recursive: true, force: true });
-  const stepRow = (name: string, values: readonly number[] | undefined) =>
-    values === undefined || values.length === 0 ? [name, 'not seen', ''] : [name, `p50 ${ms(percentile([...values], 50))}, p95 ${ms(percentile([...values], 95))}`, `${values.length} samples`];
-  const chargeSteps = [STEP.bridgeIn, STEP.toCharge, STEP.plan, STEP.intent, STEP.toCreate, STEP.create, STEP.outcome, STEP.outcomeToPush, STEP.chargeTotal, STEP.reply].map((step) => stepRow(step, coreSteps[step]));
-  const sharedSteps = [STEP.view, STEP.push].map((step) => stepRow(step, coreSteps[step]));
-  const payment = [STEP.payment, STEP.paymentToPush].map((step) => stepRow(step, coreSteps[step]));
-  const page = Object.values(PAGE).map((step) => stepRow(step, pageSteps.get(step)));
+  return { chargeToQr, rawCreate, payToPaid, rawPay, pageSteps, coreSteps };
+}
+
+function median(values: readonly number[]): number {
+  return percentile([...values], 50);
+}
+
+async function main(): Promise<void> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('No Chromium found: set POS_BROWSER or install chromium.');
+  const runsArg = process.argv.indexOf('--runs');
+  const wanted = runsArg >= 0 ? Number(process.argv[runsArg + 1]) : RUNS;
+  if (!Number.isSafeInteger(wanted) || wanted < 1 || wanted > 9) throw new Error('--runs must be a whole number from 1 to 9');
+  const loadAtStart = loadavg()[0]!.toFixed(1);
+  const runs: Run[] = [];
+  for (let i = 0; i < wanted; i++) {
+    runs.push(await measure(executablePath));
+    console.log(`bench: run ${i + 1} of ${wanted}: Charge → QR p50 ${ms(percentile(runs.at(-1)!.chargeToQr, 50))}, Payment → Paid p95 ${ms(percentile(runs.at(-1)!.payToPaid, 95))}`);
+  }
+  // Each figure is the median, over the runs, of that run's p50 (or p95).
+  const over = (pick: (run: Run) => readonly number[] | undefined, p: number) => {
+    const perRun = runs.map(pick).filter((v): v is readonly number[] => v !== undefined && v.length > 0);
+    return perRun.length === 0 ? undefined : median(perRun.map((v) => percentile([...v], p)));
+  };
+  const figure = (pick: (run: Run) => readonly number[] | undefined) => `p50 ${ms(over(pick, 50) ?? Number.NaN)}, p95 ${ms(over(pick, 95) ?? Number.NaN)}`;
+  const eachRun = (pick: (run: Run) => readonly number[]) => runs.map((r) => `${ms(percentile([...pick(r)], 50))} / ${ms(percentile([...pick(r)], 95))}`).join(' · ');
+  const samplesOf = (pick: (run: Run) => readonly number[] | undefined) => runs.reduce((sum, r) => sum + (pick(r)?.length ?? 0), 0);
+  const stepRow = (name: string, pick: (run: Run) => readonly number[] | undefined) =>
+    samplesOf(pick) === 0 ? [name, 'not seen', ''] : [name, figure(pick), `${samplesOf(pick)} samples`];
+  const chargeToQr = runs.flatMap((r) => r.chargeToQr);
+  const core = (step: string) => (r: Run) => r.coreSteps[step];
+  const chargeSteps = [STEP.bridgeIn, STEP.toCharge, STEP.plan, STEP.intent, STEP.toCreate, STEP.create, STEP.outcome, STEP.outcomeToPush, STEP.chargeTotal, STEP.reply].map((step) => stepRow(step, core(step)));
+  const sharedSteps = [STEP.view, STEP.push].map((step) => stepRow(step, core(step)));
+  const payment = [STEP.payment, STEP.paymentToPush].map((step) => stepRow(step, core(step)));
+  const page = Object.values(PAGE).map((step) => stepRow(step, (r) => r.pageSteps.get(step)));
 
   const rows = [
-    ['Charge pressed → QR visible', `p50 ${ms(percentile(chargeToQr, 50))}, p95 ${ms(percentile(chargeToQr, 95))}`, `raw create_dynamic_pix round trip: p50 ${ms(percentile(rawCreate, 50))}, p95 ${ms(percentile(rawCreate, 95))}`],
-    ['Payment sent → Paid visible', `p50 ${ms(percentile(payToPaid, 50))}, p95 ${ms(percentile(payToPaid, 95))}`, `raw POST /_sandbox/pay round trip: p50 ${ms(percentile(rawPay, 50))}, p95 ${ms(percentile(rawPay, 95))}`],
+    ['Charge pressed → QR visible', figure((r) => r.chargeToQr), `raw create_dynamic_pix round trip: ${figure((r) => r.rawCreate)}; each run p50 / p95: ${eachRun((r) => r.chargeToQr)}`],
+    ['Payment sent → Paid visible', figure((r) => r.payToPaid), `raw POST /_sandbox/pay round trip: ${figure((r) => r.rawPay)}; each run p50 / p95: ${eachRun((r) => r.payToPaid)}`],
   ];
   const stepRows = [...chargeSteps, ...payment, ...sharedSteps, ...page];
   const section = [
     START,
     '## Cashier screen (browser shell)',
     '',
-    `Run on ${new Date().toISOString().slice(0, 10)}: ${chargeToQr.length} sales through the browser shell on loopback (headless Chromium, ${cpus().length} cores shared by browser, app and sandbox); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+    `Run on ${new Date().toISOString().slice(0, 10)}: ${runs.length} runs of up to ${ROUNDS} sales each (${chargeToQr.length} in all), each with a fresh app, through the browser shell on loopback (headless Chromium, ${cpus().length} cores shared by browser, app and sandbox); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end. Every figure is the median over the runs of each run's p50 (or p95).`,
     '',
     'Charge → QR is timed inside the page (click to the new QR image in the document): the bridge call, the journal fsync of the intent, the create over HTTP, the fsync of its outcome, and rendering the QR. Payment → Paid is timed from the test process: the payer\'s POST, the signed webhook, its fsync, the push to the page and the render. Each is next to the raw HTTP round trip of the same call in the same run.',
     '',
