@@ -117,3 +117,14 @@ function passwordOf(url: string): string | undefined {
     return raw;
   }
 }
+
+/** A failure that says nothing about a statement's outcome: the connection went away. */
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+export function codeOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
+}
+
+export function isConnectionLoss(err: unknown): boolean {
+  return CONNECTION_CODES.has(codeOf(err));
+}

@@ -42,7 +42,7 @@ import type {
 } from '../core/journal/port.ts';
 import { checkAppendable, checkEntry, webhookEntry, WebhookOnce } from '../core/journal/entry-rules.ts';
 import { CheckoutCache } from './checkout-cache.ts';
-import type { Sql } from './connect.ts';
+import { codeOf, isConnectionLoss, type Sql } from './connect.ts';
 import { FENCED_CODE } from './lease.ts';
 import { countRow, decodeRows, entryOf, entryRow, projectionRow, saleRecordRow, saleRow, saleRowOf, seqRow, shiftOf, shiftRow, type EntryRow } from './rows.ts';
 
@@ -82,15 +82,6 @@ const DEFAULT_RECONNECT_WAIT_MS = 15_000;
 const READ_BATCH = 2_000;
 const LABEL = 'postgresql';
 
-/** A failure that says nothing about the append's outcome: the connection went away. */
-const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
-
-function codeOf(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
-}
-function isConnectionLoss(err: unknown): boolean {
-  return CONNECTION_CODES.has(codeOf(err));
-}
 function constraintOf(err: unknown): string | undefined {
   return err instanceof postgres.PostgresError && err.code === '23505' ? err.constraint_name : undefined;
 }

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../core/log.ts';
-import type { Sql } from './connect.ts';
+import { isConnectionLoss, type Sql } from './connect.ts';
 
 /** What pos_fence raises when the appending core no longer holds the lease under its term. */
 export const FENCED_CODE = 'PF001';
@@ -73,9 +73,21 @@ export class CoreLease {
   /** Stands by until the lease is this core's: its term. Says once that it waits, and for whom (also to `standingBy`). */
   async acquire(standingBy?: (holder: string) => void): Promise<number> {
     let said = false;
+    let unreachable = false;
     for (;;) {
       if (this.#stopped) throw new Error('the lease was given up while waiting for it');
-      const answer = await this.tryAcquire();
+      let answer: LeaseAnswer;
+      try {
+        answer = await this.tryAcquire();
+      } catch (err) {
+        // A standby outlives a database that stops answering for a while: it asks again.
+        if (!isConnectionLoss(err)) throw err;
+        if (!unreachable) this.#log?.warn('the database does not answer; still waiting for the lease', { error: err instanceof Error ? err.message : String(err) });
+        unreachable = true;
+        await sleep(this.leaseMs / 3);
+        continue;
+      }
+      unreachable = false;
       if (answer.held) {
         if (said) this.#log?.info('took over as the merchant’s active core', { term: answer.term });
         return answer.term;

@@ -36,7 +36,7 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
       const term = await lease.acquire((holder) => tell({ kind: 'standby', holder }));
       tell({ kind: 'taken', term });
       try {
-        const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => lease.release() });
+        const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => releaseQuietly(lease, definition.log) });
         // A lost lease is found by the next append too (pos_fence); the log says so at once.
         lease.keep(
           () => tell({ kind: 'lost', term }),
@@ -44,7 +44,7 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
         );
         return journal;
       } catch (err) {
-        await lease.release().catch(() => {});
+        await releaseQuietly(lease, definition.log);
         throw err;
       }
     } catch (err) {
@@ -52,4 +52,13 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
       throw err;
     }
   };
+}
+
+/** Lets the lease go; if the database does not answer, it runs out by itself within a lease. */
+async function releaseQuietly(lease: CoreLease, log: { warn: (msg: string, fields?: Record<string, unknown>) => void }): Promise<void> {
+  try {
+    await lease.release();
+  } catch (err) {
+    log.warn('the lease could not be let go; it runs out by itself', { error: err instanceof Error ? err.message : String(err) });
+  }
 }

@@ -89,4 +89,18 @@ describe('a PostgreSQL restart in the middle of appends', () => {
     expect(await lease.renew()).toBe(true);
     expect(lost).toBeNull();
   }, 120_000);
+
+  it('a standby waiting for the lease outlives the restart and takes the lease once it runs out', async () => {
+    // The active core dies (its lease is left to run out); the standby waits through the restart.
+    // Asks every 50 ms, so some of its questions meet the server down.
+    const other = new CoreLease({ sql, holder: 'core-b', leaseMs: 150 });
+    await lease.release();
+    const dead = new CoreLease({ sql, holder: 'core-dead', leaseMs: 1_500 });
+    const deadTerm = await dead.acquire();
+    const waiting = other.acquire();
+    await new Promise((r) => setTimeout(r, 100));
+    await db.restart();
+    expect(await waiting).toBe(deadTerm + 1);
+    await other.release();
+  }, 60_000);
 });
