@@ -41,6 +41,10 @@ test('a supervisor sees a settlement Reconciled, every charge Matched, and expor
   await page.getByRole('button', { name: 'Pending', exact: true }).click();
   const pending = page.getByTestId('pending');
   await expect(pending.getByRole('table', { name: 'Store 1 · Checkout 1' }).locator('tbody tr')).toHaveCount(2);
+  // Each charge is named as people name a sale: when it was paid (these have no reference).
+  for (const cell of await pending.getByRole('table', { name: 'Store 1 · Checkout 1' }).locator('tbody tr td:first-child').all()) {
+    await expect(cell).toContainText(/^\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2} [AP]M/);
+  }
   await expect(pending.getByTestId('pending-totals')).toContainText('2 charges');
   await expect(pending).not.toContainText('The net is negative');
   await snap(page, testInfo, 'settlements-00-pending');

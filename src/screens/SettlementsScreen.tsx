@@ -195,7 +195,8 @@ export function SettlementsScreen() {
         header: t('settlements.col.charge'),
         cell: (l) => (
           <>
-            {('charge' in l ? l.charge.external_id : null) ?? '—'}
+            {/* The charge by when it was paid and its reference, as people name a sale. */}
+            {'charge' in l ? [new Date(l.charge.charged_timestamp).toLocaleString(lang), l.charge.external_id].filter(Boolean).join(' · ') : (l.refund.external_id ?? '—')}
             <Ids ids={[[t('settlements.col.charge'), l.id]]} />
           </>
         ),
