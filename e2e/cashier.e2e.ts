@@ -214,7 +214,9 @@ test('an amount mismatch needs a person, who acknowledges it in their own name',
   await expect(panel).toContainText('Amount mismatch');
   await expect(panel).toContainText('Expected R$20.00, received R$15.00: less than expected.');
   const alert = page.getByRole('alert').filter({ hasText: 'Amount mismatch' });
-  await expect(alert).toContainText('The customer paid R$15.00 instead of R$20.00. Collect the difference another way, then acknowledge.');
+  await expect(alert).toContainText('The customer paid R$15.00 instead of R$20.00.');
+  // What to do, with the amount, said once.
+  await expect(alert.getByTestId('attention-settle')).toHaveText('Collect the R$5.00 still owed from the customer another way, then acknowledge.');
   await snap(page, testInfo, '01-amount-mismatch');
 
   // Who acknowledged is what the journal keeps: the operator signed in, never a typed name.

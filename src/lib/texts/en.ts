@@ -139,7 +139,7 @@ export const en = {
 
   'attention.heading': 'Needs a person',
   'attention.amount_mismatch.over': 'The customer paid {received_cents} instead of {expected_cents}. Give back the difference, then acknowledge.',
-  'attention.amount_mismatch.under': 'The customer paid {received_cents} instead of {expected_cents}. Collect the difference another way, then acknowledge.',
+  'attention.amount_mismatch.under': 'The customer paid {received_cents} instead of {expected_cents}.',
   'attention.amount_mismatch.invalid': 'The amount paid for {expected_cents} could not be read. Check the payment with a supervisor, then acknowledge.',
   'attention.paid_late.newer_open': 'The customer paid {received_cents} on the displaced sale of {expected_cents}; the newer sale is still open — do not collect twice. Do not take payment on the newer sale; settle any difference with the customer, then acknowledge.',
   'attention.paid_late.closed': 'The customer paid {received_cents} on the displaced sale of {expected_cents} after a newer sale was charged; the newer sale was not paid — do not collect twice. Settle any difference with the customer, then acknowledge.',
@@ -584,7 +584,7 @@ export const en = {
   'attention.otherCheckout': 'Checkout {checkout}',
   'attention.giveBack': 'Give back {amount} to the customer.',
   'attention.ifPaidTwice': 'If the customer paid twice, give back {amount}.',
-  'attention.collect': 'Collect the {amount} still owed from the customer another way.',
+  'attention.collect': 'Collect the {amount} still owed from the customer another way, then acknowledge.',
   'attention.callSupervisor': 'A cashier cannot refund: call a supervisor to give back {amount}.',
   'attention.refundButton': 'Refund {amount}',
   'attention.refundNotLeft': 'Only {left} is left to refund on this sale: give back the rest another way, with a supervisor.',

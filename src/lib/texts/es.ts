@@ -136,7 +136,7 @@ export const es: Dictionary = {
 
   'attention.heading': 'Necesita una persona',
   'attention.amount_mismatch.over': 'El cliente pagó {received_cents} en lugar de {expected_cents}. Devuelva la diferencia y luego confirme.',
-  'attention.amount_mismatch.under': 'El cliente pagó {received_cents} en lugar de {expected_cents}. Cobre la diferencia de otra forma y luego confirme.',
+  'attention.amount_mismatch.under': 'El cliente pagó {received_cents} en lugar de {expected_cents}.',
   'attention.amount_mismatch.invalid': 'No se pudo leer el importe pagado por {expected_cents}. Revise el pago con un supervisor y luego confirme.',
   'attention.paid_late.newer_open': 'El cliente pagó {received_cents} en la venta reemplazada de {expected_cents}; la venta más nueva sigue abierta — no cobre dos veces. No reciba el pago de la venta más nueva; arregle cualquier diferencia con el cliente y luego confirme.',
   'attention.paid_late.closed': 'El cliente pagó {received_cents} en la venta reemplazada de {expected_cents} después de cobrar una venta más nueva; la más nueva no se pagó — no cobre dos veces. Arregle cualquier diferencia con el cliente y luego confirme.',
@@ -581,7 +581,7 @@ export const es: Dictionary = {
   'attention.otherCheckout': 'Caja {checkout}',
   'attention.giveBack': 'Devuelva {amount} al cliente.',
   'attention.ifPaidTwice': 'Si el cliente pagó dos veces, devuelva {amount}.',
-  'attention.collect': 'Cobre al cliente los {amount} que aún debe de otra forma.',
+  'attention.collect': 'Cobre al cliente los {amount} que aún debe de otra forma y luego confirme.',
   'attention.callSupervisor': 'Un cajero no puede reembolsar: llame a un supervisor para devolver {amount}.',
   'attention.refundButton': 'Reembolsar {amount}',
   'attention.refundNotLeft': 'Solo quedan {left} por reembolsar en esta venta: devuelva el resto de otra forma, con un supervisor.',

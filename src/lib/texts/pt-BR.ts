@@ -136,7 +136,7 @@ export const ptBR: Dictionary = {
 
   'attention.heading': 'Precisa de uma pessoa',
   'attention.amount_mismatch.over': 'O cliente pagou {received_cents} em vez de {expected_cents}. Devolva a diferença e depois confirme.',
-  'attention.amount_mismatch.under': 'O cliente pagou {received_cents} em vez de {expected_cents}. Receba a diferença de outra forma e depois confirme.',
+  'attention.amount_mismatch.under': 'O cliente pagou {received_cents} em vez de {expected_cents}.',
   'attention.amount_mismatch.invalid': 'Não foi possível ler o valor pago para {expected_cents}. Verifique o pagamento com um supervisor e depois confirme.',
   'attention.paid_late.newer_open': 'O cliente pagou {received_cents} na venda substituída de {expected_cents}; a venda mais nova continua aberta — não cobre duas vezes. Não receba o pagamento da venda mais nova; acerte qualquer diferença com o cliente e depois confirme.',
   'attention.paid_late.closed': 'O cliente pagou {received_cents} na venda substituída de {expected_cents} depois que uma venda mais nova foi cobrada; a mais nova não foi paga — não cobre duas vezes. Acerte qualquer diferença com o cliente e depois confirme.',
@@ -581,7 +581,7 @@ export const ptBR: Dictionary = {
   'attention.otherCheckout': 'Checkout {checkout}',
   'attention.giveBack': 'Devolva {amount} ao cliente.',
   'attention.ifPaidTwice': 'Se o cliente pagou duas vezes, devolva {amount}.',
-  'attention.collect': 'Receba do cliente os {amount} que ainda faltam de outra forma.',
+  'attention.collect': 'Receba do cliente os {amount} que ainda faltam de outra forma e depois confirme.',
   'attention.callSupervisor': 'Um caixa não pode estornar: chame um supervisor para devolver {amount}.',
   'attention.refundButton': 'Estornar {amount}',
   'attention.refundNotLeft': 'Só resta {left} a estornar nesta venda: devolva o resto de outra forma, com um supervisor.',
