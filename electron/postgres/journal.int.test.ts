@@ -146,6 +146,26 @@ describe('the PostgreSQL journal’s own guarantees', () => {
     }
   });
 
+  it('refuses to write past entries the database lost (an older backup, a replica promoted without the last commits), and writes nothing', async () => {
+    await empty();
+    const j = await open();
+    try {
+      await j.append([created('a', 1, 100)]);
+      await j.append([created('b', 1, 200)]);
+      // The database comes back without the last commit the core saw acknowledged.
+      await admin`delete from entry_sales where seq = 2`;
+      await admin`delete from sales where sale_id = 'b'`;
+      await admin`delete from entries where seq = 2`;
+      const refused = j.append([created('c', 1, 300)]);
+      await expect(refused).rejects.toBeInstanceOf(JournalUnavailableError);
+      await expect(refused).rejects.toThrow("The database's journal does not end where this core's does: entry 2 is not in it as written.");
+      expect(j.status()).toMatchObject({ state: 'failed', failureProblem: 'journal_write_failed' });
+      expect((await admin`select seq from entries order by seq`).map((r) => Number(r.seq))).toEqual([1]);
+    } finally {
+      await j.close();
+    }
+  });
+
   it('finds a tampered row: verify names the entry, and appends are refused', async () => {
     await empty();
     const j = await open();

@@ -556,6 +556,15 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
     }
     const constraint = constraintOf(err);
     if (constraint === 'idempotency_keys_once') return new TypeError('an Idempotency-Key already journaled for another request cannot be journaled again');
+    if (err instanceof postgres.PostgresError && err.code === '23503' && err.constraint_name === 'entries_follow') {
+      return this.#fail(
+        new JournalUnavailableError(
+          `The database's journal does not end where this core's does: entry ${this.#head.seq} is not in it as written. It was restored from an older backup, or a replica was promoted without the last commits. Nothing more is written: restart the core on the database that has every entry.`,
+          'journal_write_failed',
+          { cause: err },
+        ),
+      );
+    }
     if (constraint === 'entries_pkey') {
       return this.#fail(new JournalUnavailableError('Another core wrote to this database at the same time: this one stops writing. Run one core per database.', 'journal_write_failed', { cause: err }));
     }
