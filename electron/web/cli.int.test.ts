@@ -176,6 +176,14 @@ describe('npm run server', () => {
       // The lease lasts 6 s: the standby is serving within it (and a poll) of the kill.
       expect(Date.now() - killed).toBeLessThan(15_000);
       expect(await ask(standbyHealth)).toMatchObject({ status: 200, body: { role: 'active', term: 2, database: 'reachable' } });
+      // A standby stops at once when asked (its start waits for a lease it may never get).
+      const third = await startWeb(env, /Standing by: /, ['--server', '--sandbox']);
+      const stoppedAt = Date.now();
+      third.child.kill('SIGTERM');
+      const code = await new Promise<number | null>((r) => third.child.once('exit', r));
+      expect(code).toBe(0);
+      expect(third.out()).toContain('Stopped while standing by.\n');
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
     } finally {
       for (const child of running.splice(0)) {
         if (child.exitCode !== null || child.signalCode !== null) continue;
