@@ -11,14 +11,12 @@
  *
  *   node postgres-start.ts start <url> <clockMs>   one cold start (a child process; prints a JSON line)
  */
-import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import { ManualClock } from '../shared/clock.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
 import type { JournalEntry } from '../core/journal/port.ts';
@@ -27,7 +25,7 @@ import { openPostgresJournal } from '../postgres/journal.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory } from './generate-history.ts';
 import { PER_DAY } from './journal-history.ts';
-import { machine, markdownTable, renderMarkedSection, runJsonStep, runToExit, type Row } from './report.ts';
+import { machine, markdownTable, renderMarkedSection, runJsonStep, runToExit, type Row, openBenchDatabase } from './report.ts';
 
 const MB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -146,11 +144,9 @@ async function main(): Promise<void> {
   if (serverUrl === undefined) throw new Error('bench:postgres-start needs --database-url postgres://user@host:port/db (a server where it may create and drop a database of its own)');
   const entries = values.entries === undefined ? ENTRIES : Number(values.entries);
   if (!Number.isSafeInteger(entries) || entries < 10_000) throw new Error('--entries must be a whole number of at least 10,000');
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `pos_bench_start_${randomBytes(6).toString('hex')}`;
-  await admin`create database ${admin(name)}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const bench = await openBenchDatabase(serverUrl, 'pos_bench_start');
+  const { admin, name } = bench;
+  const url = new URL(bench.url);
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
     console.log(`bench:postgres-start: ${machine()}`);
@@ -199,8 +195,7 @@ async function main(): Promise<void> {
     await writeFile(BENCHMARKS_FILE, renderMarkedSection(existing, PG_START_START, PG_START_END, section));
     console.log('bench:postgres-start: BENCHMARKS.md updated');
   } finally {
-    await admin`drop database if exists ${admin(name)} with (force)`;
-    await admin.end({ timeout: 5 });
+    await bench.drop();
   }
 }
 

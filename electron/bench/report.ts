@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { arch, cpus, platform, totalmem } from 'node:os';
 import type { Logger } from '../core/log.ts';
 /**
@@ -122,4 +124,22 @@ export function runJsonStep<T>(label: string, script: string, args: readonly str
       else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
     });
   });
+}
+
+/** A database of a bench's own on `serverUrl`'s server: its URL, an admin pool on the server, and drop(). */
+export async function openBenchDatabase(serverUrl: string, prefix: string): Promise<{ url: string; name: string; admin: postgres.Sql; drop: () => Promise<void> }> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await admin`create database ${admin(name)}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    admin,
+    drop: async () => {
+      await admin`drop database if exists ${admin(name)} with (force)`;
+      await admin.end({ timeout: 5 });
+    },
+  };
 }

@@ -8,16 +8,14 @@
  * Measures only: asserts nothing. The database is dropped at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import { DEFAULT_LEASE_MS } from '../postgres/lease.ts';
-import { machine, markdownTable, percentileMs, renderMarkedSection, runToExit, type Row } from './report.ts';
+import { machine, markdownTable, percentileMs, renderMarkedSection, runToExit, type Row, openBenchDatabase } from './report.ts';
 
 const KILLS = 10;
 const CLI = fileURLToPath(new URL('../web/cli.ts', import.meta.url));
@@ -80,12 +78,8 @@ async function main(): Promise<void> {
   if (serverUrl === undefined) throw new Error('bench:takeover needs --database-url postgres://user@host:port/db (a server where it may create and drop a database of its own)');
   const kills = values.kills === undefined ? KILLS : Number(values.kills);
   if (!Number.isSafeInteger(kills) || kills < 1) throw new Error('--kills must be a whole number of at least 1');
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `pos_bench_takeover_${randomBytes(6).toString('hex')}`;
-  await admin`create database ${admin(name)}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const bench = await openBenchDatabase(serverUrl, 'pos_bench_takeover');
+  const databaseUrl = bench.url;
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-takeover-'));
   const dirs = [join(work, 'core-a'), join(work, 'core-b')];
   const servers: Server[] = [];
@@ -126,8 +120,7 @@ async function main(): Promise<void> {
     console.log('bench:takeover: BENCHMARKS.md updated');
   } finally {
     for (const s of servers) if (s) await stop(s);
-    await admin`drop database if exists ${admin(name)} with (force)`;
-    await admin.end({ timeout: 5 });
+    await bench.drop();
     await rm(work, { recursive: true, force: true });
   }
 }

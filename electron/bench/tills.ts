@@ -22,8 +22,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { Worker } from 'node:worker_threads';
 import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
@@ -34,7 +32,7 @@ import { systemClock } from '../shared/clock.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
 import { BridgeConnection, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row } from './report.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row, openBenchDatabase } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -523,11 +521,9 @@ async function benchOnPostgres(serverUrl: string, values: { sales?: string | und
   const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
   const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-pg-'));
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `pos_bench_${randomBytes(6).toString('hex')}`;
-  await admin`create database ${admin(name)}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const bench = await openBenchDatabase(serverUrl, 'pos_bench');
+  const { admin, name } = bench;
+  const url = new URL(bench.url);
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
     console.log(`bench:tills: ${machine()}`);
@@ -578,8 +574,7 @@ async function benchOnPostgres(serverUrl: string, values: { sales?: string | und
     }
     await writeFile(BENCHMARKS_FILE, renderMarkedSection(existing, TILLS_PG_START, TILLS_PG_END, section));
   } finally {
-    await admin`drop database if exists ${admin(name)} with (force)`;
-    await admin.end({ timeout: 5 });
+    await bench.drop();
     await rm(work, { recursive: true, force: true });
   }
 }
