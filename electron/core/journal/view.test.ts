@@ -5,7 +5,8 @@ import { openView } from './view.ts';
 import type { SaleIndex } from './view.ts';
 
 /**
- * The working set's IndexedDB holds the back office's keys. An apply does not wait for the
+ * The working set's IndexedDB holds the back office's keys (shift and external id; the status
+ * and created_at are indexed in memory, checkout-index.ts). An apply does not wait for the
  * engine to commit them (it runs one request per turn of the event loop), yet every index
  * query asked after an apply answers as if it had: the keys still waiting are candidates too,
  * and a query's rows are the ones whose keys, as memory has them now, match.
@@ -63,9 +64,9 @@ describe('the back office keys of the working set', () => {
     // Twelve puts take twelve turns of the engine: the apply did not wait for them.
     expect(committed).toBe(false);
 
-    expect(ids(await view.salesByStatus('created'))).toEqual(ids(inputs.map((_, i) => ({ sale_id: `s${i}` }) as GeneratedSale)));
+    expect(ids(await view.salesByShift('shift-1'))).toEqual(ids(inputs.map((_, i) => ({ sale_id: `s${i}` }) as GeneratedSale)));
     expect(committed).toBe(true);
-    expect(ids(await view.salesByShift('shift-1'))).toHaveLength(SALES);
+    expect(ids(await view.salesByStatus('created'))).toHaveLength(SALES);
     expect(ids(await view.salesByExternalId('order-3'))).toEqual(['s3']);
     expect(ids(await view.salesCreatedBetween(AT, AT + 3))).toEqual(['s0', 's1', 's2']);
   });
@@ -87,10 +88,12 @@ describe('the back office keys of the working set', () => {
     // One batch at a time: a read waits for the one under way, never for all of them.
     expect(writes.started).toBe(1);
 
+    const byShift = await view.salesByShift('shift-1');
     const byStatus = await view.salesByStatus('created');
     const byCreation = await view.salesCreatedBetween(AT, AT + many);
     expect(writes.committed).toBeLessThan(Math.ceil(many / 64));
     // By the index's key, then the sale id in code-unit order ("s10" before "s2"), as IndexedDB answers.
+    expect(byShift.map((s) => s.sale_id)).toEqual(inputs.map((_, i) => `s${i}`).sort());
     expect(byStatus.map((s) => s.sale_id)).toEqual(inputs.map((_, i) => `s${i}`).sort());
     expect(byCreation.map((s) => s.sale_id)).toEqual(inputs.map((_, i) => `s${i}`));
 
@@ -99,27 +102,34 @@ describe('the back office keys of the working set', () => {
       await turn();
     }
     expect(writes.started).toBe(Math.ceil(many / 64));
+    expect((await view.salesByShift('shift-1')).map((s) => s.sale_id)).toEqual(byShift.map((s) => s.sale_id));
     expect((await view.salesByStatus('created')).map((s) => s.sale_id)).toEqual(byStatus.map((s) => s.sale_id));
   });
 
   it('a query answered after a newer apply leaves out the rows whose keys moved meanwhile', async () => {
     const made = Array.from({ length: SALES }, (_, i) => created(i));
     await view.applyEntries(entries(made));
-    await view.salesByStatus('created');
+    await view.salesByShift('shift-1');
 
-    // The query's transaction is created on its turn; the payments are applied after that,
-    // before its keys come back: the keys say "created", the rows say "paid".
-    const asked = view.salesByStatus('created');
-    const askedByShift = view.salesByShift('shift-1');
+    // The query's transaction is created on its turn; s0 and s5 are created again under other
+    // external ids after that, before its keys come back: the keys say "order-…", the rows not.
+    const asked = view.salesByShift('shift-1');
+    const askedByStatus = view.salesByStatus('created');
     await turn();
-    await view.applyEntries(entries([paid(0), paid(5)], made));
+    const moved = [0, 5].map((i) => ({ ...created(i), at: AT + 1_000 + i, data: { ...created(i).data, external_id: `order-${i}-again`, shift_id: 'shift-2' } }));
+    await view.applyEntries(entries([...moved, paid(1)], made));
     const answer = await asked;
     expect(ids(answer)).toEqual(ids(made.map((_, i) => ({ sale_id: `s${i}` }) as GeneratedSale)).filter((id) => id !== 's0' && id !== 's5'));
-    expect(answer.every((s) => s.status === 'created')).toBe(true);
-    // A key that did not move keeps every row, whatever else changed in it.
-    expect(ids(await askedByShift)).toHaveLength(SALES);
+    expect(answer.every((s) => s.shift_id === 'shift-1')).toBe(true);
+    // A key that did not move keeps every row, whatever else changed in it (s1 is paid now).
+    expect(answer.find((s) => s.sale_id === 's1')?.status).toBe('paid');
+    // The status is answered from memory: as the working set was when it was asked.
+    expect(ids(await askedByStatus)).toHaveLength(SALES);
 
-    expect(ids(await view.salesByStatus('paid'))).toEqual(['s0', 's5']);
-    expect(ids(await view.salesByStatus('created'))).toHaveLength(SALES - 2);
+    expect(ids(await view.salesByShift('shift-2'))).toEqual(['s0', 's5']);
+    expect(ids(await view.salesByExternalId('order-0'))).toEqual([]);
+    expect(ids(await view.salesByExternalId('order-5-again'))).toEqual(['s5']);
+    expect(ids(await view.salesByStatus('paid'))).toEqual(['s1']);
+    expect(ids(await view.salesByStatus('created'))).toHaveLength(SALES - 1);
   });
 });

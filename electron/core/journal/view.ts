@@ -16,15 +16,13 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
  * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
  * keeps a structured clone of every record, and with it four lists for each sale of the
  * working set (issue 28). The record itself is in memory (#rows) and in the
- * checkpoint: every query took its rows from there already. The other keys are indexed in
- * memory (checkout-index.ts).
+ * checkpoint: every query took its rows from there already. The other keys (status and
+ * created_at among them) are indexed in memory (checkout-index.ts).
  */
 interface IndexedSale {
   sale_id: string;
   external_id: string | [];
-  status: string | [];
   shift_id: string | [];
-  created_at: number | [];
 }
 
 const NO_KEY: [] = [];
@@ -34,14 +32,12 @@ function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale 
   return {
     sale_id: row.sale_id,
     external_id: text(row.external_id),
-    status: text(row.status),
     shift_id: text(row.shift_id),
-    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? row.created_at : NO_KEY,
   };
 }
 
 /** The key an IndexedSale holds for an index, if any. */
-function keyOf<T extends string | number>(key: T | []): T | undefined {
+function keyOf<T extends string>(key: T | []): T | undefined {
   return Array.isArray(key) ? undefined : key;
 }
 
@@ -54,11 +50,11 @@ function keyOf<T extends string | number>(key: T | []): T | undefined {
 type StoredKeys = Omit<IndexedSale, 'sale_id'>;
 
 function storedKeys(sale: IndexedSale): StoredKeys {
-  return { external_id: sale.external_id, status: sale.status, shift_id: sale.shift_id, created_at: sale.created_at };
+  return { external_id: sale.external_id, shift_id: sale.shift_id };
 }
 
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
-  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.status) === keyOf(b.status) && keyOf(a.shift_id) === keyOf(b.shift_id) && keyOf(a.created_at) === keyOf(b.created_at);
+  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.shift_id) === keyOf(b.shift_id);
 }
 
 interface JournalSchema extends DBSchema {
@@ -67,9 +63,7 @@ interface JournalSchema extends DBSchema {
     value: StoredKeys;
     indexes: {
       by_external_id: string;
-      by_status: string;
       by_shift: string;
-      by_created_at: number;
     };
   };
   shifts: {
@@ -261,14 +255,13 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
     upgrade(d) {
       // What the back office asks. A checkout's sales, those that need a person or are
       // displaceable, and the pix_id and service_id that payments are matched by are asked
-      // on every change at every till: those keys are indexed in memory (checkout-index.ts).
+      // on every change at every till: those keys are indexed in memory (checkout-index.ts),
+      // and so are the status and created_at, each an index of every sale here (issue 28).
       // No version bump: this database is new at every open (see above).
       // Keyed out of line by the sale id (see StoredKeys).
       const sales = d.createObjectStore('sales');
       sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
-      sales.createIndex('by_status', 'status', { multiEntry: true });
       sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
-      sales.createIndex('by_created_at', 'created_at', { multiEntry: true });
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -286,7 +279,7 @@ const WRITE_BATCH = 64;
 const RESTORE_BATCH = 2_000;
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
-const INDEXED_FIELD = { by_external_id: 'external_id', by_status: 'status', by_shift: 'shift_id' } as const;
+const INDEXED_FIELD = { by_external_id: 'external_id', by_shift: 'shift_id' } as const;
 interface PendingRead {
   run: (tx: ReadTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -303,7 +296,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * share them.
    */
   readonly #rows = new Map<string, SaleRow<S>>();
-  /** The per-checkout, pix_id and service_id keys of #rows, updated with it. */
+  /** The per-checkout, pix_id, service_id, status and created_at keys of #rows, updated with it. */
   readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
   readonly #shifts = new Map<string, ShiftRecord>();
@@ -381,6 +374,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       }
       case 'by_created_at':
         return this.#createdBetween(q.fromMs, q.toMs);
+      case 'by_status':
+        return this.#rowsOf(this.#byCheckout.withStatus(q.value));
       default:
         return this.#keyed(q.index, q.value);
     }
@@ -408,7 +403,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return records(this.#rowsOf(this.#byCheckout.displaceable(storeId, checkoutId)));
   }
   async salesByStatus(status: string): Promise<S[]> {
-    return records(await this.#keyed('by_status', status));
+    return records(this.#rowsOf(this.#byCheckout.withStatus(status)));
   }
   async salesByShift(shiftId: string): Promise<S[]> {
     return records(await this.#keyed('by_shift', shiftId));
@@ -500,22 +495,15 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     });
   }
 
-  #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
+  #keyed(index: 'by_external_id' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
     return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => keyOf(sale[field]) === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
-    const range = between(fromMs, toMs);
-    if (range === undefined) return [];
-    return this.#saleRows(
-      (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
-      (sale) => {
-        const at = keyOf(sale.created_at);
-        return at !== undefined && range.includes(at);
-      },
-      (a, b) => keyOf(a.created_at)! - keyOf(b.created_at)! || byId(a.sale_id, b.sale_id),
-    );
+    // The range refuses what IndexedDB's did (a NaN bound) and is empty when it was.
+    if (between(fromMs, toMs) === undefined) return [];
+    return this.#rowsOf(this.#byCheckout.createdBetween(fromMs, toMs));
   }
 
   /**
