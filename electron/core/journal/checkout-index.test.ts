@@ -39,6 +39,7 @@ function rule(rows: Map<string, IndexedKeys>) {
         .sort((a, b) => (a.created_at! < b.created_at! ? -1 : a.created_at! > b.created_at! ? 1 : byId(a.sale_id, b.sale_id)))
         .map((r) => r.sale_id),
     withStatus: (status: string) => all.filter((r) => r.status === status).map((r) => r.sale_id).sort(byId),
+    withShift: (shift: string) => all.filter((r) => r.shift_id === shift).map((r) => r.sale_id).sort(byId),
     byPixId: (pix: string) => all.filter((r) => r.pix_id === pix).map((r) => r.sale_id).sort(byId)[0],
     byServiceId: (svc: string) => all.filter((r) => r.service_id === svc).map((r) => r.sale_id).sort(byId)[0],
   };
@@ -59,6 +60,7 @@ function randomRow(r: () => number, id: string): IndexedKeys {
   row.pix_id = pick(r, ['pix-a', 'pix-b', undefined, undefined, 7]);
   row.service_id = pick(r, ['svc-a', undefined, undefined]);
   row.status = pick(r, ['created', 'paid', 'paid', undefined, 3]);
+  row.shift_id = pick(r, ['shift-1', 'shift-2', undefined, 7]);
   for (const k of Object.keys(row)) if (row[k] === undefined) delete row[k];
   return row as unknown as IndexedKeys;
 }
@@ -83,6 +85,7 @@ function expectSameAnswers(index: CheckoutIndex, rows: Map<string, IndexedKeys>)
   // Over every checkout, and the sales without one.
   for (const [from, to] of [[2000, 4000], [-Infinity, 3000], [1000, Infinity], [-Infinity, Infinity]] as const) expect(index.createdBetween(from, to)).toEqual(want.createdBetween(from, to));
   for (const status of ['created', 'paid', '3']) expect(index.withStatus(status)).toEqual(want.withStatus(status));
+  for (const shift of ['shift-1', 'shift-2', '7']) expect(index.withShift(shift)).toEqual(want.withShift(shift));
   for (const pix of ['pix-a', 'pix-b', '7']) expect(index.byPixId(pix)).toBe(want.byPixId(pix));
   expect(index.byServiceId('svc-a')).toBe(want.byServiceId('svc-a'));
 }

@@ -4,10 +4,11 @@
  * every payment report asks (the sale with this pix_id or service_id). With 64 tills these
  * were about 28 IndexedDB index queries a sale; in the engine each read waited its turn
  * behind the others and the working set's writes waited behind the reads (issue 9). The
- * other queries (shift and external id: the back office's) stay IndexedDB's. The time range
- * and the status are answered here too: each was an IndexedDB index of every sale of the
- * working set, about 160 bytes a sale apiece, where the time range reads the lists below,
- * which hold every sale with a checkout already, and a status is one entry in a set (issue 28).
+ * other query (the external id: the back office's) stays IndexedDB's. The time range, the
+ * status and the shift are answered here too: each was an IndexedDB index of every sale of
+ * the working set, 130 to 160 bytes a sale apiece, where the time range reads the lists below,
+ * which hold every sale with a checkout already, and a status or a shift is one entry in a set
+ * (issue 28).
  *
  * Answers as the IndexedDB indexes it replaces did: a sale is in an index only when every
  * part of that key is a number (not NaN) or a string as SaleKeys types it; a checkout's sales
@@ -24,6 +25,7 @@ export interface IndexedKeys {
   pix_id?: string;
   service_id?: string;
   status?: string;
+  shift_id?: string;
   needs_person?: string;
   displaceable?: string;
 }
@@ -78,7 +80,7 @@ function checkoutOf(key: string): [number, number] {
   return [Number(store), Number(checkout)];
 }
 
-const FILED_BY = ['sale_id', 'store_id', 'checkout_id', 'created_at', 'status', 'needs_person', 'displaceable', 'pix_id', 'service_id'] as const;
+const FILED_BY = ['sale_id', 'store_id', 'checkout_id', 'created_at', 'status', 'shift_id', 'needs_person', 'displaceable', 'pix_id', 'service_id'] as const;
 
 /** Whether two rows are filed the same (a changed NaN reads as moved: filed again, harmlessly). */
 function filedAlike(a: IndexedKeys, b: IndexedKeys): boolean {
@@ -90,8 +92,9 @@ export class CheckoutIndex {
   readonly #placed = new Map<string, Placed[]>();
   /** The sales with a created_at and no checkout (a record without one), in the same order. */
   readonly #unplaced: Placed[] = [];
-  /** By status: its sales. */
+  /** By status, and by shift: its sales. */
   readonly #status = new Map<string, Set<string>>();
+  readonly #shift = new Map<string, Set<string>>();
   /** Per checkout (checkoutKey): its sales that need a person, and its displaceable ones. */
   readonly #needsPerson = new Map<string, Set<string>>();
   readonly #displaceable = new Map<string, Set<string>>();
@@ -118,6 +121,7 @@ export class CheckoutIndex {
       if (next.displaceable === 'yes') setOf(this.#displaceable, checkout).add(id);
     } else if (isNumber(next.created_at)) place(this.#unplaced, { at: next.created_at, id });
     if (typeof next.status === 'string') setOf(this.#status, next.status).add(id);
+    if (typeof next.shift_id === 'string') setOf(this.#shift, next.shift_id).add(id);
     if (typeof next.pix_id === 'string') addOne(this.#pix, next.pix_id, id);
     if (typeof next.service_id === 'string') addOne(this.#service, next.service_id, id);
   }
@@ -136,6 +140,7 @@ export class CheckoutIndex {
       removeId(this.#displaceable, checkout, id);
     } else if (isNumber(row.created_at)) unplace(this.#unplaced, { at: row.created_at, id });
     if (typeof row.status === 'string') removeId(this.#status, row.status, id);
+    if (typeof row.shift_id === 'string') removeId(this.#shift, row.shift_id, id);
     if (typeof row.pix_id === 'string') removeOne(this.#pix, row.pix_id, id);
     if (typeof row.service_id === 'string') removeOne(this.#service, row.service_id, id);
   }
@@ -180,6 +185,11 @@ export class CheckoutIndex {
   /** The sales whose status is this one, by id. */
   withStatus(status: string): string[] {
     return sortedIds(this.#status.get(status));
+  }
+
+  /** The sales rung up in this shift, by id. */
+  withShift(shiftId: string): string[] {
+    return sortedIds(this.#shift.get(shiftId));
   }
 
   /** The checkout's sales that need a person, by id. */

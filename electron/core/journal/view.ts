@@ -16,13 +16,12 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
  * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
  * keeps a structured clone of every record, and with it four lists for each sale of the
  * working set (issue 28). The record itself is in memory (#rows) and in the
- * checkpoint: every query took its rows from there already. The other keys (status and
+ * checkpoint: every query took its rows from there already. The other keys (status, shift and
  * created_at among them) are indexed in memory (checkout-index.ts).
  */
 interface IndexedSale {
   sale_id: string;
   external_id: string | [];
-  shift_id: string | [];
 }
 
 const NO_KEY: [] = [];
@@ -32,7 +31,6 @@ function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale 
   return {
     sale_id: row.sale_id,
     external_id: text(row.external_id),
-    shift_id: text(row.shift_id),
   };
 }
 
@@ -50,11 +48,11 @@ function keyOf<T extends string>(key: T | []): T | undefined {
 type StoredKeys = Omit<IndexedSale, 'sale_id'>;
 
 function storedKeys(sale: IndexedSale): StoredKeys {
-  return { external_id: sale.external_id, shift_id: sale.shift_id };
+  return { external_id: sale.external_id };
 }
 
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
-  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.shift_id) === keyOf(b.shift_id);
+  return keyOf(a.external_id) === keyOf(b.external_id);
 }
 
 interface JournalSchema extends DBSchema {
@@ -63,7 +61,6 @@ interface JournalSchema extends DBSchema {
     value: StoredKeys;
     indexes: {
       by_external_id: string;
-      by_shift: string;
     };
   };
   shifts: {
@@ -256,12 +253,11 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       // What the back office asks. A checkout's sales, those that need a person or are
       // displaceable, and the pix_id and service_id that payments are matched by are asked
       // on every change at every till: those keys are indexed in memory (checkout-index.ts),
-      // and so are the status and created_at, each an index of every sale here (issue 28).
+      // and so are the status, the shift and created_at, each an index of every sale here (issue 28).
       // No version bump: this database is new at every open (see above).
       // Keyed out of line by the sale id (see StoredKeys).
       const sales = d.createObjectStore('sales');
       sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
-      sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -279,7 +275,7 @@ const WRITE_BATCH = 64;
 const RESTORE_BATCH = 2_000;
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
-const INDEXED_FIELD = { by_external_id: 'external_id', by_shift: 'shift_id' } as const;
+const INDEXED_FIELD = { by_external_id: 'external_id' } as const;
 interface PendingRead {
   run: (tx: ReadTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -296,7 +292,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * share them.
    */
   readonly #rows = new Map<string, SaleRow<S>>();
-  /** The per-checkout, pix_id, service_id, status and created_at keys of #rows, updated with it. */
+  /** The per-checkout, pix_id, service_id, status, shift and created_at keys of #rows, updated with it. */
   readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
   readonly #shifts = new Map<string, ShiftRecord>();
@@ -376,6 +372,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
         return this.#createdBetween(q.fromMs, q.toMs);
       case 'by_status':
         return this.#rowsOf(this.#byCheckout.withStatus(q.value));
+      case 'by_shift':
+        return this.#rowsOf(this.#byCheckout.withShift(q.value));
       default:
         return this.#keyed(q.index, q.value);
     }
@@ -406,7 +404,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return records(this.#rowsOf(this.#byCheckout.withStatus(status)));
   }
   async salesByShift(shiftId: string): Promise<S[]> {
-    return records(await this.#keyed('by_shift', shiftId));
+    return records(this.#rowsOf(this.#byCheckout.withShift(shiftId)));
   }
   async salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]> {
     return records(await this.#createdBetween(fromMs, toMs));
@@ -495,7 +493,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     });
   }
 
-  #keyed(index: 'by_external_id' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
+  #keyed(index: 'by_external_id', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
     return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => keyOf(sale[field]) === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
