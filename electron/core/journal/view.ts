@@ -296,6 +296,8 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
   readonly #shifts = new Map<string, ShiftRecord>();
+  /** Strings and short lists that rows repeat, each held once (see freezeRow). */
+  readonly #shared = new SharedParts();
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
@@ -472,7 +474,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   #setRow(row: SaleRow<S>): void {
     this.#byCheckout.put(this.#rows.get(row.sale_id), row);
-    this.#rows.set(row.sale_id, freezeRow(row));
+    this.#rows.set(row.sale_id, freezeRow(row, this.#shared));
   }
 
   /**
@@ -623,20 +625,68 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 /**
+ * Strings this long or shorter are one copy already: V8 internalizes them as JSON is parsed.
+ * Longer ones up to SHARED_STRING are a sale's words and names that many sales repeat (a
+ * shift's id, a QR type, a status of more than ten letters); longer still, they are ids.
+ */
+const INTERNALIZED_STRING = 10;
+const SHARED_STRING = 24;
+/** Lists of this many strings or fewer are shared when equal (a payment's sources, its amounts as reported). */
+const SHARED_LIST = 2;
+/** Distinct parts held for sharing: past it, the pool starts again (what repeats comes back at once). */
+const SHARED_PARTS = 4_096;
+
+/**
+ * Strings and short lists of strings that the rows of the working set repeat, held once: every
+ * sale of a shift held its own copy of the shift's id, of its QR type, of its payment's
+ * ['webhook'] (each copy read from the log or the checkpoint is a string or list of its own),
+ * 30 to 60 bytes each, two days of sales over (issue 28). Bounded: ids pass through and leave.
+ */
+class SharedParts {
+  readonly #strings = new Map<string, string>();
+  readonly #lists = new Map<string, readonly string[]>();
+
+  string(v: string): string {
+    if (v.length <= INTERNALIZED_STRING || v.length > SHARED_STRING) return v;
+    const held = this.#strings.get(v);
+    if (held !== undefined) return held;
+    if (this.#strings.size >= SHARED_PARTS) this.#strings.clear();
+    this.#strings.set(v, v);
+    return v;
+  }
+
+  /** A frozen list of strings: the one held equal to it, or it. */
+  list(v: readonly unknown[]): readonly unknown[] {
+    if (v.length > SHARED_LIST || !v.every((item) => typeof item === 'string' && item.length <= SHARED_STRING)) return v;
+    const key = JSON.stringify(v);
+    const held = this.#lists.get(key);
+    if (held !== undefined) return held;
+    if (this.#lists.size >= SHARED_PARTS) this.#lists.clear();
+    this.#lists.set(key, v as readonly string[]);
+    return v;
+  }
+}
+
+/**
  * Freezes a row as deepFreeze does, each empty list in it (a sale's record has about seven:
  * no displacements, no expiries, no acknowledgements…) becoming the one shared EMPTY_LIST: an
- * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28). A
+ * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28); and
+ * each string or short list of strings that rows repeat becoming the one `shared` holds. A
  * part frozen already was frozen by this walk (it is an earlier row's): it is shared as it is.
  * Equal as a value (every query and test compares rows by value), and frozen either way.
  */
-function freezeRow<T>(value: T): T {
+function freezeRow<T>(value: T, shared: SharedParts): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   const o = value as Record<string, unknown>;
   for (const key of Object.keys(o)) {
     const v = o[key];
-    // Reflect.set: a property that cannot be written keeps its own empty list.
-    if (Array.isArray(v) && v.length === 0 && (v as unknown) !== EMPTY_LIST) Reflect.set(o, key, EMPTY_LIST);
-    else freezeRow(v);
+    let next: unknown = v;
+    if (typeof v === 'string') next = shared.string(v);
+    else if (Array.isArray(v)) next = v.length === 0 ? EMPTY_LIST : shared.list(freezeRow(v, shared));
+    else freezeRow(v, shared);
+    // Always for a string (two equal strings are ===, whichever copy each is). Reflect.set: a
+    // property that cannot be written keeps its own part.
+    if (next !== v || typeof next === 'string') Reflect.set(o, key, next);
   }
   return Object.freeze(value);
 }
