@@ -33,6 +33,13 @@ function rule(rows: Map<string, IndexedKeys>) {
         .filter((r) => isNum(r.store_id) && isNum(r.checkout_id) && r.needs_person === 'yes')
         .sort((a, b) => a.store_id! - b.store_id! || a.checkout_id! - b.checkout_id! || byId(a.sale_id, b.sale_id))
         .map((r) => r.sale_id),
+    createdBetween: (from: number, to: number) =>
+      all
+        .filter((r) => isNum(r.created_at) && r.created_at >= from && r.created_at < to)
+        .sort((a, b) => (a.created_at! < b.created_at! ? -1 : a.created_at! > b.created_at! ? 1 : byId(a.sale_id, b.sale_id)))
+        .map((r) => r.sale_id),
+    withStatus: (status: string) => all.filter((r) => r.status === status).map((r) => r.sale_id).sort(byId),
+    withShift: (shift: string) => all.filter((r) => r.shift_id === shift).map((r) => r.sale_id).sort(byId),
     byPixId: (pix: string) => all.filter((r) => r.pix_id === pix).map((r) => r.sale_id).sort(byId)[0],
     byServiceId: (svc: string) => all.filter((r) => r.service_id === svc).map((r) => r.sale_id).sort(byId)[0],
   };
@@ -52,6 +59,8 @@ function randomRow(r: () => number, id: string): IndexedKeys {
   row.displaceable = pick(r, ['yes', undefined, undefined]);
   row.pix_id = pick(r, ['pix-a', 'pix-b', undefined, undefined, 7]);
   row.service_id = pick(r, ['svc-a', undefined, undefined]);
+  row.status = pick(r, ['created', 'paid', 'paid', undefined, 3]);
+  row.shift_id = pick(r, ['shift-1', 'shift-2', undefined, 7]);
   for (const k of Object.keys(row)) if (row[k] === undefined) delete row[k];
   return row as unknown as IndexedKeys;
 }
@@ -73,6 +82,10 @@ function expectSameAnswers(index: CheckoutIndex, rows: Map<string, IndexedKeys>)
     }
   }
   expect(index.needingPersonAnywhere()).toEqual(want.needingPersonAnywhere());
+  // Over every checkout, and the sales without one.
+  for (const [from, to] of [[2000, 4000], [-Infinity, 3000], [1000, Infinity], [-Infinity, Infinity]] as const) expect(index.createdBetween(from, to)).toEqual(want.createdBetween(from, to));
+  for (const status of ['created', 'paid', '3']) expect(index.withStatus(status)).toEqual(want.withStatus(status));
+  for (const shift of ['shift-1', 'shift-2', '7']) expect(index.withShift(shift)).toEqual(want.withShift(shift));
   for (const pix of ['pix-a', 'pix-b', '7']) expect(index.byPixId(pix)).toBe(want.byPixId(pix));
   expect(index.byServiceId('svc-a')).toBe(want.byServiceId('svc-a'));
 }
@@ -115,11 +128,12 @@ describe('the working set’s checkout keys in memory', () => {
     index.put(first, paid);
     expect(index.displaceable(1, 1)).toEqual([]);
     expect(index.byPixId('pix-1')).toBe('s1');
+    expect([index.withStatus('pending'), index.withStatus('paid')]).toEqual([[], ['s1']]);
     const moved = { ...paid, checkout_id: 2 };
     index.put(paid, moved);
     expect([index.inRange(1, 1), index.inRange(1, 2)]).toEqual([[], ['s1']]);
     index.delete(moved);
-    expect([index.inRange(1, 2), index.byPixId('pix-1')]).toEqual([[], undefined]);
+    expect([index.inRange(1, 2), index.byPixId('pix-1'), index.withStatus('paid'), index.createdBetween(0, 100)]).toEqual([[], undefined, [], []]);
   });
 
   it('answer nothing for a NaN bound or a checkout it never saw', () => {

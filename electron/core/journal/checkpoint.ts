@@ -179,7 +179,9 @@ function shareWithin<T>(row: T): T {
         if (held === undefined) listed.set(json, next);
         else next = held;
       }
-      if (next !== o[key]) Reflect.set(o, key, next);
+      // Always set for a string: two equal strings are === whichever copy each is, so a
+      // comparison would keep every copy (and did: the EMV text, the ids, twice a row).
+      if (next !== o[key] || typeof next === 'string') Reflect.set(o, key, next);
     }
     return v;
   };

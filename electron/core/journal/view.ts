@@ -16,15 +16,12 @@ import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, typ
  * shift or without an external id (issue 9). A key is not wrapped in a list of one: the engine
  * keeps a structured clone of every record, and with it four lists for each sale of the
  * working set (issue 28). The record itself is in memory (#rows) and in the
- * checkpoint: every query took its rows from there already. The other keys are indexed in
- * memory (checkout-index.ts).
+ * checkpoint: every query took its rows from there already. The other keys (status, shift and
+ * created_at among them) are indexed in memory (checkout-index.ts).
  */
 interface IndexedSale {
   sale_id: string;
   external_id: string | [];
-  status: string | [];
-  shift_id: string | [];
-  created_at: number | [];
 }
 
 const NO_KEY: [] = [];
@@ -34,14 +31,11 @@ function indexedSale(row: Partial<SaleKeys> & { sale_id: string }): IndexedSale 
   return {
     sale_id: row.sale_id,
     external_id: text(row.external_id),
-    status: text(row.status),
-    shift_id: text(row.shift_id),
-    created_at: typeof row.created_at === 'number' && !Number.isNaN(row.created_at) ? row.created_at : NO_KEY,
   };
 }
 
 /** The key an IndexedSale holds for an index, if any. */
-function keyOf<T extends string | number>(key: T | []): T | undefined {
+function keyOf<T extends string>(key: T | []): T | undefined {
   return Array.isArray(key) ? undefined : key;
 }
 
@@ -54,11 +48,11 @@ function keyOf<T extends string | number>(key: T | []): T | undefined {
 type StoredKeys = Omit<IndexedSale, 'sale_id'>;
 
 function storedKeys(sale: IndexedSale): StoredKeys {
-  return { external_id: sale.external_id, status: sale.status, shift_id: sale.shift_id, created_at: sale.created_at };
+  return { external_id: sale.external_id };
 }
 
 function sameIndexedSale(a: IndexedSale, b: IndexedSale): boolean {
-  return keyOf(a.external_id) === keyOf(b.external_id) && keyOf(a.status) === keyOf(b.status) && keyOf(a.shift_id) === keyOf(b.shift_id) && keyOf(a.created_at) === keyOf(b.created_at);
+  return keyOf(a.external_id) === keyOf(b.external_id);
 }
 
 interface JournalSchema extends DBSchema {
@@ -67,9 +61,6 @@ interface JournalSchema extends DBSchema {
     value: StoredKeys;
     indexes: {
       by_external_id: string;
-      by_status: string;
-      by_shift: string;
-      by_created_at: number;
     };
   };
   shifts: {
@@ -261,14 +252,12 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
     upgrade(d) {
       // What the back office asks. A checkout's sales, those that need a person or are
       // displaceable, and the pix_id and service_id that payments are matched by are asked
-      // on every change at every till: those keys are indexed in memory (checkout-index.ts).
+      // on every change at every till: those keys are indexed in memory (checkout-index.ts),
+      // and so are the status, the shift and created_at, each an index of every sale here (issue 28).
       // No version bump: this database is new at every open (see above).
       // Keyed out of line by the sale id (see StoredKeys).
       const sales = d.createObjectStore('sales');
       sales.createIndex('by_external_id', 'external_id', { multiEntry: true });
-      sales.createIndex('by_status', 'status', { multiEntry: true });
-      sales.createIndex('by_shift', 'shift_id', { multiEntry: true });
-      sales.createIndex('by_created_at', 'created_at', { multiEntry: true });
       const shifts = d.createObjectStore('shifts', { keyPath: 'id' });
       shifts.createIndex('by_opened_at', 'opened_at');
       shifts.createIndex('by_state', 'state');
@@ -286,7 +275,7 @@ const WRITE_BATCH = 64;
 const RESTORE_BATCH = 2_000;
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
-const INDEXED_FIELD = { by_external_id: 'external_id', by_status: 'status', by_shift: 'shift_id' } as const;
+const INDEXED_FIELD = { by_external_id: 'external_id' } as const;
 interface PendingRead {
   run: (tx: ReadTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -303,10 +292,12 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * share them.
    */
   readonly #rows = new Map<string, SaleRow<S>>();
-  /** The per-checkout, pix_id and service_id keys of #rows, updated with it. */
+  /** The per-checkout, pix_id, service_id, status, shift and created_at keys of #rows, updated with it. */
   readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
   readonly #shifts = new Map<string, ShiftRecord>();
+  /** Strings and short lists that rows repeat, each held once (see freezeRow). */
+  readonly #shared = new SharedParts();
   readonly #name: string;
   readonly #reduce: SaleReducer<S>;
   readonly #keys: (sale: S) => Partial<SaleKeys>;
@@ -381,6 +372,10 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       }
       case 'by_created_at':
         return this.#createdBetween(q.fromMs, q.toMs);
+      case 'by_status':
+        return this.#rowsOf(this.#byCheckout.withStatus(q.value));
+      case 'by_shift':
+        return this.#rowsOf(this.#byCheckout.withShift(q.value));
       default:
         return this.#keyed(q.index, q.value);
     }
@@ -408,10 +403,10 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return records(this.#rowsOf(this.#byCheckout.displaceable(storeId, checkoutId)));
   }
   async salesByStatus(status: string): Promise<S[]> {
-    return records(await this.#keyed('by_status', status));
+    return records(this.#rowsOf(this.#byCheckout.withStatus(status)));
   }
   async salesByShift(shiftId: string): Promise<S[]> {
-    return records(await this.#keyed('by_shift', shiftId));
+    return records(this.#rowsOf(this.#byCheckout.withShift(shiftId)));
   }
   async salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]> {
     return records(await this.#createdBetween(fromMs, toMs));
@@ -479,7 +474,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
   #setRow(row: SaleRow<S>): void {
     this.#byCheckout.put(this.#rows.get(row.sale_id), row);
-    this.#rows.set(row.sale_id, freezeRow(row));
+    this.#rows.set(row.sale_id, freezeRow(row, this.#shared));
   }
 
   /**
@@ -500,22 +495,15 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     });
   }
 
-  #keyed(index: 'by_external_id' | 'by_status' | 'by_shift', value: string): Promise<SaleRow<S>[]> {
+  #keyed(index: 'by_external_id', value: string): Promise<SaleRow<S>[]> {
     const field = INDEXED_FIELD[index];
     return this.#saleRows((tx) => tx.objectStore('sales').index(index).getAllKeys(value), (sale) => keyOf(sale[field]) === value, (a, b) => byId(a.sale_id, b.sale_id));
   }
 
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
-    const range = between(fromMs, toMs);
-    if (range === undefined) return [];
-    return this.#saleRows(
-      (tx) => tx.objectStore('sales').index('by_created_at').getAllKeys(range),
-      (sale) => {
-        const at = keyOf(sale.created_at);
-        return at !== undefined && range.includes(at);
-      },
-      (a, b) => keyOf(a.created_at)! - keyOf(b.created_at)! || byId(a.sale_id, b.sale_id),
-    );
+    // The range refuses what IndexedDB's did (a NaN bound) and is empty when it was.
+    if (between(fromMs, toMs) === undefined) return [];
+    return this.#rowsOf(this.#byCheckout.createdBetween(fromMs, toMs));
   }
 
   /**
@@ -637,20 +625,68 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 /**
+ * Strings this long or shorter are one copy already: V8 internalizes them as JSON is parsed.
+ * Longer ones up to SHARED_STRING are a sale's words and names that many sales repeat (a
+ * shift's id, a QR type, a status of more than ten letters); longer still, they are ids.
+ */
+const INTERNALIZED_STRING = 10;
+const SHARED_STRING = 24;
+/** Lists of this many strings or fewer are shared when equal (a payment's sources, its amounts as reported). */
+const SHARED_LIST = 2;
+/** Distinct parts held for sharing: past it, the pool starts again (what repeats comes back at once). */
+const SHARED_PARTS = 4_096;
+
+/**
+ * Strings and short lists of strings that the rows of the working set repeat, held once: every
+ * sale of a shift held its own copy of the shift's id, of its QR type, of its payment's
+ * ['webhook'] (each copy read from the log or the checkpoint is a string or list of its own),
+ * 30 to 60 bytes each, two days of sales over (issue 28). Bounded: ids pass through and leave.
+ */
+class SharedParts {
+  readonly #strings = new Map<string, string>();
+  readonly #lists = new Map<string, readonly string[]>();
+
+  string(v: string): string {
+    if (v.length <= INTERNALIZED_STRING || v.length > SHARED_STRING) return v;
+    const held = this.#strings.get(v);
+    if (held !== undefined) return held;
+    if (this.#strings.size >= SHARED_PARTS) this.#strings.clear();
+    this.#strings.set(v, v);
+    return v;
+  }
+
+  /** A frozen list of strings: the one held equal to it, or it. */
+  list(v: readonly unknown[]): readonly unknown[] {
+    if (v.length > SHARED_LIST || !v.every((item) => typeof item === 'string' && item.length <= SHARED_STRING)) return v;
+    const key = JSON.stringify(v);
+    const held = this.#lists.get(key);
+    if (held !== undefined) return held;
+    if (this.#lists.size >= SHARED_PARTS) this.#lists.clear();
+    this.#lists.set(key, v as readonly string[]);
+    return v;
+  }
+}
+
+/**
  * Freezes a row as deepFreeze does, each empty list in it (a sale's record has about seven:
  * no displacements, no expiries, no acknowledgements…) becoming the one shared EMPTY_LIST: an
- * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28). A
+ * empty list is 32 bytes of heap, and the working set keeps two days of sales (issue 28); and
+ * each string or short list of strings that rows repeat becoming the one `shared` holds. A
  * part frozen already was frozen by this walk (it is an earlier row's): it is shared as it is.
  * Equal as a value (every query and test compares rows by value), and frozen either way.
  */
-function freezeRow<T>(value: T): T {
+function freezeRow<T>(value: T, shared: SharedParts): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   const o = value as Record<string, unknown>;
   for (const key of Object.keys(o)) {
     const v = o[key];
-    // Reflect.set: a property that cannot be written keeps its own empty list.
-    if (Array.isArray(v) && v.length === 0 && (v as unknown) !== EMPTY_LIST) Reflect.set(o, key, EMPTY_LIST);
-    else freezeRow(v);
+    let next: unknown = v;
+    if (typeof v === 'string') next = shared.string(v);
+    else if (Array.isArray(v)) next = v.length === 0 ? EMPTY_LIST : shared.list(freezeRow(v, shared));
+    else freezeRow(v, shared);
+    // Always for a string (two equal strings are ===, whichever copy each is). Reflect.set: a
+    // property that cannot be written keeps its own part.
+    if (next !== v || typeof next === 'string') Reflect.set(o, key, next);
   }
   return Object.freeze(value);
 }
