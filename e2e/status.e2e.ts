@@ -1,4 +1,4 @@
-import { expect, signIn, test } from './fixtures.ts';
+import { addPrintedCheckout, expect, recordBridge, signIn, test } from './fixtures.ts';
 
 test('the first screen shows the core status over the browser shell', async ({ page, app }, testInfo) => {
   await page.goto(app.url);
@@ -53,6 +53,47 @@ test('the header’s language is this device’s own, even signed out; a manager
   await till.reload();
   await expect(till.getByTestId('core-state')).toHaveText('Listo');
   await Promise.all([tillContext.close(), officeContext.close()]);
+});
+
+test('Settings’ This terminal picks its store and checkout from the service’s lists and names a wrong one beside it (issue 26)', async ({ page, freshApp }) => {
+  const wire = recordBridge(page);
+  await page.goto(freshApp.url);
+  await expect(page.getByTestId('core-state')).toHaveText('Ready');
+  await signIn(page);
+  // The store's second checkout, so there is one to pick.
+  await addPrintedCheckout(page, 'Loja Centro', 'Caixa 2');
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  const form = page.getByRole('form', { name: 'This terminal' });
+  const store = form.getByLabel('Store', { exact: true });
+  const checkout = form.getByLabel('Checkout', { exact: true });
+  // The saved ones are chosen as the screen opens: store 1, checkout 1 (Caixa 1).
+  await expect(store).toHaveValue('1');
+  await expect(store.locator('option:checked')).toHaveText('Loja Centro (store 1)');
+  await expect(checkout.locator('option[value="other"]')).toHaveCount(1);
+  await expect(checkout).toHaveValue('1');
+  await expect(checkout.locator('option:checked')).toHaveText('Caixa 1 (checkout 1)');
+
+  // Another checkout with no number: named beside the field, and nothing is sent.
+  await checkout.selectOption('other');
+  const number = form.getByLabel('Checkout number', { exact: true });
+  await number.fill('');
+  await form.getByRole('button', { name: 'Save settings', exact: true }).click();
+  await expect(number).toHaveAccessibleDescription('Checkout: type its number, a whole number from 1.');
+  await expect(number).toHaveAttribute('aria-invalid', 'true');
+  await expect(number).toBeFocused();
+  expect(wire.calls).not.toContain('settings.update');
+
+  // Caixa 2 picked from the list is saved, and is still chosen when Settings opens again.
+  await checkout.selectOption({ label: 'Caixa 2 (checkout 2)' });
+  await expect(number).toHaveCount(0);
+  await form.getByRole('button', { name: 'Save settings', exact: true }).click();
+  await expect(form).toContainText('Settings saved.');
+  expect(wire.calls).toContain('settings.update');
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Devices', exact: true }).click();
+  await expect(form).toHaveCount(0);
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  await expect(checkout).toHaveValue('2');
+  await expect(store).toHaveValue('1');
 });
 
 test('with a stale token the page says how to connect and reaches nothing', async ({ browser, app }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { credentialProtocols } from './bridge.ts';
-import { formatPairingCode, OTHER_CHECKOUT, pickedId } from './devices.ts';
+import { checkoutAfterListing, formatPairingCode, OTHER_CHECKOUT, pickedId } from './devices.ts';
 
 describe('formatPairingCode', () => {
   it('groups the 8 digits 4+4, as read aloud', () => {
@@ -34,5 +34,21 @@ describe('pickedId (issue 26: store and checkout picked from lists)', () => {
     ['other digits', OTHER_CHECKOUT, '١٢', null],
   ])('%s', (_name, choice, typed, expected) => {
     expect(pickedId(choice, typed)).toBe(expected);
+  });
+});
+
+describe('checkoutAfterListing (the checkout chosen once the store’s checkouts are listed)', () => {
+  const choice = (checkout: string, otherCheckout = '') => ({ store: '1', checkout, otherCheckout });
+  it('keeps a listed checkout and Another checkout as chosen', () => {
+    expect(checkoutAfterListing(choice('2'), [1, 2], false)).toEqual(choice('2'));
+    expect(checkoutAfterListing(choice(OTHER_CHECKOUT, '9'), [1, 2], true)).toEqual(choice(OTHER_CHECKOUT, '9'));
+  });
+  it('takes the first listed, or Another checkout when none is listed, for a checkout the store does not list', () => {
+    expect(checkoutAfterListing(choice('7'), [3, 4], false)).toEqual(choice('3'));
+    expect(checkoutAfterListing(choice('7'), [], false)).toEqual(choice(OTHER_CHECKOUT));
+  });
+  it('keeps a form’s own unlisted checkout as Another checkout with its number (Settings)', () => {
+    expect(checkoutAfterListing(choice('7'), [3, 4], true)).toEqual(choice(OTHER_CHECKOUT, '7'));
+    expect(checkoutAfterListing(choice(''), [3, 4], true)).toEqual(choice('3'));
   });
 });

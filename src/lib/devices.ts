@@ -19,3 +19,25 @@ export function pickedId(choice: string, typed: string): number | null {
   const id = Number(text);
   return isRecordId(id) ? id : null;
 }
+
+/** A store and checkout as picked (or typed where the lists could not be read). */
+export interface StoreCheckoutChoice {
+  /** The store picked, or its number typed. */
+  store: string;
+  /** The checkout picked (OTHER_CHECKOUT: typed in otherCheckout), or its number typed. */
+  checkout: string;
+  otherCheckout: string;
+}
+
+/**
+ * The checkout chosen once the store's checkouts are listed: the one chosen before stays if the
+ * store lists it (or Another checkout was chosen). A form that opens on a checkout of its own
+ * (Settings: this terminal's, `keepUnlisted`) keeps it as Another checkout with its number, so
+ * what is saved is never changed behind the manager's back; otherwise the first listed one, or
+ * Another checkout when none is listed.
+ */
+export function checkoutAfterListing(now: StoreCheckoutChoice, listed: readonly number[], keepUnlisted: boolean): StoreCheckoutChoice {
+  if (now.checkout === OTHER_CHECKOUT || listed.some((id) => String(id) === now.checkout)) return now;
+  if (keepUnlisted && pickedId(now.checkout, '') !== null) return { ...now, checkout: OTHER_CHECKOUT, otherCheckout: now.checkout };
+  return { ...now, checkout: listed[0] !== undefined ? String(listed[0]) : OTHER_CHECKOUT };
+}

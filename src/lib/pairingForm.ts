@@ -1,5 +1,5 @@
 import { deviceNameProblem } from '../../electron/shared/form-rules.ts';
-import { OTHER_CHECKOUT, pickedId } from './devices.ts';
+import { storeCheckoutProblems } from './storeCheckoutForm.ts';
 import type { TextKey } from './i18n.ts';
 
 /** The Pair a till form as picked and typed (the kind is picked from two). */
@@ -28,13 +28,7 @@ export const PAIRING_FORM_ORDER: readonly PairingFormField[] = ['store', 'checko
  * service's to judge (a new one is made by its first charge).
  */
 export function pairingFormProblems(fields: PairingFormFields): Partial<Record<PairingFormField, TextKey>> {
-  const problems: Partial<Record<PairingFormField, TextKey>> = {};
-  if (pickedId(fields.store, '') === null) problems.store = fields.typing ? 'devices.problem.storeNumber' : 'devices.problem.storeMissing';
-  if (pickedId(fields.checkout, fields.otherCheckout) === null) {
-    if (fields.typing) problems.checkout = 'devices.problem.checkoutNumber';
-    else if (fields.checkout === OTHER_CHECKOUT) problems['other-checkout'] = 'devices.problem.checkoutNumber';
-    else problems.checkout = 'devices.problem.checkoutMissing';
-  }
+  const problems: Partial<Record<PairingFormField, TextKey>> = storeCheckoutProblems(fields);
   const name = deviceNameProblem(fields.name);
   if (name !== null) problems.name = `error.problem.${name}`;
   return problems;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import type { DeviceKind, DeviceView, OfficeCheckout, ResultOf, Store } from '../../electron/core/contract.ts';
+import type { DeviceKind, DeviceView, ResultOf } from '../../electron/core/contract.ts';
 import { Card } from '../components/Card.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { Confirm } from '../components/Confirm.tsx';
@@ -8,8 +8,9 @@ import { ErrorAlert, FormError } from '../components/FormError.tsx';
 import { Icon } from '../components/Icon.tsx';
 import { useInView } from '../components/useInView.ts';
 import { QrImage } from '../components/QrImage.tsx';
+import { StoreCheckoutPicker, useStoreCheckoutPick } from '../components/StoreCheckoutPicker.tsx';
 import { getBridge, toUiError } from '../lib/bridge.ts';
-import { formatPairingCode, OTHER_CHECKOUT, pickedId } from '../lib/devices.ts';
+import { formatPairingCode, pickedId } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatDateTime, formatTime } from '../lib/i18n.ts';
 import { PAIRING_FORM_ORDER, pairingFormProblems, type PairingFormField } from '../lib/pairingForm.ts';
@@ -133,17 +134,6 @@ function DeviceRow({ device, onChanged }: { device: DeviceView; onChanged: () =>
   );
 }
 
-function NumberField({ id, label, value, onChange, problem }: { id: string; label: string; value: string; onChange: (v: string) => void; problem: string | null }) {
-  return (
-    <Field id={id} label={label} problem={problem}>
-      <input id={id} inputMode="numeric" autoComplete="off" value={value} onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))} {...fieldProblemProps(id, problem)} />
-    </Field>
-  );
-}
-
-/** A list read from the service for the pickers: not yet, read, or unreadable (then numbers are typed). */
-type Listed<T> = T[] | null | 'failed';
-
 /**
  * **Pair a till**: kind, store and checkout picked from the service's lists (issue 26), and a
  * name, then a one-time code and the address to open. A checkout the service does not list yet
@@ -158,11 +148,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const form = useRef<HTMLFormElement>(null);
   useInView(form, open);
   const [kind, setKind] = useState<DeviceKind>('till');
-  const [store, setStore] = useState('');
-  const [checkout, setCheckout] = useState('');
-  const [otherCheckout, setOtherCheckout] = useState('');
-  const [stores, setStores] = useState<Listed<Store>>(null);
-  const [checkouts, setCheckouts] = useState<Listed<OfficeCheckout>>(null);
+  const pick = useStoreCheckoutPick(open, false);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   /** What the core refused (the fields' own problems are said beside each, below). */
@@ -171,52 +157,16 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
   const [checked, setChecked] = useState(false);
   /** The code on show, with the kind of device it pairs (the address line names that device). */
   const [offer, setOffer] = useState<(Offer & { kind: typeof kind }) | null>(null);
-  const storesFailed = stores === 'failed';
-  const typing = storesFailed || checkouts === 'failed';
-
-  useEffect(() => {
-    if (!open) return;
-    let live = true;
-    getBridge()
-      .call('office.stores')
-      .then((list) => live && setStores(list))
-      .catch(() => live && setStores('failed'));
-    return () => {
-      live = false;
-    };
-  }, [open]);
-  useEffect(() => {
-    const storeId = pickedId(store, '');
-    if (!open || storeId === null || storesFailed) return;
-    let live = true;
-    setCheckouts(null);
-    getBridge()
-      .call('office.checkouts', { storeId })
-      .then((list) => {
-        if (!live) return;
-        setCheckouts(list);
-        // The checkout chosen before stays if this store has it; otherwise the first listed.
-        setCheckout((now) => (now === OTHER_CHECKOUT || list.some((c) => String(c.checkout_id) === now) ? now : list[0] ? String(list[0].checkout_id) : OTHER_CHECKOUT));
-      })
-      .catch(() => live && setCheckouts('failed'));
-    return () => {
-      live = false;
-    };
-  }, [open, store, storesFailed]);
 
   const start = () => {
     // The store computer's own checkout to begin with: the manager picks another till's.
-    setStore(String(terminal?.storeId ?? 1));
-    setCheckout(String(terminal?.checkoutId ?? 1));
-    setOtherCheckout('');
-    setStores(null);
-    setCheckouts(null);
+    pick.reset(terminal?.storeId ?? 1, terminal?.checkoutId ?? 1);
     setOpen(true);
     setOffer(null);
     setProblem(null);
     setChecked(false);
   };
-  const fields = { store, checkout, otherCheckout, name, typing };
+  const fields = { store: pick.store, checkout: pick.checkout, otherCheckout: pick.otherCheckout, name, typing: pick.typing };
   const problems = checked ? pairingFormProblems(fields) : {};
   const fieldProblem = (field: PairingFormField) => {
     const key = problems[field];
@@ -228,8 +178,8 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
     setProblem(null);
     // Issue 26: each wrong field is named beside it, and nothing is sent.
     if (focusFirstProblem('pair', PAIRING_FORM_ORDER, pairingFormProblems(fields))) return;
-    const storeId = pickedId(store, '');
-    const checkoutId = pickedId(checkout, otherCheckout);
+    const storeId = pickedId(pick.store, '');
+    const checkoutId = pickedId(pick.checkout, pick.otherCheckout);
     if (storeId === null || checkoutId === null) return;
     setBusy(true);
     setProblem(null);
@@ -244,48 +194,6 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
       setBusy(false);
     }
   };
-  const storeList = Array.isArray(stores) ? stores : [];
-  const checkoutList = Array.isArray(checkouts) ? checkouts : [];
-  const pickers = typing ? (
-    <>
-      <p className="help">{t('devices.listsFailed')}</p>
-      <NumberField id="pair-store" label={t('devices.store')} value={store} onChange={setStore} problem={fieldProblem('store')} />
-      <NumberField id="pair-checkout" label={t('devices.checkoutNumber')} value={checkout === OTHER_CHECKOUT ? otherCheckout : checkout} onChange={setCheckout} problem={fieldProblem('checkout')} />
-    </>
-  ) : (
-    <>
-      <Field id="pair-store" label={t('devices.store')} problem={fieldProblem('store')}>
-        <select id="pair-store" value={stores === null ? '' : store} disabled={stores === null} onChange={(e) => setStore(e.target.value)} {...fieldProblemProps('pair-store', fieldProblem('store'))}>
-          {stores === null && <option value="">{t('devices.loadingList')}</option>}
-          {storeList.map((s) => (
-            <option key={s.store_id} value={String(s.store_id)}>
-              {t('devices.storeOption', { name: s.store_name, id: s.store_id })}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="pair-checkout" label={t('devices.checkoutNumber')} problem={fieldProblem('checkout')}>
-        <select
-          id="pair-checkout"
-          value={checkouts === null ? '' : checkout}
-          disabled={checkouts === null}
-          onChange={(e) => setCheckout(e.target.value)}
-          {...fieldProblemProps('pair-checkout', fieldProblem('checkout'))}
-        >
-          {checkouts === null && <option value="">{t('devices.loadingList')}</option>}
-          {checkoutList.map((c) => (
-            <option key={c.checkout_id} value={String(c.checkout_id)}>
-              {t('devices.checkoutOption', { name: c.checkout_desc, id: c.checkout_id })}
-            </option>
-          ))}
-          {checkouts !== null && <option value={OTHER_CHECKOUT}>{t('devices.otherCheckout')}</option>}
-        </select>
-      </Field>
-      {checkout === OTHER_CHECKOUT && checkouts !== null && (
-        <NumberField id="pair-other-checkout" label={t('devices.otherCheckoutNumber')} value={otherCheckout} onChange={setOtherCheckout} problem={fieldProblem('other-checkout')} />
-      )}
-    </>
-  );
   const address = offer?.urls[0] ?? null;
   return (
     <Card id="pair-a-till" heading={t('devices.pairHeading')} className="pair-a-till">
@@ -303,7 +211,7 @@ function PairATill({ onPaired }: { onPaired: () => Promise<void> }) {
               <option value="display">{t('devices.kind.display')}</option>
             </select>
           </Field>
-          {pickers}
+          <StoreCheckoutPicker idPrefix="pair" pick={pick} problem={fieldProblem} />
           <p className="help">{t('devices.checkoutHelp')}</p>
           <Field id="pair-name" label={t('devices.name')} problem={fieldProblem('name')}>
             {/* No maxLength: a longer name is said so beside the field, never cut. */}

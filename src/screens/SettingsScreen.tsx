@@ -1,61 +1,69 @@
 import { Card } from '../components/Card.tsx';
 import { Icon } from '../components/Icon.tsx';
-import { Field, Submit } from '../components/Field.tsx';
+import { Field, focusFirstProblem, Submit } from '../components/Field.tsx';
 import { ErrorAlert, ResultLine } from '../components/FormError.tsx';
 import { LANGUAGE_NAMES } from '../components/LanguageSelect.tsx';
+import { StoreCheckoutPicker, useStoreCheckoutPick } from '../components/StoreCheckoutPicker.tsx';
 import { useEffect, useState, type FormEvent } from 'react';
 import { LANGS, type Lang } from '../../electron/core/contract.ts';
 import { getBridge } from '../lib/bridge.ts';
+import { pickedId } from '../lib/devices.ts';
 import { errorText } from '../lib/errorText.ts';
 import { formatCount } from '../lib/format.ts';
 import { formatDateTime } from '../lib/i18n.ts';
 import { journalProblemText } from '../lib/messages.ts';
+import { STORE_CHECKOUT_ORDER, storeCheckoutProblems, type StoreCheckoutField } from '../lib/storeCheckoutForm.ts';
 import { useRunner } from '../lib/useRunner.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { usePick } from '../stores/pick.ts';
 import { screenTimeZone } from '../stores/shift.ts';
 import { useStatus } from '../stores/status.ts';
 
-function positiveInt(text: string): number | null {
-  return /^\d{1,10}$/.test(text.trim()) && Number(text) >= 1 ? Number(text) : null;
-}
-
-/** This terminal's checkout, kept by the core; and the terminal's health in detail. */
+/**
+ * This terminal's store and checkout, kept by the core, picked from the payment service's lists
+ * as Pair a till picks them (issue 26), typed as numbers where the lists cannot be read. The
+ * ones saved are chosen when the screen opens; each wrong field is named beside it and nothing
+ * is sent; the core still refuses what its rules refuse.
+ */
 function TerminalSettings() {
   const t = useText();
   const status = useStatus((s) => s.status);
   const updateSettings = useStatus((s) => s.updateSettings);
-  const [store, setStore] = useState('');
-  const [checkout, setCheckout] = useState('');
+  const [ready, setReady] = useState(false);
+  const pick = useStoreCheckoutPick(ready, true);
+  const { reset } = pick;
+  /** Whether Save was pressed: from then on each field says what is wrong with it as it is picked or typed. */
+  const [checked, setChecked] = useState(false);
   const { result, setResult, run } = useRunner();
   const loaded = status !== null;
   useEffect(() => {
     if (!status) return;
-    setStore(String(status.terminal.storeId));
-    setCheckout(String(status.terminal.checkoutId));
-    // Only when the form first has something to show; later pushes must not undo typing.
+    reset(status.terminal.storeId, status.terminal.checkoutId);
+    setReady(true);
+    // Only when the form first has something to show; later pushes must not undo a choice.
   }, [loaded]);
 
+  const fields = { store: pick.store, checkout: pick.checkout, otherCheckout: pick.otherCheckout, typing: pick.typing };
+  const problems = checked ? storeCheckoutProblems(fields) : {};
+  const fieldProblem = (field: StoreCheckoutField) => {
+    const key = problems[field];
+    return key ? t(key) : null;
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const storeId = positiveInt(store);
-    const checkoutId = positiveInt(checkout);
-    if (storeId === null || checkoutId === null) {
-      setResult({ ok: false, text: `${t('settings.store')} / ${t('settings.checkoutId')}: 1, 2, 3…` });
-      return;
-    }
+    setChecked(true);
+    setResult(null);
+    if (focusFirstProblem('settings', STORE_CHECKOUT_ORDER, storeCheckoutProblems(fields))) return;
+    const storeId = pickedId(pick.store, '');
+    const checkoutId = pickedId(pick.checkout, pick.otherCheckout);
+    if (storeId === null || checkoutId === null) return;
     await run(() => updateSettings({ storeId, checkoutId }), () => t('settings.saved'));
   };
 
   return (
-    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate>
-      <h3>{t('settings.checkout')}</h3>
-      <Field id="settings-store" label={t('settings.store')}>
-        <input id="settings-store" inputMode="numeric" value={store} onChange={(e) => setStore(e.target.value)} />
-      </Field>
-      <Field id="settings-checkout" label={t('settings.checkoutId')}>
-        <input id="settings-checkout" inputMode="numeric" value={checkout} onChange={(e) => setCheckout(e.target.value)} />
-      </Field>
+    <form className="settings-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="settings-terminal-heading">
+      <h3 id="settings-terminal-heading">{t('settings.checkout')}</h3>
+      <StoreCheckoutPicker idPrefix="settings" pick={pick} problem={fieldProblem} />
       <Submit>{t('settings.save')}</Submit>
       <ResultLine result={result} />
     </form>
