@@ -310,7 +310,9 @@ test('in pt-BR, the default, the screens speak Portuguese and money is Brazilian
     await expect(panel.getByText(/^R\$\s1\.234,50 recebidos\.$/)).toBeVisible();
     await snap(page, testInfo, '02-pt-BR-pago');
     await page.getByRole('link', { name: 'Configurações', exact: true }).click();
-    await expect(page.getByLabel('Número do caixa')).toHaveValue('1');
+    // This terminal's store and checkout, picked from lists labelled in Portuguese.
+    await expect(page.getByLabel('Loja', { exact: true })).toHaveValue('1');
+    await expect(page.getByLabel('Checkout', { exact: true })).toHaveValue('1');
     await snap(page, testInfo, '03-pt-BR-configuracoes');
   } finally {
     await app.stop();
