@@ -55,8 +55,6 @@ try {
   throw err;
 }
 
-/** Waiting for the lease: nothing of the core is open yet, so a stop needs nothing closed. */
-let standingBy = false;
 // The health address listens first: a standby waiting for the lease is seen as one.
 const health = new CoreHealth(systemClock, config.databaseUrl !== null);
 let healthServer: Awaited<ReturnType<typeof startHealthServer>> | null = null;
@@ -76,7 +74,6 @@ try {
   const openJournal = await journalOpener(config, {
     onLease: (event) => {
       health.lease(event);
-      standingBy = event.kind === 'standby';
       if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
       if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
     },
@@ -102,7 +99,8 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   core.log.info('shutting down', { signal });
-  if (standingBy) {
+  // Waiting for the lease (the health says so): nothing of the core is open yet.
+  if (health.report().role === 'standby') {
     // Its start waits for a lease it may never get: nothing of the core's record is open yet.
     await healthServer?.close();
     console.log('Stopped while standing by.');
