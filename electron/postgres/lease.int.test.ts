@@ -60,6 +60,39 @@ describe('the merchant’s lease', () => {
     expect(await a.tryAcquire()).toEqual({ held: true, term: 3 });
   });
 
+  it('publishes where its holder serves tills: written at each take and renewal, read by a standby as it waits, gone when let go', async () => {
+    const { sql } = await freshDatabase();
+    const a = new CoreLease({ sql, holder: 'core-a', leaseMs: 60_000, address: '10.0.0.11:5180' });
+    const b = new CoreLease({ sql, holder: 'core-b', leaseMs: 400, address: '10.0.0.12:5180' });
+    const c = new CoreLease({ sql, holder: 'core-c', leaseMs: 400, address: '10.0.0.13:5180' });
+    expect(await a.tryAcquire()).toEqual({ held: true, term: 1 });
+    expect(await b.tryAcquire()).toMatchObject({ held: false, holder: 'core-a', address: '10.0.0.11:5180' });
+    // Whatever happened to the row meanwhile, a renewal writes it again.
+    await sql`update core_lease set address = null`;
+    expect(await a.renew()).toBe(true);
+    expect((await sql`select address from core_lease`)[0]).toEqual({ address: '10.0.0.11:5180' });
+    // C stands by and is told which core is active, and again when that changes: here A
+    // restarted at another address (the same name takes its lease back at once).
+    const told: unknown[] = [];
+    const waiting = c.acquire((active) => told.push(active));
+    await waitFor(() => told.length === 1);
+    const moved = new CoreLease({ sql, holder: 'core-a', leaseMs: 60_000, address: '10.0.0.21:5180' });
+    expect(await moved.tryAcquire()).toEqual({ held: true, term: 2 });
+    await waitFor(() => told.length === 2);
+    expect(told).toEqual([
+      { holder: 'core-a', address: '10.0.0.11:5180' },
+      { holder: 'core-a', address: '10.0.0.21:5180' },
+    ]);
+    await moved.release();
+    expect((await sql`select address from core_lease`)[0]).toEqual({ address: null });
+    expect(await waiting).toBe(3);
+    expect((await sql`select holder, address from core_lease`)[0]).toEqual({ holder: 'core-c', address: '10.0.0.13:5180' });
+    // A core with no address others can reach publishes none.
+    await c.release();
+    expect(await new CoreLease({ sql, holder: 'core-d', leaseMs: 400 }).tryAcquire()).toEqual({ held: true, term: 4 });
+    expect(await new CoreLease({ sql, holder: 'core-e', leaseMs: 400 }).tryAcquire()).toMatchObject({ held: false, holder: 'core-d', address: null });
+  });
+
   it('stays its holder’s after it ran out while no core took it over: the holder renews it and goes on writing', async () => {
     const { sql } = await freshDatabase();
     const lease = new CoreLease({ sql, holder: 'core-a', leaseMs: 200 });

@@ -9,6 +9,10 @@
  * only lets a standby take it: until one does, the lease is still its holder's (a database
  * restart longer than a lease does not stop a lone core). A holder whose renewal finds
  * another term has lost it, and is told so once.
+ *
+ * The holder also publishes where it serves its tills (migrations/0005_core_address.sql),
+ * written with every take and renewal; a standby reads it as it waits, to relay the tills
+ * that reach it there (web/relay.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../core/log.ts';
@@ -25,14 +29,23 @@ export interface LeaseOptions {
   leaseMs?: number;
   /** Names this core in the lease row (a random id by default). */
   holder?: string;
+  /** Where this core serves its tills (host:port the other cores reach), published while it holds the lease; null: nowhere they can reach. */
+  address?: string | null;
 }
 
-export type LeaseAnswer = { held: true; term: number } | { held: false; holder: string; runsOutInMs: number };
+/** The core that holds the lease as a standby sees it: its name and where it serves its tills (null: it publishes no address). */
+export interface ActiveCore {
+  holder: string;
+  address: string | null;
+}
+
+export type LeaseAnswer = { held: true; term: number } | ({ held: false; runsOutInMs: number } & ActiveCore);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class CoreLease {
   readonly holder: string;
+  readonly address: string | null;
   readonly leaseMs: number;
   readonly #sql: Sql;
   readonly #log: Logger | undefined;
@@ -45,6 +58,7 @@ export class CoreLease {
     this.#log = options.log;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.holder = options.holder ?? `core-${randomUUID()}`;
+    this.address = options.address ?? null;
   }
 
   /** The term this core holds, or null. */
@@ -59,20 +73,24 @@ export class CoreLease {
    */
   async tryAcquire(): Promise<LeaseAnswer> {
     const [taken] = await this.#sql<{ term: string }[]>`
-      update core_lease set holder = ${this.holder}, term = term + 1, expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond'
+      update core_lease set holder = ${this.holder}, term = term + 1, expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond', address = ${this.address}
       where id = 1 and (expires_at <= clock_timestamp() or holder = ${this.holder})
       returning term::text`;
     if (taken) {
       this.#term = Number(taken.term);
       return { held: true, term: this.#term };
     }
-    const [row] = await this.#sql<{ holder: string; ms: number }[]>`select holder, greatest(0, ceil(extract(epoch from expires_at - clock_timestamp()) * 1000))::int as ms from core_lease where id = 1`;
-    return { held: false, holder: row?.holder ?? '', runsOutInMs: row?.ms ?? 0 };
+    const [row] = await this.#sql<{ holder: string; address: string | null; ms: number }[]>`select holder, address, greatest(0, ceil(extract(epoch from expires_at - clock_timestamp()) * 1000))::int as ms from core_lease where id = 1`;
+    return { held: false, holder: row?.holder ?? '', address: row?.address ?? null, runsOutInMs: row?.ms ?? 0 };
   }
 
-  /** Stands by until the lease is this core's: its term. Says once that it waits, and for whom (also to `standingBy`). */
-  async acquire(standingBy?: (holder: string) => void): Promise<number> {
+  /**
+   * Stands by until the lease is this core's: its term. Says once that it waits, and for whom;
+   * tells `standingBy` which core is active, and again each time that core or its address changes.
+   */
+  async acquire(standingBy?: (active: ActiveCore) => void): Promise<number> {
     let said = false;
+    let told: ActiveCore | null = null;
     let unreachable = false;
     for (;;) {
       if (this.#stopped) throw new Error('the lease was given up while waiting for it');
@@ -93,9 +111,12 @@ export class CoreLease {
         return answer.term;
       }
       if (!said) {
-        this.#log?.info('standing by: another core is active', { holder: answer.holder, runs_out_in_ms: answer.runsOutInMs });
-        standingBy?.(answer.holder);
+        this.#log?.info('standing by: another core is active', { holder: answer.holder, address: answer.address, runs_out_in_ms: answer.runsOutInMs });
         said = true;
+      }
+      if (told === null || told.holder !== answer.holder || told.address !== answer.address) {
+        told = { holder: answer.holder, address: answer.address };
+        standingBy?.(told);
       }
       // Asked again a little after it would run out, and at least every third of a lease.
       await sleep(Math.min(this.leaseMs / 3, answer.runsOutInMs + 50));
@@ -109,7 +130,7 @@ export class CoreLease {
   async renew(): Promise<boolean> {
     if (this.#term === null) return false;
     const rows = await this.#sql`
-      update core_lease set expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond'
+      update core_lease set expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond', address = ${this.address}
       where id = 1 and holder = ${this.holder} and term = ${this.#term}
       returning 1`;
     return rows.length === 1;
@@ -146,7 +167,7 @@ export class CoreLease {
     this.#renewing = setTimeout(() => void tick(), this.leaseMs / 3).unref();
   }
 
-  /** Stops renewing and lets the lease run out at once, so a standby takes over without waiting. */
+  /** Stops renewing and lets the lease run out at once, so a standby takes over without waiting; it no longer serves, so it publishes no address. */
   async release(): Promise<void> {
     this.#stopped = true;
     if (this.#renewing) clearTimeout(this.#renewing);
@@ -154,6 +175,6 @@ export class CoreLease {
     const term = this.#term;
     this.#term = null;
     if (term === null) return;
-    await this.#sql`update core_lease set expires_at = '-infinity' where id = 1 and holder = ${this.holder} and term = ${term}`;
+    await this.#sql`update core_lease set expires_at = '-infinity', address = null where id = 1 and holder = ${this.holder} and term = ${term}`;
   }
 }

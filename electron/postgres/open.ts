@@ -11,7 +11,7 @@ import { openPostgresJournal } from './journal.ts';
 import { CoreLease } from './lease.ts';
 
 /** What happens to a core's lease, as an entry point may show it (the console, a health address). */
-export type LeaseEvent = { kind: 'standby'; holder: string } | { kind: 'taken'; term: number } | { kind: 'renewed'; reachable: boolean } | { kind: 'lost'; term: number };
+export type LeaseEvent = { kind: 'standby'; holder: string; address?: string | null } | { kind: 'taken'; term: number } | { kind: 'renewed'; reachable: boolean } | { kind: 'lost'; term: number };
 import { migrate } from './migrate.ts';
 
 export interface PostgresJournalSettings {
@@ -21,7 +21,9 @@ export interface PostgresJournalSettings {
   leaseMs?: number;
   /** Names this core in the lease: the same name takes the lease back at once (a restart), another stands by. */
   holder?: string;
-  /** Told what happens to this core's lease: it stands by (once), takes it, renews it or loses it. */
+  /** Where this core serves its tills, published in the lease while it holds it (lease.ts). */
+  address?: string | null;
+  /** Told what happens to this core's lease: it stands by (again when the active core or its address changes), takes it, renews it or loses it. */
   onLease?: (event: LeaseEvent) => void;
 }
 
@@ -31,9 +33,9 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
     try {
       const migrated = await migrate(sql);
       if (migrated.applied.length > 0) definition.log.info('database schema migrated', { applied: migrated.applied, version: migrated.version });
-      const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }) });
+      const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }), address: settings.address ?? null });
       const tell = settings.onLease ?? (() => undefined);
-      const term = await lease.acquire((holder) => tell({ kind: 'standby', holder }));
+      const term = await lease.acquire((active) => tell({ kind: 'standby', ...active }));
       tell({ kind: 'taken', term });
       try {
         const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => releaseQuietly(lease, definition.log) });
