@@ -82,7 +82,31 @@ describe('loadConfig', () => {
 
   it('describes the certificate by its paths only', () => {
     const c = loadConfig({ POS_TLS_CERT: '/etc/pos/cert.pem', POS_TLS_KEY: '/etc/pos/key.pem' }, []);
-    expect(describeConfig(c).web).toEqual({ host: '127.0.0.1', port: 5180, fixedToken: false, tls: { certFile: '/etc/pos/cert.pem', keyFile: '/etc/pos/key.pem' } });
+    expect(describeConfig(c).web).toEqual({ host: '127.0.0.1', port: 5180, fixedToken: false, tls: { certFile: '/etc/pos/cert.pem', keyFile: '/etc/pos/key.pem' }, advertise: '127.0.0.1:5180', names: [] });
+  });
+
+  it('publishes the web host and port to the other cores unless told another address, and none for every interface or a free port', () => {
+    expect(loadConfig({}, []).web.advertise).toBe('127.0.0.1:5180');
+    expect(loadConfig({ POS_WEB_HOST: '10.0.0.11', POS_WEB_PORT: '443' }, []).web.advertise).toBe('10.0.0.11:443');
+    expect(loadConfig({ POS_WEB_HOST: '::1' }, []).web.advertise).toBe('[::1]:5180');
+    expect(loadConfig({ POS_WEB_HOST: 'Store-PC.local' }, []).web.advertise).toBe('store-pc.local:5180');
+    expect(loadConfig({ POS_WEB_HOST: '0.0.0.0' }, []).web.advertise).toBeNull();
+    expect(loadConfig({ POS_WEB_HOST: '::' }, []).web.advertise).toBeNull();
+    expect(loadConfig({ POS_WEB_PORT: '0' }, []).web.advertise).toBeNull();
+    expect(loadConfig({ POS_WEB_HOST: '0.0.0.0', POS_ADVERTISE_ADDRESS: '10.0.0.11:5180' }, []).web.advertise).toBe('10.0.0.11:5180');
+    expect(loadConfig({ POS_ADVERTISE_ADDRESS: '10.0.0.11:5180' }, ['--advertise-address', '[2001:DB8::11]:5180']).web.advertise).toBe('[2001:db8::11]:5180');
+    for (const bad of ['10.0.0.11', '10.0.0.11:0', '10.0.0.11:65536', 'core-b:http', '2001:db8::11:5180', '[10.0.0.1]:5180', 'a b:1', 'core_b:5180', 'http://core-b:5180', 'core-b:5180/x', '1.2.3:5180', '-core:5180', 'core..b:5180']) {
+      expect(() => loadConfig({ POS_ADVERTISE_ADDRESS: bad }, []), bad).toThrow(`POS_ADVERTISE_ADDRESS must be a host and port the other cores can reach, such as 10.0.0.11:5180 or [2001:db8::11]:5180, not "${bad}".`);
+    }
+  });
+
+  it('takes more names for the browser shell from POS_WEB_NAMES, each with an optional port, and refuses anything else with a sentence', () => {
+    expect(loadConfig({}, []).web.names).toEqual([]);
+    expect(loadConfig({ POS_WEB_NAMES: ' 10.0.0.12:5180, POS.example:443 ,store-b,[::1]:5181,[2001:db8::2]' }, []).web.names).toEqual(['10.0.0.12:5180', 'pos.example:443', 'store-b', '[::1]:5181', '[2001:db8::2]']);
+    expect(loadConfig({}, ['--web-names', 'core-b:5180']).web.names).toEqual(['core-b:5180']);
+    for (const bad of ['evil.example/x', '10.0.0.12:5180,', '*.example', 'core-b:0', 'user@core-b', '::1']) {
+      expect(() => loadConfig({ POS_WEB_NAMES: bad }, []), bad).toThrow(/^POS_WEB_NAMES must be names or addresses separated by commas, each with an optional :port \(such as 10\.0\.0\.12:5180,pos\.example:443\), not ".*"\.$/);
+    }
   });
 
   it('never describes the service token', () => {

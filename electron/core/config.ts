@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +34,18 @@ export interface CoreConfig {
     token: string | null;
     /** The merchant's own certificate and key (POS_TLS_CERT, POS_TLS_KEY); null = one generated in the data dir when needed. */
     tls: { certFile: string; keyFile: string } | null;
+    /**
+     * Where the other cores on the same database reach this one's browser shell (host:port,
+     * POS_ADVERTISE_ADDRESS): published while it is the active core, so a standby relays its
+     * tills here. Null: none (bound to every interface or to any free port, and not given).
+     */
+    advertise: string | null;
+    /**
+     * More names the shell answers to (POS_WEB_NAMES), each `name` (at the shell's own port)
+     * or `name:port`: the other cores' and a balancer's addresses, which a till relayed here
+     * still sends as its Host and Origin.
+     */
+    names: string[];
   };
   /** Webhook receiver of the core. */
   webhook: { host: string; port: number; secret: string | null };
@@ -72,6 +85,8 @@ const FLAGS = {
   'checkout-id': { type: 'string' },
   'database-url': { type: 'string' },
   'health-port': { type: 'string' },
+  'advertise-address': { type: 'string' },
+  'web-names': { type: 'string' },
 } as const;
 
 export const CONFIG_HELP = `Options (flag, or environment variable):
@@ -92,7 +107,11 @@ export const CONFIG_HELP = `Options (flag, or environment variable):
   --checkout-id N       POS_CHECKOUT_ID     this terminal's checkout (default 1)
                         POS_LOCK_MINUTES    idle minutes before the till signs its operator out (default 10; 0 = never)
   --database-url URL    POS_DATABASE_URL    keep the journal in PostgreSQL (postgres://user@host:5432/db; password in PGPASSWORD); default: files in the data dir
-  --health-port PORT    POS_HEALTH_PORT     answer GET /health on the browser shell's address for a load balancer: 200 on the active core, 503 on a standby (default: off)`;
+  --health-port PORT    POS_HEALTH_PORT     answer GET /health on the browser shell's address for a load balancer: 200 on the active core, 503 on a standby (default: off)
+  --advertise-address HOST:PORT  POS_ADVERTISE_ADDRESS  where the other cores on the same database reach this one's browser shell: a standby relays its tills
+                        to the active core's (default: the web host and port, unless the host is 0.0.0.0 or :: or the port 0)
+  --web-names LIST      POS_WEB_NAMES       more names the browser shell answers to, comma-separated, each NAME or NAME:PORT: every other core's address
+                        and the load balancer's (a till relayed from another core sends that core's name), e.g. 10.0.0.12:5180,pos.example:443`;
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   const v = flag ?? env;
@@ -111,6 +130,51 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   if (raw === undefined) return fallback;
   if (!/^[1-9]\d{0,8}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of 1 or more, not "${raw}".`);
   return Number(raw);
+}
+
+/** The host part of an address: a DNS name, an IPv4 address or a bracketed IPv6 one, as written. */
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/**
+ * `name:port`, `192.0.2.1:port` or `[2001:db8::1]:port` (the port optional when `portOptional`):
+ * the host as written (IPv6 without its brackets) and the port; null for anything else.
+ */
+export function parseHostPort(text: string, options: { portOptional?: boolean } = {}): { host: string; port: number | null } | null {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/i.exec(text.trim());
+  if (!m) return null;
+  const host = (m[1] ?? m[2] ?? '').toLowerCase();
+  if (m[1] !== undefined ? isIP(host) !== 6 : isIP(host) !== 4 && (!DNS_NAME.test(host) || /^[\d.]+$/.test(host))) return null;
+  if (m[3] === undefined) return options.portOptional ? { host, port: null } : null;
+  const port = Number(m[3]);
+  return port >= 1 && port <= 65535 ? { host, port } : null;
+}
+
+/** host:port as a URL's authority spells it (an IPv6 address in brackets). */
+export function joinHostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+function advertiseAddress(raw: string | undefined, webHost: string, webPort: number): string | null {
+  if (raw !== undefined) {
+    const at = parseHostPort(raw);
+    if (at === null || at.port === null) throw new ConfigError(`POS_ADVERTISE_ADDRESS must be a host and port the other cores can reach, such as 10.0.0.11:5180 or [2001:db8::11]:5180, not "${raw}".`);
+    return joinHostPort(at.host, at.port);
+  }
+  const own = parseHostPort(isIP(webHost) === 6 ? `[${webHost}]` : webHost, { portOptional: true });
+  // Every interface, or a port picked at start: no one address the other cores could be told.
+  if (own === null || own.host === '0.0.0.0' || own.host === '::' || webPort === 0) return null;
+  return joinHostPort(own.host, webPort);
+}
+
+function webNames(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((item) => {
+    const at = parseHostPort(item, { portOptional: true });
+    if (at === null) {
+      throw new ConfigError(`POS_WEB_NAMES must be names or addresses separated by commas, each with an optional :port (such as 10.0.0.12:5180,pos.example:443), not "${item.trim()}".`);
+    }
+    return at.port === null ? (isIP(at.host) === 6 ? `[${at.host}]` : at.host) : joinHostPort(at.host, at.port);
+  });
 }
 
 function host(name: string, raw: string | undefined): string {
@@ -181,6 +245,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
 
   const databaseUrl = databaseUrlOf(pick(values['database-url'], env.POS_DATABASE_URL));
   const healthRaw = pick(values['health-port'], env.POS_HEALTH_PORT);
+  const webHost = host('POS_WEB_HOST', pick(values['web-host'], env.POS_WEB_HOST));
+  const webPort = port('POS_WEB_PORT', pick(values['web-port'], env.POS_WEB_PORT), 5180);
 
   return {
     ...(healthRaw === undefined ? {} : { healthPort: port('POS_HEALTH_PORT', healthRaw, 0) }),
@@ -189,10 +255,12 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     service,
     databaseUrl,
     web: {
-      host: host('POS_WEB_HOST', pick(values['web-host'], env.POS_WEB_HOST)),
-      port: port('POS_WEB_PORT', pick(values['web-port'], env.POS_WEB_PORT), 5180),
+      host: webHost,
+      port: webPort,
       token: webToken,
       tls: tlsCert === undefined || tlsKey === undefined ? null : { certFile: resolve(tlsCert), keyFile: resolve(tlsKey) },
+      advertise: advertiseAddress(pick(values['advertise-address'], env.POS_ADVERTISE_ADDRESS), webHost, webPort),
+      names: webNames(pick(values['web-names'], env.POS_WEB_NAMES)),
     },
     webhook: {
       host: host('POS_WEBHOOK_HOST', pick(values['webhook-host'], env.POS_WEBHOOK_HOST)),
@@ -257,7 +325,7 @@ export function describeConfig(c: CoreConfig): Record<string, unknown> {
     dataDir: c.dataDir,
     lang: c.lang,
     service: c.service.kind === 'remote' ? { kind: 'remote', baseUrl: c.service.baseUrl } : c.service,
-    web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null, tls: c.web.tls },
+    web: { host: c.web.host, port: c.web.port, fixedToken: c.web.token !== null, tls: c.web.tls, advertise: c.web.advertise, names: c.web.names },
     webhook: { host: c.webhook.host, port: c.webhook.port, secretSet: c.webhook.secret !== null },
     terminal: c.terminal,
     database: c.databaseUrl,

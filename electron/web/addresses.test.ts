@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, isWildcardHost, shellAddresses, shellNames, type NetworkNames } from './addresses.ts';
+import { declaredNames, isLoopbackHost, isWildcardHost, shellAddresses, shellNames, type NetworkNames } from './addresses.ts';
 
 const store: NetworkNames = { addresses: ['127.0.0.1', '::1', '192.168.1.5', 'fd00::2'], hostname: 'Caixa-1' };
 
@@ -58,5 +58,15 @@ describe('shellNames / shellAddresses', () => {
 
   it('leaves out computer names no certificate or Host header can carry', () => {
     expect(shellNames('0.0.0.0', { addresses: ['fe80::1%eth0'], hostname: 'caixa_1 (loja)' })).toEqual(['localhost', '127.0.0.1']);
+  });
+
+  it('also answers to the names the merchant declares (the other cores, a balancer), each at its own port, and to no other', () => {
+    const a = shellAddresses('10.0.0.11', 5180, true, store, ['10.0.0.11:5180', '10.0.0.12:5180', 'POS.example:443', 'core-c', '[FD00::3]:5180', 'evil.example/x', '*.example']);
+    expect(a.hosts).toEqual(['10.0.0.11:5180', '10.0.0.12:5180', 'pos.example:443', 'pos.example', 'core-c:5180', '[fd00::3]:5180']);
+    expect(a.origins).toEqual(a.hosts.map((h) => `https://${h}`));
+    // Pairing still shows the address this core is bound to.
+    expect(a.origin).toBe('https://10.0.0.11:5180');
+    expect(a.entrances).toEqual(['https://10.0.0.11:5180']);
+    expect(declaredNames(['10.0.0.12:5180', 'POS.example:443', 'core-c', '[FD00::3]:5180', 'pos.example', 'evil.example/x'])).toEqual(['10.0.0.12', 'pos.example', 'core-c', 'fd00::3']);
   });
 });

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
+import { parseHostPort } from '../core/config.ts';
 
 /**
  * Which names the browser shell answers to. The Host and Origin checks (the DNS-rebinding
@@ -86,13 +87,50 @@ export interface ShellAddresses {
   entrances: string[];
 }
 
-export function shellAddresses(host: string, port: number, secure: boolean, names: NetworkNames = localNetworkNames()): ShellAddresses {
+/**
+ * The names the merchant declared beside the bound ones (POS_ADVERTISE_ADDRESS, POS_WEB_NAMES),
+ * each `name` or `name:port`, without their ports: what the certificate must cover too.
+ * Anything that is not one is left out, never accepted as it is.
+ */
+export function declaredNames(declared: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const item of declared) {
+    const at = parseHostPort(item, { portOptional: true });
+    const h = at === null ? null : canonical(at.host);
+    if (h !== null && !out.includes(h)) out.push(h);
+  }
+  return out;
+}
+
+/**
+ * Accepted Host values for the declared names: a till relayed here by another core (or sent by
+ * a balancer) still names that core or balancer. A name without a port is at the shell's own.
+ */
+function declaredHosts(declared: readonly string[], port: number, defaultPort: number): string[] {
+  const out: string[] = [];
+  for (const item of declared) {
+    const at = parseHostPort(item, { portOptional: true });
+    const h = at === null ? null : canonical(at.host);
+    if (at === null || h === null) continue;
+    const p = at.port ?? port;
+    const name = isIP(h) === 6 ? `[${h}]` : h;
+    for (const value of p === defaultPort ? [`${name}:${p}`, name] : [`${name}:${p}`]) if (!out.includes(value)) out.push(value);
+  }
+  return out;
+}
+
+/**
+ * `declared`: names the merchant says this shell also answers to (its advertised address, the
+ * other cores', a balancer's), each `name` or `name:port`; no other Host is ever accepted.
+ */
+export function shellAddresses(host: string, port: number, secure: boolean, names: NetworkNames = localNetworkNames(), declared: readonly string[] = []): ShellAddresses {
   const scheme = secure ? 'https' : 'http';
   const defaultPort = secure ? 443 : 80;
   const listed = shellNames(host, names);
   const bracket = (name: string) => (isIP(name) === 6 ? `[${name}]` : name);
   // Browsers leave a scheme's default port out of Host and Origin; other clients may not.
-  const hosts = listed.flatMap((name) => (port === defaultPort ? [`${bracket(name)}:${port}`, bracket(name)] : [`${bracket(name)}:${port}`]));
+  const bound = listed.flatMap((name) => (port === defaultPort ? [`${bracket(name)}:${port}`, bracket(name)] : [`${bracket(name)}:${port}`]));
+  const hosts = [...bound, ...declaredHosts(declared, port, defaultPort).filter((h) => !bound.includes(h))];
   const main = isWildcardHost(host)
     ? (listed.find((n) => isIP(n) === 4 && !isLoopbackHost(n)) ?? listed.find((n) => isIP(n) !== 0 && !isLoopbackHost(n)) ?? '127.0.0.1')
     : (canonical(host) ?? host);

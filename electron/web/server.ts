@@ -47,6 +47,11 @@ export interface WebShellOptions {
   token: string | null;
   /** PEM certificate and key (see tls.ts): HTTPS/WSS only. Required off loopback. `ca`: the store CA that issued it, offered for download. */
   tls?: { cert: string; key: string; ca?: string | null };
+  /**
+   * Names it also answers to besides those it is bound to (addresses.ts shellAddresses), each
+   * `name` or `name:port`: its advertised address, the other cores' and a balancer's.
+   */
+  names?: readonly string[];
 }
 
 export interface WebShell {
@@ -354,7 +359,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const addresses = shellAddresses(opts.host, port, opts.tls !== undefined);
+  const addresses = shellAddresses(opts.host, port, opts.tls !== undefined, undefined, opts.names ?? []);
   origin = addresses.origin;
   allowedHosts = new Set(addresses.hosts);
   // The page may be opened under any of the names the Host check accepts.

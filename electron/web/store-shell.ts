@@ -1,6 +1,6 @@
 import type { CoreConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
-import { isLoopbackHost, shellNames } from './addresses.ts';
+import { declaredNames, isLoopbackHost, shellNames } from './addresses.ts';
 import { startWebShell, type WebShell } from './server.ts';
 import { certificateFingerprint, loadTlsIdentity, STORE_CA_PATH, type TlsIdentity } from './tls.ts';
 
@@ -12,10 +12,14 @@ import { certificateFingerprint, loadTlsIdentity, STORE_CA_PATH, type TlsIdentit
  */
 export async function startStoreShell(core: Core, config: CoreConfig, rendererDir: string): Promise<{ shell: WebShell; tls: TlsIdentity | null }> {
   let tls: TlsIdentity | null = null;
+  // Its advertised address and the other names the merchant declared: a till relayed here by
+  // another core, or sent by a balancer, names those (the certificate must cover them too).
+  const names = [...(config.web.advertise === null ? [] : [config.web.advertise]), ...config.web.names];
   if (config.web.tls !== null || !isLoopbackHost(config.web.host)) {
-    tls = await loadTlsIdentity({ dataDir: config.dataDir, certFile: config.web.tls?.certFile, keyFile: config.web.tls?.keyFile, hosts: shellNames(config.web.host), log: core.log });
+    const hosts = [...new Set([...shellNames(config.web.host), ...declaredNames(names)])];
+    tls = await loadTlsIdentity({ dataDir: config.dataDir, certFile: config.web.tls?.certFile, keyFile: config.web.tls?.keyFile, hosts, log: core.log });
   }
-  const shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token, ...(tls === null ? {} : { tls }) });
+  const shell = await startWebShell({ core, rendererDir, host: config.web.host, port: config.web.port, token: config.web.token, names, ...(tls === null ? {} : { tls }) });
   return { shell, tls };
 }
 
