@@ -33,7 +33,8 @@ export async function journalOpener(config: CoreConfig, options: { onLease?: (ev
   const { postgresJournal } = await import('./postgres/open.ts');
   // The same installation (machine and data dir) is the same core: restarted after a crash, it
   // takes its lease back at once under a new term instead of standing by until it runs out.
-  return postgresJournal<SaleRow>({ url: config.databaseUrl, holder: `${hostname()}:${resolve(config.dataDir)}`, ...(options.onLease ? { onLease: options.onLease } : {}) });
+  // Its advertised address goes in the lease while it holds it: the standbys relay its tills there.
+  return postgresJournal<SaleRow>({ url: config.databaseUrl, holder: `${hostname()}:${resolve(config.dataDir)}`, address: config.web.advertise, ...(options.onLease ? { onLease: options.onLease } : {}) });
 }
 
 /** A core on the service and the journal the configuration names; the core owns the endpoint and closes it at stop. */

@@ -12,6 +12,7 @@ import { certificateLines, startStoreShell } from './store-shell.ts';
 import { spkiPin, type TlsIdentity } from './tls.ts';
 import { serverRefusal } from './server-mode.ts';
 import { CoreHealth, startHealthServer } from './health.ts';
+import { StandbyRelay } from './relay.ts';
 import { systemClock } from '../shared/clock.ts';
 
 /**
@@ -70,15 +71,19 @@ if (config.healthPort !== undefined) {
 }
 
 let core: Core;
+// While standing by, the tills that reach this core's address are relayed to the active one (relay.ts).
+let relay: StandbyRelay | null = null;
 try {
   const openJournal = await journalOpener(config, {
     onLease: (event) => {
       health.lease(event);
+      relay?.lease(event);
       if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
       if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
     },
   });
   core = await composeCore(config, openJournal ? { openJournal } : {});
+  if (openJournal) relay = new StandbyRelay({ host: config.web.host, port: config.web.port, self: config.web.advertise, log: core.log });
 } catch (err) {
   console.error(`Cannot start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(err instanceof ConfigError ? 2 : 1);
@@ -102,6 +107,7 @@ async function shutdown(signal: string) {
   // Waiting for the lease (the health says so): nothing of the core is open yet.
   if (health.report().role === 'standby') {
     // Its start waits for a lease it may never get: nothing of the core's record is open yet.
+    await relay?.close();
     await healthServer?.close();
     console.log('Stopped while standing by.');
     process.exit(0);
@@ -124,6 +130,8 @@ try {
 
 let tls: TlsIdentity | null = null;
 try {
+  // Taking the lease closed the relay; its port must be free before the shell listens on it.
+  await relay?.close();
   ({ shell, tls } = await startStoreShell(core, config, rendererDir));
 } catch (err) {
   const code = (err as NodeJS.ErrnoException).code;
