@@ -127,6 +127,20 @@ describe('StandbyRelay', () => {
     await t.says('', 'a:early');
   });
 
+  it('sends a connection still waiting for a core that stopped answering to the one the lease names next', async () => {
+    const probe = await echoCore('probe');
+    await new Promise((r) => servers.pop()?.close(r));
+    const b = await echoCore('b');
+    const { relay } = await relayOn();
+    relay.follow('core-a', probe.address);
+    const t = await till(relay.address ?? '');
+    t.socket.write('waiting');
+    await new Promise((r) => setTimeout(r, 300));
+    relay.follow('core-b', b.address);
+    await t.says('', 'b:waiting');
+    expect(t.closed()).toBe(false);
+  });
+
   it('closes a connection whose active core never answers, and says so', async () => {
     const probe = await echoCore('probe');
     await new Promise((r) => servers.pop()?.close(r));

@@ -40,6 +40,8 @@ interface Relayed {
   upstream: Socket | null;
   /** The address it was sent to (or is being sent to). */
   to: string | null;
+  /** Connected to the active core, its bytes flowing. */
+  piping: boolean;
 }
 
 type Target = { kind: 'none' } | { kind: 'self'; address: string } | { kind: 'invalid'; address: string } | { kind: 'core'; address: string; host: string; port: number; holder: string };
@@ -80,9 +82,14 @@ export class StandbyRelay {
     this.#said = null;
     if (now.kind === 'core') this.#opts.log.info('standing by: tills that connect to this core are relayed to the active core', { active_core: holder, address: now.address });
     for (const relayed of this.#open) {
-      if (relayed.upstream !== null && (now.kind !== 'core' || relayed.to !== now.address)) {
+      if (relayed.upstream === null || (now.kind === 'core' && relayed.to === now.address)) continue;
+      if (relayed.piping) {
+        // It talks to a core that is no longer the active one: the till reconnects, and its next connection goes to the new one.
         relayed.client.destroy();
         relayed.upstream.destroy();
+      } else {
+        // Still reaching for the old address: it asks the new one instead.
+        relayed.upstream.destroy(new Error('another core is active now'));
       }
     }
   }
@@ -157,7 +164,7 @@ export class StandbyRelay {
       client.destroy();
       return;
     }
-    const relayed: Relayed = { client, upstream: null, to: null };
+    const relayed: Relayed = { client, upstream: null, to: null, piping: false };
     this.#open.add(relayed);
     client.setNoDelay(true);
     client.setKeepAlive(true, 10_000);
@@ -189,6 +196,7 @@ export class StandbyRelay {
       const giveUp = setTimeout(() => upstream.destroy(new Error('no answer')), Math.max(1, Math.min(3_000, deadline - Date.now())));
       upstream.once('connect', () => {
         connected = true;
+        relayed.piping = true;
         clearTimeout(giveUp);
         this.#said = null;
         upstream.setNoDelay(true);
