@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { createBridge, type ConnectionState } from '../../src/lib/bridge.ts';
 import type { CheckoutView } from '../core/contract.ts';
 import type { DeviceInfo } from '../core/devices/registry.ts';
 import { TEST_PIN } from '../core/operators/fixtures/sign-in.ts';
@@ -99,7 +101,8 @@ async function startCore(name: string, url: string, port: number, names: string[
   const core: Core = {
     name,
     address: `127.0.0.1:${port}`,
-    origin: `https://127.0.0.1:${port}`,
+    // Without a certificate a loopback shell speaks plain HTTP.
+    origin: `${env.POS_TLS_CERT === '' ? 'http' : 'https'}://127.0.0.1:${port}`,
     child,
     out: () => out,
     until: (pattern, ms = 30_000) =>
@@ -310,4 +313,76 @@ describe('tills at any core', () => {
     await b.until(/no active core publishes an address to relay it to/, 5_000);
     expect(b.out().match(/no active core publishes an address/g)).toHaveLength(1);
   }, 120_000);
+
+  it('the renderer’s own bridge, at a standby’s address, reconnects by itself after the takeover and goes on selling', async () => {
+    const url = await db.another();
+    const [pa, pb] = await ports(2);
+    const names = [`127.0.0.1:${pa}`, `127.0.0.1:${pb}`];
+    // Plain HTTP on loopback: the page's WebSocket here cannot be given a certificate to trust.
+    const plain = { POS_TLS_CERT: '', POS_TLS_KEY: '' };
+    const a = await startCore('a', url, pa ?? 0, names, plain);
+    await a.until(RUNNING);
+    const b = await startCore('b', url, pb ?? 0, names, plain);
+    await b.until(STANDING_BY);
+    const { credential } = await pairTill(await managerAt(a), b, 'Tablet at B');
+
+    // The page as a browser at B's address runs it: its location, storage and WebSocket (which
+    // sends the page's origin, as a browser does); its credential kept from pairing.
+    const memory = () => {
+      const items = new Map<string, string>();
+      return { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v), removeItem: (k: string) => void items.delete(k) };
+    };
+    // Once the test is done the page is closed: a socket it opens then never opens nor closes, so its reconnecting stops.
+    let pageClosed = false;
+    let stoppedReconnecting = false;
+    const sockets: WebSocket[] = [];
+    class PageSocket extends WebSocket {
+      constructor(address: string, protocols: string[]) {
+        if (pageClosed) {
+          stoppedReconnecting = true;
+          return { readyState: WebSocket.CLOSED, send: () => undefined, close: () => undefined } as unknown as PageSocket;
+        }
+        super(address, protocols, { origin: b.origin });
+        // A browser's socket reports a failure as a close event only.
+        this.on('error', () => undefined);
+        sockets.push(this);
+      }
+    }
+    vi.stubGlobal('WebSocket', PageSocket);
+    vi.stubGlobal('location', { protocol: 'http:', host: b.address, hash: '', pathname: '/', search: '' });
+    vi.stubGlobal('history', { replaceState: () => undefined });
+    vi.stubGlobal('sessionStorage', memory());
+    vi.stubGlobal('localStorage', memory());
+    vi.stubGlobal('window', { posDevice: { load: () => Promise.resolve(credential), save: () => Promise.resolve(), forget: () => Promise.resolve() } });
+    try {
+      const bridge = createBridge();
+      const states: ConnectionState[] = [];
+      bridge.onConnection((state) => states.push(state));
+      const opened = async (after: number) => {
+        for (let i = 0; i < 600 && !states.slice(after).includes('open'); i++) await new Promise((r) => setTimeout(r, 50));
+        expect(states.slice(after)).toContain('open');
+      };
+      await opened(0);
+      await bridge.call('auth.signIn', { name: 'Marta', pin: TEST_PIN });
+      const first = await bridge.call('sale.charge', { amount: '7,00' });
+      expect(first.newest?.sale_id).toBeTruthy();
+
+      const before = states.length;
+      a.child.kill('SIGKILL');
+      await b.until(RUNNING, 30_000);
+      await opened(before);
+      // It went through closed (the relayed connection ended) and opened again at the same address.
+      expect(states.slice(before)).toContain('closed');
+      expect(sockets.every((s) => s.url === `ws://${b.address}/bridge`)).toBe(true);
+      await bridge.call('auth.signIn', { name: 'Marta', pin: TEST_PIN });
+      const second = await bridge.call('sale.charge', { amount: '8,00' });
+      expect(second.newest?.sale_id).toBeTruthy();
+      expect(second.newest?.sale_id).not.toBe(first.newest?.sale_id);
+    } finally {
+      pageClosed = true;
+      for (const s of sockets) s.terminate();
+      for (let i = 0; i < 400 && !stoppedReconnecting; i++) await new Promise((r) => setTimeout(r, 25));
+      vi.unstubAllGlobals();
+    }
+  }, 150_000);
 });
