@@ -107,10 +107,20 @@ describe('StandbyRelay', () => {
     relay.follow('core-a', '127.0.0.1:5180');
     const t = await till(relay.address ?? '');
     await t.done;
-    expect(log.lines.some((l) => l.includes('publishes this core’s own address'))).toBe(true);
+    expect(log.lines.some((l) => l.includes('leads back to this core'))).toBe(true);
     relay.follow('core-a', 'not an address');
     await (await till(relay.address ?? '')).done;
     expect(log.lines.some((l) => l.includes('not a host and port'))).toBe(true);
+  });
+
+  it('finds a loop through another name of its own address, closes the connection and says so, instead of relaying to itself without end', async () => {
+    const { relay, log } = await relayOn(null);
+    // `localhost` is this relay too, under a name its own address does not spell.
+    relay.follow('core-a', `localhost:${(relay.address ?? '').split(':')[1]}`);
+    const t = await till(relay.address ?? '');
+    await t.done;
+    expect(t.heard()).toBe('');
+    expect(log.lines.filter((l) => l.includes('leads back to this core'))).toHaveLength(1);
   });
 
   it('holds a new connection while the active core is not answering yet, and relays it once it is', async () => {

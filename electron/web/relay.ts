@@ -37,6 +37,8 @@ const LINGER_MS = 5_000;
 
 interface Relayed {
   client: Socket;
+  /** The till's end of its connection (address:port). */
+  from: string;
   upstream: Socket | null;
   /** The address it was sent to (or is being sent to). */
   to: string | null;
@@ -56,6 +58,8 @@ export class StandbyRelay {
   readonly #open = new Set<Relayed>();
   /** What the log last said about refused connections, so a burst of them is said once. */
   #said: string | null = null;
+  /** This relay's own ends of its connections to the active core: one arriving here again is a loop. */
+  readonly #ownEnds = new Set<string>();
 
   constructor(options: RelayOptions) {
     this.#opts = options;
@@ -164,8 +168,9 @@ export class StandbyRelay {
       client.destroy();
       return;
     }
-    const relayed: Relayed = { client, upstream: null, to: null, piping: false };
+    const relayed: Relayed = { client, from: endOf(client.remoteAddress, client.remotePort), upstream: null, to: null, piping: false };
     this.#open.add(relayed);
+    if (this.#ownEnds.has(relayed.from)) return this.#refuse(relayed, LOOP);
     client.setNoDelay(true);
     client.setKeepAlive(true, 10_000);
     client.on('error', () => client.destroy());
@@ -183,9 +188,7 @@ export class StandbyRelay {
           'closed a till’s connection: no active core publishes an address to relay it to (the active core stopped, or it runs with no POS_ADVERTISE_ADDRESS: give it one the other cores can reach)',
         );
       }
-      if (target.kind === 'self') {
-        return this.#refuse(relayed, 'closed a till’s connection: the active core publishes this core’s own address, which would relay it in a loop; give each core its own POS_ADVERTISE_ADDRESS', { address: target.address });
-      }
+      if (target.kind === 'self') return this.#refuse(relayed, LOOP, { address: target.address });
       if (target.kind === 'invalid') {
         return this.#refuse(relayed, 'closed a till’s connection: the active core publishes an address that is not a host and port', { address: target.address });
       }
@@ -196,8 +199,16 @@ export class StandbyRelay {
       const giveUp = setTimeout(() => upstream.destroy(new Error('no answer')), Math.max(1, Math.min(3_000, deadline - Date.now())));
       upstream.once('connect', () => {
         connected = true;
-        relayed.piping = true;
         clearTimeout(giveUp);
+        // The published address leads back here (another name of this very core): relaying it would never end.
+        const end = endOf(upstream.localAddress, upstream.localPort);
+        if ([...this.#open].some((other) => other.from === end)) {
+          upstream.destroy();
+          return this.#refuse(relayed, LOOP, { address: target.address });
+        }
+        this.#ownEnds.add(end);
+        upstream.once('close', () => this.#ownEnds.delete(end));
+        relayed.piping = true;
         this.#said = null;
         upstream.setNoDelay(true);
         upstream.setKeepAlive(true, 10_000);
@@ -224,6 +235,13 @@ export class StandbyRelay {
     };
     attempt();
   }
+}
+
+const LOOP = 'closed a till’s connection: the active core publishes an address that leads back to this core, which would relay it in a loop; give each core its own POS_ADVERTISE_ADDRESS';
+
+/** address:port of one end of a connection, an IPv4-mapped IPv6 address as plain IPv4. */
+function endOf(address: string | undefined, port: number | undefined): string {
+  return `${(address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')}:${port ?? 0}`;
 }
 
 /** Ends a socket whose other side closed, and lets it go for good if its peer never answers. */
