@@ -282,9 +282,11 @@ describe('tills at any core', () => {
     await sell(tillB, url, '3,00');
     await sell(tillC, url, '4,00');
 
-    // Revoked at the active core: the connection relayed through C ends at once, as the core closes it.
+    // Revoked at the active core: the connection relayed through C ends at once, as the core
+    // closes it in the revocation itself (no poll). The bound only keeps a loaded machine's
+    // scheduling out of the verdict; it is not a timing claim.
     await manager.ok('devices.revoke', { deviceId: revoked.device.id });
-    await gone.until(() => gone.closed ?? undefined, 'the revoked till’s relayed connection closed', 1_000);
+    await gone.until(() => gone.closed ?? undefined, 'the revoked till’s relayed connection closed', 5_000);
     expect(gone.closed?.code).toBe(REVOKED_CLOSE_CODE);
     expect(tillC.closed).toBeNull();
 
