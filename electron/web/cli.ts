@@ -77,6 +77,7 @@ try {
       if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
       if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
     },
+    onInbox: (depth) => health.inbox(depth),
   });
   core = await composeCore(config, openJournal ? { openJournal } : {});
 } catch (err) {
