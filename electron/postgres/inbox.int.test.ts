@@ -58,11 +58,18 @@ interface Started {
   /** Resolves once the core serves (a standby's, when it took over). */
   started: Promise<void>;
   webhookUrl: string;
+  /** Its data dir: a core started again on it is the same core (the same lease holder). */
+  dataDir: string;
 }
 
 /** A core as `npm run server` composes it, on its own data dir and webhook port; not awaited: a standby's start waits. */
-async function startCore(options: { databaseUrl: string; serviceUrl: string }): Promise<Started> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'pos-inbox-'));
+async function startCore(options: { databaseUrl: string; serviceUrl: string; dataDir?: string }): Promise<Started> {
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    const made = await mkdtemp(join(tmpdir(), 'pos-inbox-'));
+    cleanups.push(() => rm(made, { recursive: true, force: true }));
+    dataDir = made;
+  }
   const port = await freeLoopbackPort();
   const config = loadConfig(
     {
@@ -79,11 +86,8 @@ async function startCore(options: { databaseUrl: string; serviceUrl: string }): 
   const core = await composeCore(config, { log: memoryLogger(systemClock) });
   const started = core.start();
   started.catch(() => undefined);
-  cores.push(async () => {
-    await core.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  return { core, started, webhookUrl: `http://127.0.0.1:${port}/webhooks` };
+  cores.push(() => core.stop());
+  return { core, started, webhookUrl: `http://127.0.0.1:${port}/webhooks`, dataDir };
 }
 
 /** Until the core stands by: its webhook address answers (the inbox's receiver) while its start still waits. */
@@ -191,6 +195,7 @@ describe('a webhook delivered to a standby', () => {
       return res.status === 200 ? res : undefined;
     }, 'the standby to keep the delivery once its database answers');
     expect(await kept.json()).toEqual({ received: true, duplicate: false });
+    await waitFor(async () => ((await inboxRows(sql)).some((r) => r.webhook_id === payment && r.outcome !== null) ? true : undefined), 'the inbox row to be applied');
     await paid(a.core, saleId);
     expect(await entriesWithWebhookId(sql, payment!)).toEqual(['payment.received']);
   }, 60_000);
@@ -221,14 +226,28 @@ describe('a standby that takes over', () => {
     expect((await inboxRows(sql)).find((r) => r.webhook_id === payment)).toMatchObject({ received_by: bName, applied_by: bName, outcome: 'recorded' });
     expect(await entriesWithWebhookId(sql, payment!)).toEqual(['payment.received']);
 
-    // One takeover entry per lease taken by a core: A's first (nobody before it), B's over the dead one.
-    const takeovers = (await sql<{ data: string; at: string }[]>`select data, at from entries where type = ${CORE_TOOK_OVER} order by seq`).map((r) => ({ ...(JSON.parse(r.data) as object), at: Number(r.at) }));
-    expect(takeovers).toEqual([
-      { term: 1, holder: aName, previous_holder: null, at: expect.any(Number) },
-      { term: 3, holder: bName, previous_holder: 'core-dead', at: expect.any(Number) },
-    ]);
+    // One takeover entry: B's, over the dead core. A was the first core on the database: it took the lease from no one.
+    const takeovers = async () => (await sql<{ data: string; at: string }[]>`select data, at from entries where type = ${CORE_TOOK_OVER} order by seq`).map((r) => ({ ...(JSON.parse(r.data) as object), at: Number(r.at) }));
+    const [entry] = await takeovers();
+    expect(await takeovers()).toEqual([{ term: 3, holder: bName, previous_holder: 'core-dead', at: expect.any(Number) }]);
+    expect(bName).not.toBe(aName);
     // The status says which core serves and since when it took over.
-    expect(b.core.status().serving).toEqual({ core: bName, since: new Date(takeovers[1]!.at).toISOString() });
+    expect(b.core.status().serving).toEqual({ core: bName, since: new Date(entry!.at).toISOString() });
+
+    // A takes the lease back from B: a takeover again, journaled once.
+    await b.core.stop();
+    const again = await startCore({ databaseUrl: url, serviceUrl: sandbox.url, dataDir: a.dataDir });
+    await again.started;
+    expect(again.core.status().serving?.core).toBe(aName);
+    expect((await takeovers()).map(({ at: _at, ...t }) => t)).toEqual([
+      { term: 3, holder: bName, previous_holder: 'core-dead' },
+      { term: 4, holder: aName, previous_holder: bName },
+    ]);
+    // Restarted in its own place, A takes back its own lease: no core moved, no entry.
+    await again.core.stop();
+    const restarted = await startCore({ databaseUrl: url, serviceUrl: sandbox.url, dataDir: a.dataDir });
+    await restarted.started;
+    expect(await takeovers()).toHaveLength(2);
   }, 60_000);
 });
 

@@ -77,10 +77,11 @@ export type VerifyResult =
 export const CHAIN_STARTED = 'journal.chain_started';
 
 /**
- * A core took the merchant's lease (a journal shared by several cores): `term`, `holder` (this
- * core's name) and `previous_holder` (null when no core held it before). Written by the core
- * that took it, once per term, through SharedJournal.recordTakeover only: a journal of one
- * core's own (the files) never has one.
+ * A core took the merchant's lease from another core (a journal shared by several cores):
+ * `term`, `holder` (this core's name) and `previous_holder`. Written by the core that took it,
+ * once per term, through SharedJournal.recordTakeover only: a journal of one core's own (the
+ * files) never has one. The first core on a database and a core restarted in its own place
+ * take the lease from no other core: no entry (services/parts.ts tookOverFromAnother).
  */
 export const CORE_TOOK_OVER = 'core.took_over';
 

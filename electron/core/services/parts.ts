@@ -9,7 +9,7 @@ import type { CoreConfig } from '../config.ts';
 import { Devices } from '../devices/devices.ts';
 import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalDefinition, JournalOpener, JournalPort } from '../journal/port.ts';
+import type { JournalDefinition, JournalOpener, JournalPort, SharedJournal } from '../journal/port.ts';
 import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
@@ -68,6 +68,15 @@ export interface PartsHooks {
   claimsChanged: () => void;
   /** Until the terminal is ready this throws, the receiver answers 503 and the service delivers again. */
   acceptWebhook: (delivery: WebhookDelivery) => ReturnType<Terminal['acceptWebhook']>;
+}
+
+/**
+ * Whether this core took the lease from another core: a takeover, journaled. The first core
+ * on a database takes it from no one, and the same installation restarted takes back its own
+ * (compose.ts names a core by its machine and data dir): neither moves the merchant's core.
+ */
+export function tookOverFromAnother(shared: Pick<SharedJournal, 'holder' | 'previousHolder'>): boolean {
+  return shared.previousHolder !== null && shared.previousHolder !== shared.holder;
 }
 
 /** After a takeover entry could not be written: the next try. */
@@ -138,7 +147,7 @@ export class CoreParts {
     const standbyPort = (await this.#closeStandby(log))?.port ?? null;
     if (journal.shared) {
       this.serving = { core: journal.shared.holder, since: new Date(clock.now()).toISOString() };
-      await this.#recordTakeover(journal, log);
+      if (tookOverFromAnother(journal.shared)) await this.#recordTakeover(journal, log);
       this.inbox = new InboxApplier({ inbox: journal.shared.inbox, accept: hooks.acceptWebhook, clock, log });
     }
 

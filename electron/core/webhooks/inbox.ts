@@ -88,15 +88,10 @@ export class InboxApplier {
   #draining: Promise<void> | null = null;
   #again = false;
   #stopped = false;
-  #applied = 0;
+  #failing = false;
 
   constructor(options: InboxApplierOptions) {
     this.#o = options;
-  }
-
-  /** Rows this core applied (a duplicate included). */
-  get applied(): number {
-    return this.#applied;
   }
 
   async start(): Promise<void> {
@@ -164,12 +159,15 @@ export class InboxApplier {
             outcome = await accept({ webhookId: row.webhookId, timestampSec: row.timestampSec, payload });
           }
           await inbox.applied(row.id, outcome, clock.now());
-          this.#applied++;
         }
         if (rows.length < BATCH) break;
       }
+      if (this.#failing) log.info('the webhook inbox is applied again');
+      this.#failing = false;
     } catch (err) {
-      log.warn('a webhook from the inbox could not be applied yet; trying again', { error: err });
+      // Once per streak: a core that stepped down, or whose journal is down, tries every few seconds.
+      if (!this.#failing) log.warn('a webhook from the inbox could not be applied yet; trying again every few seconds', { error: err });
+      this.#failing = true;
       next = RETRY_MS;
     }
     this.#schedule(next);
