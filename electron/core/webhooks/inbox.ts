@@ -54,8 +54,23 @@ export function startInboxReceiver(options: { host: string; port: number; secret
     secret: options.secret,
     clock,
     log: options.log,
-    accept: (delivery, raw) => inbox.put({ webhookId: delivery.webhookId, timestampSec: delivery.timestampSec, event: delivery.payload.event, body: raw }, clock.now()),
+    accept: (delivery, raw) => within(PUT_WAIT_MS, inbox.put({ webhookId: delivery.webhookId, timestampSec: delivery.timestampSec, event: delivery.payload.event, body: raw }, clock.now())),
   });
+}
+
+/**
+ * How long a standby's delivery waits for the inbox: a database that hangs instead of refusing
+ * gets the service a 503 to deliver again, not a request held open until it gives up. A row
+ * committed after all is a duplicate at the next delivery.
+ */
+const PUT_WAIT_MS = 5_000;
+
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the webhook inbox did not answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Rows applied per read of the inbox. */
