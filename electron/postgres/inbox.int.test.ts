@@ -221,6 +221,8 @@ describe('a standby that takes over', () => {
     await waitFor(async () => ((await inboxRows(sql)).some((r) => r.webhook_id === payment) ? true : undefined), 'the standby to keep the payment');
     expect((await inboxRows(sql)).every((r) => r.outcome === null)).toBe(true);
     await b.started;
+    // Its own receiver on the address the inbox's was on.
+    expect(b.core.status().webhooks.url).toBe(b.webhookUrl);
     await paid(b.core, saleId);
     await waitFor(async () => ((await inboxRows(sql)).every((r) => r.outcome !== null) ? true : undefined), 'the inbox to be drained');
     const bName = b.core.status().serving?.core;
