@@ -21,7 +21,10 @@ import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
 import { systemClock } from '../shared/clock.ts';
 import { freeLoopbackPort, openTestDatabase, type TestDatabase } from './fixtures/test-database.ts';
+import { openPool } from './connect.ts';
+import { PostgresWebhookInbox } from './inbox.ts';
 import { CoreLease } from './lease.ts';
+import { migrate } from './migrate.ts';
 
 let db: TestDatabase;
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -113,6 +116,44 @@ async function inboxRows(sql: postgres.Sql) {
 async function entriesWithWebhookId(sql: postgres.Sql, webhookId: string): Promise<string[]> {
   return (await sql<{ type: string }[]>`select type from entries where (data::json)->>'webhook_id' = ${webhookId} order by seq`).map((r) => r.type);
 }
+
+describe('the inbox in the database', () => {
+  it('keeps each webhook-id once, hands rows out in order, tells a watcher as each commits, and counts what is left', async () => {
+    const { url, sql } = await merchant();
+    const pool = await openPool({ url, max: 2 });
+    cleanups.push(() => pool.end({ timeout: 1 }));
+    await migrate(pool);
+    const standby = new PostgresWebhookInbox(pool, 'core-b');
+    const active = new PostgresWebhookInbox(pool, 'core-a');
+    let woken = 0;
+    const stop = await active.watch(() => woken++);
+    // Once when it starts listening (and again after each reconnection): what was missed is read.
+    await waitFor(async () => (woken === 1 ? true : undefined), 'the watcher to be told it listens');
+    const listening = woken;
+    const delivery = (id: string) => ({ webhookId: id, timestampSec: 1_795_000_000, event: 'charge.paid', body: Buffer.from(`{"event":"charge.paid","id":"${id}"}`) });
+    expect(await standby.put(delivery('msg_2'), 1)).toBe('recorded');
+    expect(await standby.put(delivery('msg_1'), 2)).toBe('recorded');
+    await waitFor(async () => (woken >= listening + 2 ? true : undefined), 'a notice for each row committed');
+    expect(await standby.put({ ...delivery('msg_2'), body: Buffer.from('{"event":"other"}') }, 3)).toBe('duplicate');
+    expect(await active.depth()).toBe(2);
+    // The order they were taken in, not their ids' order; the body as it was first kept.
+    const rows = await active.pending(10);
+    expect(rows.map((r) => [r.webhookId, r.body.toString()])).toEqual([
+      ['msg_2', '{"event":"charge.paid","id":"msg_2"}'],
+      ['msg_1', '{"event":"charge.paid","id":"msg_1"}'],
+    ]);
+    await active.applied(rows[0]!.id, 'recorded', 10);
+    // Marked once: a second mark (a core that stepped down, late) changes nothing.
+    await standby.applied(rows[0]!.id, 'duplicate', 11);
+    expect(await active.depth()).toBe(1);
+    expect((await active.pending(10)).map((r) => r.webhookId)).toEqual(['msg_1']);
+    expect(await sql`select webhook_id, received_by, received_at::int as received_at, applied_by, applied_at::int as applied_at, outcome from webhook_inbox order by id`).toEqual([
+      { webhook_id: 'msg_2', received_by: 'core-b', received_at: 1, applied_by: 'core-a', applied_at: 10, outcome: 'recorded' },
+      { webhook_id: 'msg_1', received_by: 'core-b', received_at: 2, applied_by: null, applied_at: null, outcome: null },
+    ]);
+    await stop();
+  });
+});
 
 describe('a webhook delivered to a standby', () => {
   it('is kept in the inbox and applied by the active core: the sale is paid', async () => {
