@@ -14,7 +14,7 @@ import { Core, type CoreDeps } from './core/core.ts';
 import { FileSecretStore, type SecretStore } from './core/secrets.ts';
 import { remoteServiceEndpoint, type ServiceEndpoint } from './core/service-endpoint.ts';
 import type { SaleRow } from './core/terminal/entries.ts';
-import type { LeaseEvent } from './postgres/open.ts';
+import type { PostgresJournalSettings } from './postgres/open.ts';
 
 /** `clock`: domain time beside a real service (real time unless a test moves it with a standalone sandbox's). */
 export async function connectService(config: CoreConfig, secrets: SecretStore, clock?: Clock): Promise<ServiceEndpoint> {
@@ -28,13 +28,13 @@ export async function connectService(config: CoreConfig, secrets: SecretStore, c
  * dynamic import, so the embedded app never loads the client), else undefined: the core's
  * file journal in the data dir.
  */
-export async function journalOpener(config: CoreConfig, options: { onLease?: (event: LeaseEvent) => void } = {}): Promise<CoreDeps['openJournal']> {
+export async function journalOpener(config: CoreConfig, options: Pick<PostgresJournalSettings, 'onLease' | 'onInbox'> = {}): Promise<CoreDeps['openJournal']> {
   if (config.databaseUrl === null) return undefined;
   const { postgresJournal } = await import('./postgres/open.ts');
   // The same installation (machine and data dir) is the same core: restarted after a crash, it
   // takes its lease back at once under a new term instead of standing by until it runs out.
   // Its advertised address goes in the lease while it holds it: the standbys relay its tills there.
-  return postgresJournal<SaleRow>({ url: config.databaseUrl, holder: `${hostname()}:${resolve(config.dataDir)}`, address: config.web.advertise, ...(options.onLease ? { onLease: options.onLease } : {}) });
+  return postgresJournal<SaleRow>({ url: config.databaseUrl, holder: `${hostname()}:${resolve(config.dataDir)}`, address: config.web.advertise, ...(options.onLease ? { onLease: options.onLease } : {}), ...(options.onInbox ? { onInbox: options.onInbox } : {}) });
 }
 
 /** A core on the service and the journal the configuration names; the core owns the endpoint and closes it at stop. */

@@ -309,6 +309,8 @@ export class Core {
     await this.#receipts.load();
     this.#life.readyAt(this.clock.now());
     await afterStart?.(this).catch((err: unknown) => this.log.warn('the start-up step of the composition root failed', { error: err }));
+    // Webhooks a standby kept in the inbox are applied as soon as the terminal takes webhooks.
+    await this.#parts.startInbox();
     this.terminal.start();
     await this.probeService();
     this.#timers.push(setInterval(() => void this.probeService(), PROBE_INTERVAL_MS));
@@ -340,6 +342,7 @@ export class Core {
       journal: journalHealth(this.#parts.journal?.status()),
       unmatchedPayments: stats?.unmatched ?? 0,
       shift: this.#shift.view,
+      serving: this.#parts.serving,
     };
   }
 

@@ -21,7 +21,7 @@ import { deepFreeze } from '../shared/freeze.ts';
 import type { Logger } from '../core/log.ts';
 import { canonicalJson, entryHash, GENESIS_PREV, type JsonObject } from '../core/journal/canonical.ts';
 import { batchOf, foldBatch, foldProjections, saleIdsOf, webhookIdOf, type BatchState, type SaleRow } from '../core/journal/fold.ts';
-import { JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
+import { CORE_TOOK_OVER, JournalUnavailableError, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from '../core/journal/port.ts';
 import type {
   AppendResult,
   ClaimedKeys,
@@ -35,6 +35,7 @@ import type {
   SaleKeys,
   SaleQueries,
   ShiftQueries,
+  SharedJournal,
   ShiftRecord,
   StoreStats,
   VerifyProgress,
@@ -71,6 +72,11 @@ export interface OpenPostgresJournalOptions<S extends object> extends JournalDef
   fence?: { term: number; holder: string };
   /** Run at close, before the pool ends (the entry point lets its lease go there). */
   onClose?: () => Promise<void>;
+  /**
+   * The lease this core took and the inbox the standbys fill (open.ts): the journal is then
+   * shared by several cores, and `shared` tells the core so (JournalPort.shared).
+   */
+  shared?: Omit<SharedJournal, 'recordTakeover'>;
 }
 
 const KEPT_REDUCER_FAILURES = 20;
@@ -173,9 +179,15 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
   #fenced: string | null = null;
   readonly sales: SaleQueries<S>;
   readonly shifts: ShiftQueries;
+  readonly shared?: SharedJournal;
+  #takeover: Promise<JournalEntry> | null = null;
 
   constructor(options: OpenPostgresJournalOptions<S>, last: EntryRow | null, failures: number) {
     this.#o = options;
+    if (options.shared) {
+      const lease = options.shared;
+      this.shared = { ...lease, recordTakeover: () => this.#recordTakeover(lease) };
+    }
     this.#sql = options.sql;
     this.#keys = options.saleKeys ?? ((sale) => ownSaleKeys(sale));
     this.#operatorActions = new Set(options.operatorActions ?? []);
@@ -621,6 +633,20 @@ class PostgresJournal<S extends object> implements PostgresJournalPort<S> {
       }
       return 'recorded';
     });
+  }
+
+  /** CORE_TOOK_OVER for this core's term: written under the fence like any append, once (a failed try may be tried again). */
+  #recordTakeover(lease: Omit<SharedJournal, 'recordTakeover'>): Promise<JournalEntry> {
+    this.#takeover ??= (async () => {
+      const data = { term: lease.term, holder: lease.holder, previous_holder: lease.previousHolder };
+      const result = (await this.#enqueue(this.#prepare([{ type: CORE_TOOK_OVER, data }]))) as AppendResult;
+      return result.entries[0]!;
+    })();
+    const written = this.#takeover;
+    written.catch(() => {
+      if (this.#takeover === written) this.#takeover = null;
+    });
+    return written;
   }
 
   #shiftTurn: Promise<unknown> = Promise.resolve();

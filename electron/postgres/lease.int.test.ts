@@ -54,6 +54,8 @@ describe('the merchant’s lease', () => {
     await sleep(450);
     // Ran out: B takes it under the next term; A's renewal finds it gone.
     expect(await b.tryAcquire()).toEqual({ held: true, term: 2 });
+    // Who held it before: the takeover entry names them.
+    expect([a.previousHolder, b.previousHolder]).toEqual([null, 'core-a']);
     expect(await a.renew()).toBe(false);
     // Released on a clean stop: taken at once, without waiting for it to run out.
     await b.release();

@@ -50,6 +50,7 @@ export class CoreLease {
   readonly #sql: Sql;
   readonly #log: Logger | undefined;
   #term: number | null = null;
+  #previous: string | null = null;
   #renewing: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
 
@@ -66,18 +67,26 @@ export class CoreLease {
     return this.#term;
   }
 
+  /** Who held the lease before this core took it (null when no core had): its holder's name. */
+  get previousHolder(): string | null {
+    return this.#previous;
+  }
+
   /**
    * Takes the lease if no one holds it, its holder let it run out, or its holder is this core
    * by name (restarted: whatever its earlier process still does is fenced by the new term).
    * The new term; else who holds it and for how long.
    */
   async tryAcquire(): Promise<LeaseAnswer> {
-    const [taken] = await this.#sql<{ term: string }[]>`
-      update core_lease set holder = ${this.holder}, term = term + 1, expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond', address = ${this.address}
-      where id = 1 and (expires_at <= clock_timestamp() or holder = ${this.holder})
-      returning term::text`;
+    // `before` is the row as it was: whom this core takes the lease from (the takeover entry names it).
+    const [taken] = await this.#sql<{ term: string; previous: string }[]>`
+      update core_lease as l set holder = ${this.holder}, term = l.term + 1, expires_at = clock_timestamp() + ${this.leaseMs} * interval '1 millisecond', address = ${this.address}
+      from core_lease as before
+      where l.id = 1 and before.id = 1 and (l.expires_at <= clock_timestamp() or l.holder = ${this.holder})
+      returning l.term::text, before.holder as previous`;
     if (taken) {
       this.#term = Number(taken.term);
+      this.#previous = taken.previous === '' ? null : taken.previous;
       return { held: true, term: this.#term };
     }
     const [row] = await this.#sql<{ holder: string; address: string | null; ms: number }[]>`select holder, address, greatest(0, ceil(extract(epoch from expires_at - clock_timestamp()) * 1000))::int as ms from core_lease where id = 1`;

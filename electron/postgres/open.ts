@@ -4,10 +4,15 @@
  * core holds it), the adapter opened on it under that lease's term; closing the journal lets
  * the lease go and ends the pool. The URL's password never reaches a message: maskedUrl names
  * the server.
+ *
+ * While it stands by, the core is handed the webhook inbox (definition.standingBy) to keep the
+ * webhooks it receives; once it holds the lease, the journal says so (JournalPort.shared: the
+ * term, this core's name, the holder before it, the inbox to apply).
  */
 import type { JournalOpener } from '../core/journal/port.ts';
 import { openPool } from './connect.ts';
 import { openPostgresJournal } from './journal.ts';
+import { PostgresWebhookInbox } from './inbox.ts';
 import { CoreLease } from './lease.ts';
 
 /** What happens to a core's lease, as an entry point may show it (the console, a health address). */
@@ -25,6 +30,8 @@ export interface PostgresJournalSettings {
   address?: string | null;
   /** Told what happens to this core's lease: it stands by (again when the active core or its address changes), takes it, renews it or loses it. */
   onLease?: (event: LeaseEvent) => void;
+  /** Told, once the pool is open, how to count the webhook inbox's rows not applied yet (a health address shows it). */
+  onInbox?: (depth: () => Promise<number>) => void;
 }
 
 export function postgresJournal<S extends object>(settings: PostgresJournalSettings): JournalOpener<S> {
@@ -35,10 +42,27 @@ export function postgresJournal<S extends object>(settings: PostgresJournalSetti
       if (migrated.applied.length > 0) definition.log.info('database schema migrated', { applied: migrated.applied, version: migrated.version });
       const lease = new CoreLease({ sql, log: definition.log, ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }), ...(settings.holder === undefined ? {} : { holder: settings.holder }), address: settings.address ?? null });
       const tell = settings.onLease ?? (() => undefined);
-      const term = await lease.acquire((active) => tell({ kind: 'standby', ...active }));
+      const inbox = new PostgresWebhookInbox(sql, lease.holder);
+      settings.onInbox?.(() => inbox.depth());
+      const { standingBy, ...journalDefinition } = definition;
+      // Told again when the active core or its address changes; the inbox is handed over once.
+      let inboxOpen = false;
+      const term = await lease.acquire((active) => {
+        tell({ kind: 'standby', ...active });
+        if (inboxOpen) return;
+        inboxOpen = true;
+        standingBy?.(inbox);
+      });
       tell({ kind: 'taken', term });
       try {
-        const journal = await openPostgresJournal<S>({ ...definition, sql, endPoolOnClose: true, fence: { term, holder: lease.holder }, onClose: () => releaseQuietly(lease, definition.log) });
+        const journal = await openPostgresJournal<S>({
+          ...journalDefinition,
+          sql,
+          endPoolOnClose: true,
+          fence: { term, holder: lease.holder },
+          shared: { term, holder: lease.holder, previousHolder: lease.previousHolder, inbox },
+          onClose: () => releaseQuietly(lease, definition.log),
+        });
         // A lost lease is found by the next append too (pos_fence); the log says so at once.
         lease.keep(
           () => tell({ kind: 'lost', term }),

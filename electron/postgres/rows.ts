@@ -105,3 +105,6 @@ export function shiftOf(row: v.InferOutput<typeof shiftRow>): ShiftRecord {
   if (row.closed_seq !== null) shift.closed_seq = row.closed_seq;
   return shift;
 }
+
+/** A webhook_inbox row as the applier reads it (migrations/0004_webhook_inbox.sql). */
+export const inboxRow = v.object({ id: int, webhook_id: v.string(), timestamp_sec: int, body: v.instance(Buffer) });

@@ -153,7 +153,7 @@ describe('npm run server', () => {
         const res = await fetch(url);
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
-      expect(await ask(healthOf(first.out()))).toMatchObject({ status: 200, body: { role: 'active', term: 1, database: 'reachable' } });
+      expect(await ask(healthOf(first.out()))).toMatchObject({ status: 200, body: { role: 'active', term: 1, database: 'reachable', inbox_depth: 0 } });
       const before = running.length;
       const second = startWeb(env, /The journal is in PostgreSQL at .*\.\n/, ['--server', '--sandbox']);
       while (running.length === before) await new Promise((r) => setTimeout(r, 10));
@@ -169,7 +169,7 @@ describe('npm run server', () => {
       expect(said).not.toContain('Pix cashier is running');
       // A load balancer sends nothing to the standby: its health address says 503, and who is active.
       const standbyHealth = healthOf(said);
-      expect(await ask(standbyHealth)).toMatchObject({ status: 503, body: { role: 'standby', term: null, active_core: expect.stringContaining(':') } });
+      expect(await ask(standbyHealth)).toMatchObject({ status: 503, body: { role: 'standby', term: null, active_core: expect.stringContaining(':'), inbox_depth: 0 } });
       first.child.kill('SIGKILL');
       const killed = Date.now();
       expect((await second).out()).toMatch(/Pix cashier is running: open https?:\/\/127\.0\.0\.1:\d+\//);

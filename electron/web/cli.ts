@@ -81,6 +81,7 @@ try {
       if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
       if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
     },
+    onInbox: (depth) => health.inbox(depth),
   });
   core = await composeCore(config, openJournal ? { openJournal } : {});
   if (openJournal) relay = new StandbyRelay({ host: config.web.host, port: config.web.port, self: config.web.advertise, log: core.log });

@@ -34,6 +34,29 @@ describe('a core’s health, as its lease and its start tell it', () => {
     expect(healthStatus(health.report())).toBe(200);
   });
 
+  it('with a database, counts the webhook inbox at each report on either role, and says null when the count does not come', async () => {
+    const health = new CoreHealth(new ManualClock(0), true);
+    let depth: () => Promise<number> = async () => 3;
+    health.inbox(() => depth());
+    health.lease({ kind: 'standby', holder: 'store-pc:/data' });
+    expect(await health.measured()).toMatchObject({ role: 'standby', inbox_depth: 3 });
+    depth = async () => {
+      throw new Error('the database does not answer');
+    };
+    expect(await health.measured()).toMatchObject({ role: 'standby', inbox_depth: null });
+    health.lease({ kind: 'taken', term: 2 });
+    health.serving();
+    depth = async () => 0;
+    const server = await startHealthServer({ host: '127.0.0.1', port: 0, health });
+    try {
+      const res = await fetch(server.url);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ role: 'active', term: 2, inbox_depth: 0 });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers GET and HEAD /health only, over HTTP on its address', async () => {
     const health = new CoreHealth(new ManualClock(0), false);
     const server = await startHealthServer({ host: '127.0.0.1', port: 0, health });

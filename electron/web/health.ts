@@ -5,7 +5,8 @@
  * which, with the lease's term and since when (JSON), for a person reading it too.
  *
  * It listens before the core opens its journal, so a standby that waits for the lease is
- * already seen as one.
+ * already seen as one. With a database it also says how many webhooks wait in the inbox
+ * (`inbox_depth`: kept by a standby, not yet applied by the active core), on either role.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,12 +25,18 @@ export interface HealthReport {
   since: string;
   /** On a standby: the core that holds the lease. */
   active_core?: string;
+  /** With a database: the webhook inbox's rows not applied yet, as last counted (null: the database did not answer). */
+  inbox_depth?: number | null;
 }
+
+/** How long a health request waits for the inbox's count: a load balancer's check must not hang on it. */
+const DEPTH_WAIT_MS = 1_000;
 
 /** The core's health as its lease and its start tell it. */
 export class CoreHealth {
   readonly #clock: Clock;
   #report: HealthReport;
+  #depth: (() => Promise<number>) | null = null;
 
   constructor(clock: Clock, usesDatabase: boolean) {
     this.#clock = clock;
@@ -38,6 +45,23 @@ export class CoreHealth {
 
   report(): HealthReport {
     return { ...this.#report };
+  }
+
+  /** How to count the webhook inbox (postgres/open.ts onInbox): each report counts it from now on. */
+  inbox(depth: () => Promise<number>): void {
+    this.#depth = depth;
+    this.#report.inbox_depth = null;
+  }
+
+  /** The report with the inbox counted now (when there is one); null when the count does not come in time. */
+  async measured(): Promise<HealthReport> {
+    const depth = this.#depth;
+    if (depth !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), DEPTH_WAIT_MS)));
+      this.#report.inbox_depth = await Promise.race([depth().catch(() => null), late]).finally(() => clearTimeout(timer));
+    }
+    return this.report();
   }
 
   /** Serving: the core started (with the lease, when there is a database). */
@@ -88,9 +112,10 @@ export async function startHealthServer(options: { host: string; port: number; h
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /health is answered here.\n');
       return;
     }
-    const report = options.health.report();
-    res.writeHead(healthStatus(report), { 'content-type': 'application/json', 'cache-control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(report) + '\n');
+    void options.health.measured().then((report) => {
+      res.writeHead(healthStatus(report), { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(report) + '\n');
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,6 @@
 import { Icon } from './Icon.tsx';
 import { formatCount } from '../lib/format.ts';
-import type { TextKey } from '../lib/i18n.ts';
+import { formatTime, type TextKey } from '../lib/i18n.ts';
 import { journalStopText, type IconName } from '../lib/messages.ts';
 import { useLang, useText } from '../lib/useText.ts';
 import { useStatus } from '../stores/status.ts';
@@ -18,8 +18,8 @@ function Pill({ health, text }: { health: Health; text: string }) {
 
 /**
  * Always-visible health line: the service, how payments arrive (webhooks or the polling
- * fallback) and the journal. One live region; each state has its own word and icon, never
- * colour alone.
+ * fallback) and the journal; with a database, which core serves this till and since when it
+ * took over. One live region; each state has its own word and icon, never colour alone.
  */
 export function StatusBar() {
   const t = useText();
@@ -63,6 +63,11 @@ export function StatusBar() {
         </span>
       )}
       {status && status.unmatchedPayments > 0 && <Pill health="warn" text={t('status.unmatched', { count: formatCount(lang, status.unmatchedPayments) })} />}
+      {status?.serving && (
+        <span className="status-serving" data-testid="serving-core">
+          {t('status.serving', { core: status.serving.core, time: formatTime(lang, status.serving.since) })}
+        </span>
+      )}
     </p>
   );
 }

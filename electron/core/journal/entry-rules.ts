@@ -3,7 +3,7 @@
  * once while deliveries race: the port's rules, written once for every backend so that a
  * refusal reads the same on each.
  */
-import { CHAIN_STARTED, SHIFT_CLOSED, SHIFT_OPENED, type EntryInput } from './port.ts';
+import { CHAIN_STARTED, CORE_TOOK_OVER, SHIFT_CLOSED, SHIFT_OPENED, type EntryInput } from './port.ts';
 
 export const MAX_WEBHOOK_ID = 256;
 
@@ -20,12 +20,13 @@ export function checkEntry(input: EntryInput, operatorActions: ReadonlySet<strin
   }
 }
 
-/** What `append` refuses on top: the entries with a way of their own (webhooks, shifts, a new chain). */
+/** What `append` refuses on top: the entries with a way of their own (webhooks, shifts, a new chain, a takeover). */
 export function checkAppendable(input: EntryInput, operatorActions: ReadonlySet<string>): void {
   checkEntry(input, operatorActions);
   if (input.data.webhook_id !== undefined) throw new TypeError('data.webhook_id is reserved: journal webhooks with recordWebhook, which deduplicates them');
   if (input.type === SHIFT_OPENED || input.type === SHIFT_CLOSED) throw new TypeError('open and close shifts with openShift/closeShift, which check the shift');
   if (input.type === CHAIN_STARTED) throw new TypeError('a new chain is started with startNewChain, over a broken chain only');
+  if (input.type === CORE_TOOK_OVER) throw new TypeError('a takeover is journaled by the shared journal that took the lease (SharedJournal.recordTakeover)');
 }
 
 /** A webhook's entry as recordWebhook journals it: the input, checked, with its webhook-id. */

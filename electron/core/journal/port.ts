@@ -12,6 +12,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import { CoreError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { WebhookInbox } from '../webhooks/inbox.ts';
 import type { JsonObject } from './canonical.ts';
 
 /** What a caller hands to `append`: the journal adds seq, prev, hash and at. */
@@ -74,6 +75,31 @@ export type VerifyResult =
 
 /** The first entry of every chain after the first: who started it, and over which break. */
 export const CHAIN_STARTED = 'journal.chain_started';
+
+/**
+ * A core took the merchant's lease from another core (a journal shared by several cores):
+ * `term`, `holder` (this core's name) and `previous_holder`. Written by the core that took it,
+ * once per term, through SharedJournal.recordTakeover only: a journal of one core's own (the
+ * files) never has one. The first core on a database and a core restarted in its own place
+ * take the lease from no other core: no entry (services/parts.ts tookOverFromAnother).
+ */
+export const CORE_TOOK_OVER = 'core.took_over';
+
+/**
+ * What a journal shared by several cores (one active, the others standing by) adds to the
+ * port: which lease this core writes under, the webhook inbox the standbys fill, and the
+ * takeover entry. The file journal has none of it.
+ */
+export interface SharedJournal {
+  /** This core's name in the lease. */
+  readonly holder: string;
+  readonly term: number;
+  /** Who held the lease before this core took it; null when no core did. */
+  readonly previousHolder: string | null;
+  readonly inbox: WebhookInbox;
+  /** Journals CORE_TOOK_OVER for this term (once: a second call resolves with the same entry). */
+  recordTakeover(): Promise<JournalEntry>;
+}
 
 export interface LogStats {
   /** Group commits done (one write + one fsync per segment touched). */
@@ -362,6 +388,8 @@ export interface JournalPort<S extends object = SaleRecord> {
   storeStats(): Promise<StoreStats>;
   status(): JournalStatus;
   close(): Promise<void>;
+  /** Only a journal shared by several cores (see SharedJournal). */
+  readonly shared?: SharedJournal;
 }
 
 /** An operator action: who did it goes in `data.by`; when is the entry's `at`. */
@@ -375,4 +403,15 @@ export function operatorAction(type: string, by: string, data: Readonly<Record<s
  * settings (a database URL) to itself. Without one, the core opens the file journal in its
  * data dir.
  */
-export type JournalOpener<S extends object> = (definition: JournalDefinition<S> & { clock: Clock; log: Logger; onHealthChange: () => void }) => Promise<JournalPort<S>>;
+export type JournalOpener<S extends object> = (
+  definition: JournalDefinition<S> & {
+    clock: Clock;
+    log: Logger;
+    onHealthChange: () => void;
+    /**
+     * A shared journal's opener waits while another core is active: it calls this once when
+     * it starts to wait, with the inbox where this core may keep the webhooks it receives.
+     */
+    standingBy?: (inbox: WebhookInbox) => void;
+  },
+) => Promise<JournalPort<S>>;

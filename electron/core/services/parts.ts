@@ -9,7 +9,7 @@ import type { CoreConfig } from '../config.ts';
 import { Devices } from '../devices/devices.ts';
 import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
 import { CoreError } from '../errors.ts';
-import type { JournalDefinition, JournalOpener, JournalPort } from '../journal/port.ts';
+import type { JournalDefinition, JournalOpener, JournalPort, SharedJournal } from '../journal/port.ts';
 import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
 import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
@@ -19,6 +19,8 @@ import type { ServiceEndpoint } from '../service-endpoint.ts';
 import type { SaleRow } from '../terminal/entries.ts';
 import { Shifts } from '../terminal/shifts.ts';
 import { Terminal, TERMINAL_JOURNAL, type CheckoutKey } from '../terminal/terminal.ts';
+import type { ServingCore } from './status-board.ts';
+import { InboxApplier, startInboxReceiver, type WebhookInbox } from '../webhooks/inbox.ts';
 import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../webhooks/receiver.ts';
 
 export interface PartsContext {
@@ -69,6 +71,18 @@ export interface PartsHooks {
 }
 
 /**
+ * Whether this core took the lease from another core: a takeover, journaled. The first core
+ * on a database takes it from no one, and the same installation restarted takes back its own
+ * (compose.ts names a core by its machine and data dir): neither moves the merchant's core.
+ */
+export function tookOverFromAnother(shared: Pick<SharedJournal, 'holder' | 'previousHolder'>): boolean {
+  return shared.previousHolder !== null && shared.previousHolder !== shared.holder;
+}
+
+/** After a takeover entry could not be written: the next try. */
+const TAKEOVER_RETRY_MS = 2_000;
+
+/**
  * What a started core holds: opened in order at start (the journal first, every other part
  * reads it) and closed at stop or after a failed start, whatever of them was opened. Each
  * is null until opened and after closing.
@@ -83,8 +97,15 @@ export class CoreParts {
   shifts: Shifts | null = null;
   backOffice: BackOffice | null = null;
   claims: ClaimsDesk | null = null;
+  /** The webhook inbox's applier, on a journal shared by several cores (started once the core is ready). */
+  inbox: InboxApplier | null = null;
+  /** On a journal shared by several cores: this core, since it took over; null on the files. */
+  serving: ServingCore | null = null;
   /** The service the entry point composed; closed with the parts, so a stopped core cannot start again. */
   endpoint: ServiceEndpoint | null;
+  /** While standing by: the address that keeps webhooks in the inbox (null if it could not listen). */
+  #standby: Promise<WebhookReceiver | null> | null = null;
+  #takeoverRetry: NodeJS.Timeout | null = null;
 
   constructor(endpoint: ServiceEndpoint) {
     this.endpoint = endpoint;
@@ -93,8 +114,25 @@ export class CoreParts {
   async open(ctx: PartsContext, hooks: PartsHooks): Promise<void> {
     const { config, clock, log } = ctx;
     const definition = CORE_JOURNAL;
+    const secret = this.endpoint?.webhookSecret ?? null;
+    // A standby keeps the webhooks it receives in the inbox, for the active core to apply.
+    const standingBy =
+      secret === null
+        ? undefined
+        : (inbox: WebhookInbox) => {
+            this.#standby = startInboxReceiver({ host: config.webhook.host, port: config.webhook.port, secret, clock, log, inbox }).then(
+              (receiver) => {
+                log.info('standing by: webhooks received here are kept in the inbox for the active core', { webhooks: receiver.url });
+                return receiver;
+              },
+              (err: unknown) => {
+                log.warn('the standby could not listen for webhooks; the service delivers them again to the active core', { error: err });
+                return null;
+              },
+            );
+          };
     const journal = ctx.openJournal
-      ? await ctx.openJournal({ ...definition, clock, log, onHealthChange: hooks.journalHealthChanged })
+      ? await ctx.openJournal({ ...definition, clock, log, onHealthChange: hooks.journalHealthChanged, ...(standingBy ? { standingBy } : {}) })
       : await openJournal<SaleRow>({
           ...definition,
           dir: join(config.dataDir, 'journal'),
@@ -105,6 +143,13 @@ export class CoreParts {
           onHealthChange: hooks.journalHealthChanged,
         });
     this.journal = journal;
+    // Took over: the inbox's address closes, and the core's own receiver opens on it below.
+    const standbyPort = (await this.#closeStandby(log))?.port ?? null;
+    if (journal.shared) {
+      this.serving = { core: journal.shared.holder, since: new Date(clock.now()).toISOString() };
+      if (tookOverFromAnother(journal.shared)) await this.#recordTakeover(journal, log);
+      this.inbox = new InboxApplier({ inbox: journal.shared.inbox, accept: hooks.acceptWebhook, clock, log });
+    }
 
     const operators = new Operators({ journal, clock, log, lockMinutes: config.lockMinutes, sessionClock: ctx.sessionClock });
     await operators.load();
@@ -126,9 +171,10 @@ export class CoreParts {
 
     const endpoint = this.endpoint;
     if (endpoint === null) throw new CoreError('conflict', 'This core has stopped; start a new one.');
-    const secret = endpoint.webhookSecret;
     if (secret !== null) {
-      this.receiver = await startWebhookReceiver({ host: config.webhook.host, port: config.webhook.port, secret, clock, log, accept: hooks.acceptWebhook });
+      // A port the system picked while standing by is the one this core's webhooks were given.
+      const port = config.webhook.port === 0 && standbyPort !== null ? standbyPort : config.webhook.port;
+      this.receiver = await startWebhookReceiver({ host: config.webhook.host, port, secret, clock, log, accept: hooks.acceptWebhook });
     } else {
       log.warn('no webhook secret configured (POS_WEBHOOK_SECRET): payments are followed by polling only');
     }
@@ -159,12 +205,51 @@ export class CoreParts {
     this.claims.start();
   }
 
+  /** Once the core is ready: the inbox the standbys filled is applied, and then each row as it arrives. */
+  async startInbox(): Promise<void> {
+    await this.inbox?.start();
+  }
+
+  /** The takeover entry, once; if the journal does not take it now, tried again until it does or the core stops. */
+  async #recordTakeover(journal: JournalPort<SaleRow>, log: Logger): Promise<void> {
+    const shared = journal.shared;
+    if (!shared) return;
+    try {
+      const entry = await shared.recordTakeover();
+      this.serving = { core: shared.holder, since: new Date(entry.at).toISOString() };
+      log.info('this core serves the merchant', { term: shared.term, holder: shared.holder, previous_holder: shared.previousHolder });
+    } catch (err) {
+      log.warn('the takeover could not be journaled yet; trying again', { error: err });
+      this.#takeoverRetry = setTimeout(() => {
+        this.#takeoverRetry = null;
+        if (this.journal === journal) void this.#recordTakeover(journal, log);
+      }, TAKEOVER_RETRY_MS);
+      this.#takeoverRetry.unref();
+    }
+  }
+
+  async #closeStandby(log: Logger): Promise<WebhookReceiver | null> {
+    const standby = await this.#standby;
+    this.#standby = null;
+    if (!standby) return null;
+    try {
+      await standby.close();
+    } catch (err) {
+      log.warn('could not close the standby’s webhook address cleanly', { error: err });
+    }
+    return standby;
+  }
+
   /** Closes whatever was opened, in order; a part that fails to close is logged and the others still close. */
   async close(log: Logger): Promise<void> {
     // Sign-outs the core made just before (idle, a changed operator) reach the journal before it closes.
     await this.operators?.journaled().catch(() => undefined);
-    const { terminal, receiver, client, endpoint, journal } = this;
+    if (this.#takeoverRetry) clearTimeout(this.#takeoverRetry);
+    this.#takeoverRetry = null;
+    await this.#closeStandby(log);
+    const { terminal, receiver, client, endpoint, journal, inbox } = this;
     const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+      ['webhook inbox', inbox ? () => inbox.stop() : undefined],
       ['terminal', terminal ? () => terminal.stop() : undefined],
       ['webhook receiver', receiver?.close],
       ['service client', client?.close],
@@ -180,6 +265,8 @@ export class CoreParts {
     }
     this.terminal = null;
     this.shifts = null;
+    this.inbox = null;
+    this.serving = null;
     this.receiver = null;
     this.client = null;
     this.endpoint = null;

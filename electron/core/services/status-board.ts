@@ -17,6 +17,12 @@ export interface WebhookStatus {
   refused: number;
 }
 
+/** Which core serves the merchant, on a journal shared by several cores: its name and when it took over (ISO 8601). */
+export interface ServingCore {
+  core: string;
+  since: string;
+}
+
 export interface CoreStatus {
   version: string;
   state: CoreState;
@@ -33,6 +39,11 @@ export interface CoreStatus {
   unmatchedPayments: number;
   /** The open shift, if any. */
   shift: ShiftView | null;
+  /**
+   * On a journal shared by several cores (a database): the core that serves the merchant and
+   * when it took over. Null on one computer's files.
+   */
+  serving: ServingCore | null;
 }
 
 /** How payments arrive, from the receiver and the terminal's last payment. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { signWebhook } from '../../shared/standard-webhooks.ts';
 import { memoryLogger } from '../log.ts';
-import { startWebhookReceiver, type AcceptOutcome, type WebhookDelivery, type WebhookReceiver } from './receiver.ts';
+import { readPayload, startWebhookReceiver, type AcceptOutcome, type WebhookDelivery, type WebhookReceiver } from './receiver.ts';
 
 const SECRET = 'whsec_c2FuZGJveC13ZWJob29rLXNlY3JldC0zMmJ5dGVzISE=';
 const OTHER_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -174,5 +174,24 @@ describe('webhook receiver', () => {
     expect(stats.failed).toBe(1);
     expect(stats.refused).toBeGreaterThanOrEqual(12);
     expect(log.lines.join('\n')).not.toContain('c2FuZGJveC13ZWJob29r');
+  });
+});
+
+describe('readPayload: a verified body as the receiver and the inbox’s applier read it', () => {
+  const deep = (levels: number): string => '{"event":"x","a":' + '['.repeat(levels) + ']'.repeat(levels) + '}';
+  it.each([
+    ['{"event":"charge.paid","pix_id":"p1"}', { event: 'charge.paid', pix_id: 'p1' }],
+    ['not json', 'body is not JSON'],
+    ['', 'body is not JSON'],
+    ['{"event":"x"', 'body is not JSON'],
+    ['[{"event":"x"}]', 'body must be a JSON object with an "event"'],
+    ['null', 'body must be a JSON object with an "event"'],
+    ['"charge.paid"', 'body must be a JSON object with an "event"'],
+    ['{"event":7}', 'body must be a JSON object with an "event"'],
+    ['{"type":"charge.paid"}', 'body must be a JSON object with an "event"'],
+    [deep(40), 'body nested deeper than 32 levels'],
+    ['\ufeff{"event":"x"}', 'body is not JSON'],
+  ])('%j', (body, expected) => {
+    expect(readPayload(Buffer.from(body, 'utf8'))).toEqual(expected);
   });
 });

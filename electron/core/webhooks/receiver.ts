@@ -25,7 +25,8 @@ export interface WebhookReceiverOptions {
   secret: string;
   clock: Clock;
   log: Logger;
-  accept(delivery: WebhookDelivery): Promise<AcceptOutcome>;
+  /** `raw`: the body's bytes as received, which the signature covers (a standby's inbox keeps them). */
+  accept(delivery: WebhookDelivery, raw: Buffer): Promise<AcceptOutcome>;
   path?: string;
   maxBodyBytes?: number;
   toleranceSec?: number;
@@ -83,6 +84,25 @@ function depth(value: unknown, level = 0): number {
   return deepest;
 }
 
+/**
+ * A verified body as the receiver accepts it: a JSON object with a string `event`, no deeper
+ * than the journal stores; else the reason it is refused. The inbox's applier reads a kept
+ * body with it again.
+ */
+export function readPayload(raw: Buffer): WebhookDelivery['payload'] | string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return 'body is not JSON';
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as { event?: unknown }).event !== 'string') {
+    return 'body must be a JSON object with an "event"';
+  }
+  if (depth(payload) > MAX_DEPTH) return `body nested deeper than ${MAX_DEPTH} levels`;
+  return payload as WebhookDelivery['payload'];
+}
+
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
@@ -130,23 +150,15 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     const verified = verifyWebhook(opts.secret, req.headers, raw, Math.floor(opts.clock.now() / 1000), tolerance);
     if (!verified.ok) throw new Refusal(verified.reason === 'bad_secret' ? 500 : 401, REFUSAL_TEXT[verified.reason]);
 
-    let payload: unknown;
-    try {
-      payload = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new Refusal(400, 'body is not JSON');
-    }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as { event?: unknown }).event !== 'string') {
-      throw new Refusal(400, 'body must be a JSON object with an "event"');
-    }
+    const payload = readPayload(raw);
+    if (typeof payload === 'string') throw new Refusal(400, payload);
     // Refused now with a 4xx, rather than failing to record and asking for redelivery for ever.
     if (verified.id.length > MAX_WEBHOOK_ID) throw new Refusal(400, `webhook-id longer than ${MAX_WEBHOOK_ID} characters`);
-    if (depth(payload) > MAX_DEPTH) throw new Refusal(400, `body nested deeper than ${MAX_DEPTH} levels`);
     stats.lastVerifiedAt = opts.clock.now();
 
     let outcome: AcceptOutcome;
     try {
-      outcome = await opts.accept({ webhookId: verified.id, timestampSec: verified.timestampSec, payload: payload as WebhookDelivery['payload'] });
+      outcome = await opts.accept({ webhookId: verified.id, timestampSec: verified.timestampSec, payload }, raw);
     } catch (err) {
       stats.failed++;
       opts.log.error('a verified webhook could not be recorded; the service will deliver it again', { webhookId: verified.id, error: err });
