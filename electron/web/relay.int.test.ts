@@ -262,7 +262,7 @@ describe('tills at any core', () => {
     expect(b.out()).toContain('Standing by: ');
   }, 150_000);
 
-  it('with three cores, a till at either standby is relayed to whichever core is active, a revocation there ends its connection within a second, and after a takeover both sell again', async () => {
+  it('with three cores, a till at either standby is relayed to whichever core is active, a revocation there ends its relayed connection at once, and after a takeover both sell again', async () => {
     const url = await db.another();
     const [pa, pb, pc] = await ports(3);
     const names = [`127.0.0.1:${pa}`, `127.0.0.1:${pb}`, `127.0.0.1:${pc}`];
