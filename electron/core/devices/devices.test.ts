@@ -9,7 +9,7 @@ import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
 import { Devices, PAIRING_CODE_TTL_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
-import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from './registry.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, PAIRING_OFFERS_PROJECTION, pairingOffersProjection } from './registry.ts';
 
 /** The register of devices over a real journal in a temp dir, on a clock the test moves. */
 const cleanups: Array<() => Promise<void>> = [];
@@ -22,7 +22,7 @@ const TILL_2 = { kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' } as co
 
 async function store(clock = new ManualClock()) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-devices-'));
-  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection } });
+  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection, [PAIRING_OFFERS_PROJECTION]: pairingOffersProjection } });
   let journal: JournalPort<object> = await open();
   cleanups.push(async () => {
     await journal.close();
