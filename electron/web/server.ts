@@ -247,9 +247,10 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     // took over, offers its sign-in's resume secret and goes on as it was if the journal says
     // that sign-in has not ended (operators.resume); a reload, or a wrong or ended secret,
     // starts signed out. The secret is given at sign-in (handOver, below).
-    const resumed = opened.resume === '' ? null : core.operators.resume(connection, opened.resume, opened.from);
+    const operators = core.operators;
+    const resumed = opened.resume === '' ? null : operators.resume(connection, opened.resume, opened.from);
     const session: Session = resumed ?? newSession(connection);
-    core.operators.connected(session);
+    operators.connected(session);
     send({ type: 'resume', key: resumed === null ? '' : opened.resume });
     send({
       type: 'device',
@@ -307,7 +308,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       }
       void dispatch(msg.method, msg.args, session).then((envelope) => {
         // A sign-in's resume secret reaches its page before the answer that it is signed in.
-        const key = core.operators.handOver(session);
+        const key = operators.handOver(session);
         if (key !== null) send({ type: 'resume', key });
         send({ type: 'reply', id: msg.id, envelope });
         if (charge) steps.since('charge.done', STEP.reply);
@@ -317,7 +318,7 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
       unsubscribe.forEach((off) => off());
       released?.();
       // Its sign-in waits for the page RESUME_GRACE_MS on the session clock (the core's sweep ends it after).
-      core.operators.disconnected(session);
+      operators.disconnected(session);
     });
     ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));
   });
