@@ -176,7 +176,7 @@ export function displayAddress(storage: Storage = sessionStorage, isElectron = w
  * `store` is the store window's token or launch code; without one, the device credential
  * kept by `devices` is read before the first connection (none: connect unpaired).
  */
-function socketTransport(store: Credential | null, storage: Storage, devices: DeviceCredentialStore): Transport {
+export function socketTransport(store: Credential | null, storage: Storage, devices: DeviceCredentialStore): Transport {
   let credential: Credential | null = store;
   const pending = new Map<number, (env: Envelope<unknown>) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
