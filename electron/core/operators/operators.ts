@@ -311,6 +311,7 @@ export class Operators {
       session.signInId = null;
       session.resumeSecret = null;
       this.#signedIn.delete(session);
+      if (signInId !== null) this.#activeJournaled.delete(signInId);
       const record = id === null ? undefined : this.#book.get(id);
       if (!record) continue;
       ended.push(session);
@@ -484,6 +485,7 @@ export class Operators {
     session.signInId = null;
     session.resumeSecret = null;
     this.#signedIn.delete(session);
+    if (signInId !== null) this.#activeJournaled.delete(signInId);
     if (who) await this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data: { by: who.name, operator_id: who.id, ...(signInId === null ? {} : { sign_in_id: signInId }), reason } });
   }
 
