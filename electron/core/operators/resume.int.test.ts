@@ -8,9 +8,11 @@
  * credential and its page's resume secret and is still signed in, as the same cashier; a code
  * the manager made before pairs after, once.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { composeCore } from '../../compose.ts';
@@ -23,6 +25,7 @@ import type { Core } from '../core.ts';
 import type { DeviceInfo } from '../devices/registry.ts';
 import { memoryLogger } from '../log.ts';
 import { startCoreOnSandbox, type CoreOnSandbox } from '../terminal/fixtures/core.ts';
+import { journalDatabase } from '../terminal/fixtures/journal-database.ts';
 import { managerSession, TEST_PIN } from './fixtures/sign-in.ts';
 import type { Caller } from './operators.ts';
 
@@ -147,4 +150,90 @@ describe('issue 23: a sign-in and a pairing code outlive their core', () => {
     expect(journaled).not.toContain(secret);
     expect(journaled).not.toContain(pairedAfter);
   }, 60_000);
+});
+
+/** `npm run start:web` as a process of its own, on the journal's database: resolves once it serves (or, with `until`, once it says that). */
+function startServer(env: Record<string, string>, until = /Pix cashier is running: open (http:\/\/\S+)\n/): Promise<{ child: ChildProcess; out: () => string; served: Promise<string> }> {
+  const cli = fileURLToPath(new URL('../../web/cli.ts', import.meta.url));
+  const child = spawn(process.execPath, [cli], { env: { ...process.env, POS_WEB_PORT: '0', POS_LANG: 'en', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let out = '';
+  let serve: (url: string) => void = () => undefined;
+  const served = new Promise<string>((resolve) => (serve = resolve));
+  return new Promise((resolve, reject) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const url = /Pix cashier is running: open (http:\/\/\S+)\n/.exec(out)?.[1];
+      if (url !== undefined) serve(new URL(url).origin);
+      if (until.test(out)) resolve({ child, out: () => out, served });
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.once('exit', (code, signal) => reject(new Error(`the server exited (${signal ?? code}):\n${out}`)));
+  });
+}
+
+describe('issue 23 on PostgreSQL: the active core is SIGKILLed', () => {
+  it.runIf(process.env.POS_TEST_JOURNAL === 'postgres')(
+    'the standby takes over; the till reconnects to it still signed in, and a code made at the dead core pairs there once',
+    async () => {
+      const database = await journalDatabase();
+      cleanups.push(() => database.drop());
+      const dirs = [await mkdtemp(join(tmpdir(), 'pos-takeover-a-')), await mkdtemp(join(tmpdir(), 'pos-takeover-b-'))];
+      cleanups.push(async () => {
+        for (const d of dirs) await rm(d, { recursive: true, force: true });
+      });
+      const env = (dir: string) => ({ ...database.env, POS_DATA_DIR: dir, POS_WEB_TOKEN: TOKEN });
+      const active = await startServer(env(dirs[0] as string));
+      const originA = await active.served;
+      const standby = await startServer(env(dirs[1] as string), /Standing by: /);
+
+      // At the active core: the first manager, a cashier, a paired till signed in, and a code for later.
+      const store = await BridgeClient.open(originA, { token: TOKEN });
+      open.push(store);
+      await store.ok('auth.createFirstManager', { name: 'Marta', pin: TEST_PIN });
+      await store.ok('operators.add', { name: 'Caio', role: 'cashier', pin: TEST_PIN });
+      const pairing = (name: string) => store.ok<{ code: string }>('devices.startPairing', { kind: 'till', storeId: 1, checkoutId: 1, name });
+      const unpaired = await BridgeClient.open(originA, 'unpaired');
+      open.push(unpaired);
+      const { credential, device } = await unpaired.ok<{ credential: string; device: DeviceInfo }>('pairing.pair', { code: (await pairing('Till 1')).code });
+      const later = (await pairing('Till 9')).code;
+      const till = await BridgeClient.open(originA, { credential });
+      open.push(till);
+      await till.ok('auth.signIn', { name: 'Caio', pin: TEST_PIN });
+      const secret = till.resumeKey() ?? '';
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+      active.child.kill('SIGKILL');
+      await till.until(() => till.closed ?? undefined, 'the till’s connection to drop');
+      // The lease runs out (6 s) and the standby serves, at an address of its own (a balancer's, in a store).
+      const originB = await standby.served;
+      const back = await BridgeClient.open(originB, { credential, resume: secret });
+      open.push(back);
+      await back.until(() => back.messages.find((m) => m.type === 'device'), 'the device message');
+      expect(back.resumeKey()).toBe(secret);
+      expect(await back.ok('auth.status')).toMatchObject({ operator: { name: 'Caio', role: 'cashier' } });
+      expect(await back.call('devices.list')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+
+      const fresh = await BridgeClient.open(originB, 'unpaired');
+      open.push(fresh);
+      expect(await fresh.ok('pairing.pair', { code: later })).toMatchObject({ device: { name: 'Till 9' } });
+      expect(await fresh.call('pairing.pair', { code: later })).toMatchObject({ ok: false, error: { params: { reason: 'used' } } });
+
+      // The database says so: the takeover's core journaled the resume, with the device and the sign-in.
+      const sql = postgres(database.env.POS_DATABASE_URL as string, { max: 1, onnotice: () => {} });
+      try {
+        const rows = await sql<{ data: string }[]>`select data from entries where type = 'operator.sign_in_resumed'`;
+        expect(rows.map((r) => JSON.parse(r.data) as Record<string, unknown>)).toEqual([expect.objectContaining({ by: 'Caio', device_id: device.id, by_this_core: false })]);
+        expect((await sql<{ term: number }[]>`select term::int as term from core_lease`)[0]?.term).toBe(2);
+      } finally {
+        await sql.end();
+      }
+    },
+    60_000,
+  );
 });
