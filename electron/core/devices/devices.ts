@@ -98,6 +98,8 @@ export function normalizeCode(typed: string): string {
 
 /** A code as the core makes them: 8 digits (what a person types is normalized first). */
 const CODE = /^\d{8}$/;
+/** Used, voided or expired offers a typed code is compared with, the newest. */
+const PAST_OFFERS_TRIED = 5;
 
 export class Devices {
   readonly #journal: JournalPort<object>;
@@ -224,10 +226,17 @@ export class Devices {
     });
   }
 
-  /** The journal's offer of that code, if any: each offer's salted hash is tried, the newest first. */
+  /**
+   * The journal's offer of that code, if any: each offer's salted hash is tried, the live ones
+   * first, then the few newest of the others (to say "used" or "expired" rather than "wrong"):
+   * a wrong code costs a bounded number of scrypts, however many codes were made in the hour.
+   */
   async #offerOf(code: string): Promise<PairingOfferRecord | undefined> {
     if (!CODE.test(code)) return undefined;
-    for (const offer of [...this.#offers].reverse()) if (await pinMatches(code, offer.codeHash)) return offer;
+    const now = this.#clock.now();
+    const live = this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now);
+    const past = this.#offers.filter((o) => !live.includes(o)).slice(-PAST_OFFERS_TRIED);
+    for (const offer of [...live.reverse(), ...past.reverse()]) if (await pinMatches(code, offer.codeHash)) return offer;
     return undefined;
   }
 

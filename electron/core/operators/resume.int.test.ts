@@ -6,7 +6,8 @@
  * (.config/vitest.postgres.config.ts), a second core on the same database that stood by while
  * the first held the lease and takes over when it stops. The till's bridge reconnects with its
  * credential and its page's resume secret and is still signed in, as the same cashier; a code
- * the manager made before pairs after, once.
+ * the manager made before pairs after, once. On PostgreSQL a second test runs two servers
+ * (`npm run start:web`) on one database and SIGKILLs the active one mid-sign-in.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
