@@ -67,7 +67,11 @@ export interface Session {
   ended: SessionEnd | null;
   /** Issue 23: the journal's id of its sign-in (sign-ins.ts), while signed in. */
   signInId: string | null;
-  /** A new sign-in's resume secret until the shell hands it to its page (handOver); never kept after. */
+  /**
+   * What the browser shell tells its page next (handOver): a new sign-in's resume secret, or ''
+   * once the sign-in ended (the page forgets its secret); null when nothing. The Electron
+   * shell's windows never reconnect and never take it.
+   */
   resumeSecret: string | null;
   /** The shell's open sockets on it (the browser shell), and when the last one closed (session clock). */
   sockets: number;
@@ -78,8 +82,13 @@ export function newSession(connection: Connection = STORE_CONNECTION): Session {
   return { operatorId: null, connection, activeAt: null, ended: null, signInId: null, resumeSecret: null, sockets: 0, droppedAt: null };
 }
 
-/** Refused resumes one address may make in a minute; past it, a secret is not even looked at (the page signs in with its PIN). */
-export const RESUME_TRIES_PER_ADDRESS = 10;
+/**
+ * Refused resumes one place (a paired device, the store's window) may make in a minute; past
+ * it, a secret is not even looked at (the page signs in with its PIN). Counted by the place the
+ * connection proved with its credential or token, not by address: tills behind a balancer
+ * all come from its address.
+ */
+export const RESUME_TRIES_PER_PLACE = 10;
 const RESUME_WINDOW_MS = 60_000;
 
 /** Why the core ended a sign-in: journaled as the `reason` of operator.signed_out. */
@@ -161,7 +170,7 @@ export class Operators {
   #live = new Map<string, LiveSignIn>();
   /** When this core read the journal: a sign-in made by a core before it dropped no later than that. */
   #loadedAt = 0;
-  /** Refused resumes by address, in the last minute (session clock). */
+  /** Refused resumes by place (sign-ins.ts placeOf), in the last minute (session clock). */
   readonly #resumeRefusals = new Map<string, number[]>();
   /** When each sign-in's last act was journaled (OPERATOR_ACTIVE), on the session clock. */
   readonly #activeJournaled = new Map<string, number>();
@@ -229,7 +238,8 @@ export class Operators {
 
   /**
    * The new sign-in's resume secret, once: the browser shell sends it to its page, which keeps
-   * it in memory and offers it when its connection comes back (issue 23). Null when none is new.
+   * it in memory and offers it when its connection comes back (issue 23); '' once that sign-in
+   * ended, so the page forgets it; null when there is nothing new to say.
    */
   handOver(session: Session): string | null {
     const secret = session.resumeSecret;
@@ -255,21 +265,24 @@ export class Operators {
    * ended, on the same device, for an operator still active with the same role, not idle past
    * the lock minutes and not dropped past the grace (sign-ins.ts). The resume is journaled
    * (who, which device, which sign-in). A wrong or ended secret changes nothing: null, and
-   * the page signs in with its PIN; refusals are rate-limited per address (a secret names no
-   * operator whose lockout could count them, and 256 bits are not guessed).
+   * the page signs in with its PIN. Refusals are rate-limited per place, not counted like wrong
+   * PINs: a secret names no operator whose lockout could count it, and 256 bits are not guessed.
    */
   resume(connection: Connection, secret: string, from: string): Session | null {
     const now = this.#sessionClock.now();
-    const recent = (this.#resumeRefusals.get(from) ?? []).filter((t) => now - t < RESUME_WINDOW_MS);
-    if (recent.length >= RESUME_TRIES_PER_ADDRESS) {
-      this.#log.warn('sign-in resume not tried: too many refused from this address in a minute', { from });
+    const place = placeOf(connection);
+    // A device not paired yet has no sign-in to take up.
+    if (connection.kind === 'unpaired') return null;
+    const recent = (this.#resumeRefusals.get(place) ?? []).filter((t) => now - t < RESUME_WINDOW_MS);
+    if (recent.length >= RESUME_TRIES_PER_PLACE) {
+      this.#log.warn('sign-in resume not tried: too many refused for this device in a minute', { place, from });
       return null;
     }
     const signIn = isResumeSecret(secret) ? this.#live.get(resumeSha256(secret)) : undefined;
     const held = signIn === undefined ? undefined : [...this.#signedIn].find((s) => s.signInId === signIn.signInId);
     const record = signIn === undefined ? undefined : this.#book.get(signIn.operatorId);
     const refused = resumeRefusal(signIn, {
-      place: placeOf(connection),
+      place,
       operator: record,
       now,
       lockMinutes: this.lockMinutes,
@@ -277,7 +290,7 @@ export class Operators {
       droppedAt: held ? (held.sockets > 0 ? null : held.droppedAt) : this.#loadedAt,
     });
     if (refused !== null || signIn === undefined || record === undefined) {
-      this.#refuseResume(from, recent, now, refused ?? 'unknown', signIn);
+      this.#refuseResume(place, from, recent, now, refused ?? 'unknown', signIn);
       return null;
     }
     const session = held ?? { ...newSession(connection), operatorId: record.id, activeAt: signIn.activeAt, signInId: signIn.signInId };
@@ -293,10 +306,10 @@ export class Operators {
     return session;
   }
 
-  #refuseResume(from: string, recent: number[], now: number, reason: ResumeRefusal, signIn: LiveSignIn | undefined): void {
-    this.#resumeRefusals.set(from, [...recent, now]);
-    for (const [address, times] of this.#resumeRefusals) if (times.every((t) => now - t >= RESUME_WINDOW_MS)) this.#resumeRefusals.delete(address);
-    this.#log.warn('sign-in resume refused: the page signs in again', { reason, from, ...(signIn ? { sign_in_id: signIn.signInId } : {}) });
+  #refuseResume(place: string, from: string, recent: number[], now: number, reason: ResumeRefusal, signIn: LiveSignIn | undefined): void {
+    this.#resumeRefusals.set(place, [...recent, now]);
+    for (const [key, times] of this.#resumeRefusals) if (times.every((t) => now - t >= RESUME_WINDOW_MS)) this.#resumeRefusals.delete(key);
+    this.#log.info('sign-in resume refused: the page signs in again', { reason, place, from, ...(signIn ? { sign_in_id: signIn.signInId } : {}) });
   }
 
   /** Ends sign-ins in the core's name, journaled with the operator and why; then tells the shells. */
@@ -309,7 +322,7 @@ export class Operators {
       session.activeAt = null;
       session.ended = reason;
       session.signInId = null;
-      session.resumeSecret = null;
+      session.resumeSecret = '';
       this.#signedIn.delete(session);
       if (signInId !== null) this.#activeJournaled.delete(signInId);
       const record = id === null ? undefined : this.#book.get(id);
@@ -483,7 +496,7 @@ export class Operators {
     session.operatorId = null;
     session.activeAt = null;
     session.signInId = null;
-    session.resumeSecret = null;
+    session.resumeSecret = '';
     this.#signedIn.delete(session);
     if (signInId !== null) this.#activeJournaled.delete(signInId);
     if (who) await this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data: { by: who.name, operator_id: who.id, ...(signInId === null ? {} : { sign_in_id: signInId }), reason } });

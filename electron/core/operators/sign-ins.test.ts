@@ -9,7 +9,7 @@ import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, PAIRING_O
 import { openJournal } from '../journal/journal.ts';
 import type { JournalPort } from '../journal/port.ts';
 import { memoryLogger } from '../log.ts';
-import { newSession, Operators, RESUME_TRIES_PER_ADDRESS, type Caller, type Session } from './operators.ts';
+import { newSession, Operators, RESUME_TRIES_PER_PLACE, type Caller, type Session } from './operators.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './registry.ts';
 import { RESUME_GRACE_MS } from './sessions.ts';
 import { foldSignInEntry, isResumeSecret, newResumeGrant, resumeRefusal, SIGN_INS_PROJECTION, signInsProjection, type LiveSignIn } from './sign-ins.ts';
@@ -264,19 +264,35 @@ describe('issue 23: a sign-in resumed at the core that takes over', () => {
     expect(s.operators.resume(till2, secret, '10.0.0.2')).not.toBeNull();
   });
 
-  it('rate-limits wrong secrets per address: past the limit even the right one is not tried from there, and nothing is journaled', async () => {
+  it('rate-limits refused secrets per device: past the limit even the right one is not tried there, nothing is journaled, and other devices are not held back', async () => {
     const s = await store();
-    const { secret } = await signedIn(s);
+    const till2: Connection = { kind: 'device', device: { id: 'till-2', kind: 'till', name: 'Till 2', storeId: 1, checkoutId: 2 } };
+    const till3: Connection = { kind: 'device', device: { id: 'till-3', kind: 'till', name: 'Till 3', storeId: 1, checkoutId: 3 } };
+    const { secret } = await signedIn(s, till2);
+    const other = newSession(till3);
+    await s.operators.signIn(other, { name: 'Marta', pin: '2468' });
+    const otherSecret = s.operators.handOver(other) as string;
     await s.restart();
     const before = (await s.journal().verify()) as { entries: number };
-    for (let i = 0; i < RESUME_TRIES_PER_ADDRESS; i++) expect(s.operators.resume({ kind: 'store' }, newResumeGrant().secret, '10.0.0.9')).toBeNull();
-    expect(s.operators.resume({ kind: 'store' }, secret, '10.0.0.9')).toBeNull();
+    // Tills behind one balancer share its address: the limit is the device's, whatever the address.
+    for (let i = 0; i < RESUME_TRIES_PER_PLACE; i++) expect(s.operators.resume(till2, newResumeGrant().secret, '10.0.0.1')).toBeNull();
+    expect(s.operators.resume(till2, secret, '10.0.0.1')).toBeNull();
     expect(await s.journal().verify()).toEqual(before);
     expect(s.log.lines.some((l) => l.includes('too many refused'))).toBe(true);
-    // Another address is not held back; the first one is, a minute later, no longer.
-    expect(s.operators.resume({ kind: 'store' }, secret, '10.0.0.8')).not.toBeNull();
+    expect(s.operators.resume(till3, otherSecret, '10.0.0.1')).not.toBeNull();
+    // A minute later the device is no longer held back.
     s.sessionClock.advance(60_000);
-    expect(s.operators.resume({ kind: 'store' }, secret, '10.0.0.9')).not.toBeNull();
+    expect(s.operators.resume(till2, secret, '10.0.0.1')).not.toBeNull();
+  });
+
+  it('tells the page to forget its secret once the sign-in ends, and an unpaired device resumes nothing', async () => {
+    const s = await store();
+    const { session, secret } = await signedIn(s);
+    expect(s.operators.handOver(session)).toBeNull();
+    await s.operators.signOut(session, 'by_hand');
+    expect(s.operators.handOver(session)).toBe('');
+    expect(s.operators.handOver(session)).toBeNull();
+    expect(s.operators.resume({ kind: 'unpaired', from: '10.0.0.5' }, secret, '10.0.0.5')).toBeNull();
   });
 
   it('never writes or logs the resume secret, only its SHA-256', async () => {
