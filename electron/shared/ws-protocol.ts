@@ -12,9 +12,12 @@ export const TOKEN_PROTOCOL_PREFIX = 'pos.token.';
  */
 export const LAUNCH_PROTOCOL_PREFIX = 'pos.launch.';
 /**
- * The key of a connection's sign-in, which the server sends (`resume` message) right after
- * it connects: offered again by the same page when it reconnects after a drop, it carries
- * the sign-in over. Kept in the page's memory only, so a reload asks who is at the till.
+ * The resume secret of a connection's sign-in (issue 23), which the server sends (`resume`
+ * message) when an operator signs in on it: offered again by the same page when it reconnects
+ * after a drop, to the same core or another that took over, it carries the sign-in over while
+ * the journal says it has not ended. Right after connecting the server says the key the
+ * connection goes on with: the one offered if its sign-in was resumed, '' if none was.
+ * Kept in the page's memory only, so a reload asks who is at the till.
  */
 export const RESUME_PROTOCOL_PREFIX = 'pos.resume.';
 

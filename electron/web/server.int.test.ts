@@ -192,17 +192,28 @@ describe('browser shell: each connection signs in on its own', () => {
   });
 });
 
-/** A page's connection, offering a resume key if it has one; resolves with the key the server gives it. */
-function connectPage(resume?: string): Promise<{ ws: WebSocket; key: string }> {
+/**
+ * A page's connection, offering a resume key if it has one; resolves once the server says the
+ * key it goes on with ('' when not signed in). `key` is the latest the server gave: a sign-in
+ * on it gives a new one (issue 23).
+ */
+function connectPage(resume?: string): Promise<{ ws: WebSocket; readonly key: string }> {
   const protocols = [BRIDGE_PROTOCOL, TOKEN_PROTOCOL_PREFIX + TOKEN, ...(resume === undefined ? [] : [RESUME_PROTOCOL_PREFIX + resume])];
   const ws = new WebSocket(shell.origin.replace('http', 'ws') + '/bridge', protocols, { origin: shell.origin });
+  let key: string | null = null;
+  const page = {
+    ws,
+    get key() {
+      return key ?? '';
+    },
+  };
   return new Promise((resolve, reject) => {
     const onMessage = (data: WebSocket.RawData) => {
       const msg = JSON.parse(data.toString()) as { type: string; key?: string };
-      if (msg.type === 'resume' && msg.key) {
-        ws.off('message', onMessage);
-        resolve({ ws, key: msg.key });
-      }
+      if (msg.type !== 'resume') return;
+      const first = key === null;
+      key = msg.key ?? '';
+      if (first) resolve(page);
     };
     ws.on('message', onMessage);
     ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));

@@ -12,7 +12,6 @@ import { createCoreDispatcher } from '../core/handlers.ts';
 import { STEP, steps } from '../core/terminal/steps.ts';
 import type { Connection } from '../core/devices/connection.ts';
 import { newSession, type Session } from '../core/operators/operators.ts';
-import { mayResume, RESUME_GRACE_MS } from '../core/operators/sessions.ts';
 import { routedPush } from '../core/routing.ts';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp.ts';
 import { jsonText } from '../shared/json-text.ts';
@@ -115,16 +114,6 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
   const launchCodes = new Map<string, number>();
-  // Sign-ins by resume key: a page that reconnects after a drop finds its own again.
-  // Issue 25: at most RESUME_GRACE_MS (2 minutes) on the core's session clock, then it is ended.
-  const sessions = new Map<string, { session: Session; sockets: number; expiry: NodeJS.Timeout | null; droppedAt: number | null }>();
-  const endHeld = (key: string) => {
-    const held = sessions.get(key);
-    if (!held) return;
-    if (held.expiry) clearTimeout(held.expiry);
-    sessions.delete(key);
-    core.operators.forget(held.session);
-  };
   // Each paired device's open sockets: a revocation closes them at once.
   const deviceSockets = new Map<string, Set<WebSocket>>();
   const offRevoked = core.devices.onRevoked((deviceId) => {
@@ -248,42 +237,26 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     wss.handleUpgrade(req, socket, head, (ws) => {
       // A window opened by launch code learns the session token for its reloads.
       if (launched) ws.send(JSON.stringify({ type: 'session', token } satisfies ServerMessage));
-      wss.emit('connection', ws, req, { resume, connection, unknownCredential });
+      wss.emit('connection', ws, req, { resume, connection, unknownCredential, from });
     });
   });
 
-  const sameConnection = (a: Connection, b: Connection) =>
-    a.kind === b.kind && (a.kind !== 'device' || (b.kind === 'device' && a.device.id === b.device.id));
-
-  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: ShellConnection; unknownCredential: boolean }) => {
+  wss.on('connection', (ws: WebSocket, _req: IncomingMessage, opened: { resume: string; connection: ShellConnection; unknownCredential: boolean; from: string }) => {
     const { connection } = opened;
     const send = (msg: ServerMessage) => {
       // A checkout view's unchanged sales are texts written before (shared/json-text.ts).
       if (ws.readyState === ws.OPEN) ws.send(jsonText(msg));
     };
     // Each page (a tab, the customer display) signs in on its own: its operator is who every
-    // call on it acts as. A page reconnecting after a drop offers its resume key and goes on
-    // as it was; a reload, or an unknown or expired key, starts signed out. A key is only
-    // good for the same connection (the same device): a credential cannot borrow a sign-in.
-    let key = opened.resume;
-    let held = key === '' ? undefined : sessions.get(key);
-    if (held && !sameConnection(held.session.connection, connection)) held = undefined;
-    if (held && held.sockets === 0 && held.droppedAt !== null && !mayResume(held.droppedAt, core.sessionClock.now())) {
-      endHeld(key);
-      held = undefined;
-    }
-    if (!held) {
-      key = randomBytes(24).toString('base64url');
-      held = { session: newSession(connection), sockets: 0, expiry: null, droppedAt: null };
-      sessions.set(key, held);
-    }
-    const entry = held;
-    if (entry.expiry) clearTimeout(entry.expiry);
-    entry.expiry = null;
-    entry.droppedAt = null;
-    entry.sockets++;
-    const session = entry.session;
-    send({ type: 'resume', key });
+    // call on it acts as. A page reconnecting after a drop, to this core or to the one that
+    // took over, offers its sign-in's resume secret and goes on as it was if the journal says
+    // that sign-in has not ended (operators.resume); a reload, or a wrong or ended secret,
+    // starts signed out. The secret is given at sign-in (handOver, below).
+    const operators = core.operators;
+    const resumed = opened.resume === '' ? null : operators.resume(connection, opened.resume, opened.from);
+    const session: Session = resumed ?? newSession(connection);
+    operators.connected(session);
+    send({ type: 'resume', key: resumed === null ? '' : opened.resume });
     send({
       type: 'device',
       connection: connection.kind,
@@ -339,6 +312,9 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
         steps.mark('charge.in');
       }
       void dispatch(msg.method, msg.args, session).then((envelope) => {
+        // A sign-in's resume secret reaches its page before the answer that it is signed in.
+        const key = operators.handOver(session);
+        if (key !== null) send({ type: 'resume', key });
         send({ type: 'reply', id: msg.id, envelope });
         if (charge) steps.since('charge.done', STEP.reply);
       });
@@ -346,10 +322,8 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     ws.on('close', () => {
       unsubscribe.forEach((off) => off());
       released?.();
-      if (--entry.sockets > 0) return;
-      entry.droppedAt = core.sessionClock.now();
-      entry.expiry = setTimeout(() => endHeld(key), RESUME_GRACE_MS);
-      entry.expiry.unref();
+      // Its sign-in waits for the page RESUME_GRACE_MS on the session clock (the core's sweep ends it after).
+      operators.disconnected(session);
     });
     ws.on('error', (err) => core.log.warn('bridge socket error', { error: err }));
   });
@@ -388,8 +362,6 @@ export async function startWebShell(opts: WebShellOptions): Promise<WebShell> {
     async close() {
       offRevoked();
       for (const client of wss.clients) client.terminate();
-      for (const held of sessions.values()) if (held.expiry) clearTimeout(held.expiry);
-      sessions.clear();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

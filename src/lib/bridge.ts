@@ -176,7 +176,7 @@ export function displayAddress(storage: Storage = sessionStorage, isElectron = w
  * `store` is the store window's token or launch code; without one, the device credential
  * kept by `devices` is read before the first connection (none: connect unpaired).
  */
-function socketTransport(store: Credential | null, storage: Storage, devices: DeviceCredentialStore): Transport {
+export function socketTransport(store: Credential | null, storage: Storage, devices: DeviceCredentialStore): Transport {
   let credential: Credential | null = store;
   const pending = new Map<number, (env: Envelope<unknown>) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
@@ -192,7 +192,9 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
   // Attempts in a row that never opened: after a restart with a new token they all fail.
   let failedAttempts = 0;
   const queue: string[] = [];
-  // This page's sign-in on the server: offered again on a reconnect, never stored (a reload asks again).
+  // This page's sign-in's resume secret (issue 23), given at sign-in: offered again on a
+  // reconnect, to this core or the one that took over. In memory only, never in any storage:
+  // a reload asks for the PIN again.
   let resumeKey: string | null = null;
 
   const setState = (s: ConnectionState) => {
@@ -255,7 +257,8 @@ function socketTransport(store: Credential | null, storage: Storage, devices: De
         listeners.get(msg.event)?.forEach((l) => l(msg.payload));
         stepMark(`handled ${msg.event}`);
       } else if (msg.type === 'resume') {
-        resumeKey = msg.key;
+        // '': the connection is not signed in (a wrong or ended secret): nothing to offer next time.
+        resumeKey = msg.key === '' ? null : msg.key;
       } else if (msg.type === 'session') {
         // A launch code works once: reconnects and reloads use the session token from now on.
         credential = { kind: 'token', value: msg.token };

@@ -9,7 +9,7 @@ import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
 import { Devices, PAIRING_CODE_TTL_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
-import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from './registry.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, PAIRING_OFFERS_PROJECTION, pairingOffersProjection } from './registry.ts';
 
 /** The register of devices over a real journal in a temp dir, on a clock the test moves. */
 const cleanups: Array<() => Promise<void>> = [];
@@ -22,7 +22,7 @@ const TILL_2 = { kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' } as co
 
 async function store(clock = new ManualClock()) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-devices-'));
-  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection } });
+  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: DEVICE_PERSON_ACTIONS, projections: { [DEVICES_PROJECTION]: devicesProjection, [PAIRING_OFFERS_PROJECTION]: pairingOffersProjection } });
   let journal: JournalPort<object> = await open();
   cleanups.push(async () => {
     await journal.close();
@@ -187,5 +187,50 @@ describe('a paired device', () => {
     expect(devices.authenticate('')).toBeNull();
     expect(devices.authenticate('x'.repeat(43))).toBeNull();
     expect(devices.authenticate('../../etc/passwd')).toBeNull();
+  });
+});
+
+describe('issue 23: a pairing code outlives the core that made it', () => {
+  it('a code made before a restart pairs after it, once: a used code pairs at no core again', async () => {
+    const s = await store();
+    const offer = await s.make().startPairing(MARTA, TILL_2);
+    const after = await s.reopen();
+    const paired = await after.pair(offer.code, '127.0.0.2');
+    expect(paired.device).toMatchObject({ kind: 'till', storeId: 1, checkoutId: 2, name: 'Till 2' });
+    expect(after.list()).toMatchObject([{ name: 'Till 2', pairedBy: 'Marta' }]);
+    const third = await s.reopen();
+    await expect(third.pair(offer.code, '127.0.0.3')).rejects.toMatchObject({ code: 'pairing_refused', params: { reason: 'used' } });
+    expect(third.authenticate(paired.credential)).toEqual(paired.device);
+  });
+
+  it('an expired code pairs at no core, and codes voided by too many wrong ones stay void', async () => {
+    const s = await store();
+    const devices = s.make();
+    const expiring = await devices.startPairing(MARTA, TILL_2);
+    s.clock.advance(PAIRING_CODE_TTL_MS);
+    const live = await devices.startPairing(MARTA, { ...TILL_2, name: 'Till 3' });
+    for (let i = 0; i < WRONG_CODES_BEFORE_VOID; i++) {
+      const code = `7${String(i).padStart(7, '0')}`;
+      if (code !== live.code) await devices.pair(code, `10.0.3.${i}`).catch(() => undefined);
+    }
+    const after = await s.reopen();
+    await expect(after.pair(expiring.code, '127.0.0.2')).rejects.toMatchObject({ params: { reason: 'expired' } });
+    await expect(after.pair(live.code, '127.0.0.2')).rejects.toMatchObject({ params: { reason: 'too_many_attempts' } });
+    expect(after.list()).toEqual([]);
+  });
+
+  it('journals the code only as a slow salted hash, with its expiry and who made it', async () => {
+    const s = await store();
+    const offer = await s.make().startPairing(MARTA, TILL_2);
+    const text = await s.journalText();
+    expect(text).not.toContain(offer.code);
+    // A plain SHA-256 of 8 digits would be read back in a second: not that.
+    expect(text).not.toContain(createHash('sha256').update(offer.code).digest('hex'));
+    const entry = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> })
+      .find((e) => e.type === 'device.pairing_offered');
+    expect(entry?.data).toMatchObject({ by: 'Marta', by_id: MARTA.id, expires_at: offer.expiresAt, code_hash: { alg: 'scrypt', n: 32768 } });
   });
 });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { hashPin, pinMatches } from '../operators/pin.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isDeviceCredential } from '../../shared/device-bridge.ts';
 import { DEVICE_NAME_MAX, deviceNameProblem, isRecordId } from '../../shared/form-rules.ts';
@@ -10,6 +11,10 @@ import type { Caller } from '../operators/operators.ts';
 import {
   DEVICE_PAIRED,
   DEVICE_PAIRING_OFFERED,
+  DEVICE_PAIRING_VOIDED,
+  PAIRING_OFFERS_PROJECTION,
+  foldPairingOfferEntry,
+  type PairingOfferRecord,
   DEVICE_REVOKED,
   DEVICE_SEEN,
   DEVICES_PROJECTION,
@@ -23,8 +28,9 @@ import {
  * The tills and customer displays paired with this store's core (issue 9). A manager offers
  * a one-time pairing code for one checkout; the device that enters it in time receives a
  * credential (256 random bits) of which the core keeps only the SHA-256; every later
- * connection presents it. Codes live in memory only: a restart voids them all, which keeps
- * "single use" true without writing a code anywhere.
+ * connection presents it. Issue 23: the offer is journaled with the code's slow salted hash,
+ * its expiry and who made it, and its use with the pairing, so a code made at one core pairs
+ * at another after a takeover (or at the same one restarted), once, and never after it expires.
  */
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 /** Wrong codes one address may try in a minute before it must wait. */
@@ -90,16 +96,10 @@ export function normalizeCode(typed: string): string {
   return typed.replace(/[\s-]/g, '');
 }
 
-interface Offer {
-  offerId: string;
-  kind: DeviceKind;
-  storeId: number;
-  checkoutId: number;
-  name: string;
-  by: Caller;
-  expiresAt: number;
-  state: 'live' | 'used' | 'voided';
-}
+/** A code as the core makes them: 8 digits (what a person types is normalized first). */
+const CODE = /^\d{8}$/;
+/** Used, voided or expired offers a typed code is compared with, the newest. */
+const PAST_OFFERS_TRIED = 5;
 
 export class Devices {
   readonly #journal: JournalPort<object>;
@@ -108,8 +108,8 @@ export class Devices {
   readonly #lock = new Mutex();
   #records = new Map<string, DeviceRecord>();
   #byCredential = new Map<string, string>();
-  /** Offers by the SHA-256 of their code. */
-  readonly #offers = new Map<string, Offer>();
+  /** The offers the journal keeps (registry.ts): live, used, voided, or expired not long ago. */
+  #offers: readonly PairingOfferRecord[] = [];
   readonly #wrongByAddress = new Map<string, number[]>();
   #wrongWhileLive = 0;
   readonly #online = new Map<string, number>();
@@ -125,6 +125,7 @@ export class Devices {
 
   load(): void {
     this.#setRecords(this.#journal.projection<readonly DeviceRecord[]>(DEVICES_PROJECTION));
+    this.#offers = this.#journal.projection<readonly PairingOfferRecord[]>(PAIRING_OFFERS_PROJECTION);
   }
 
   #setRecords(records: readonly DeviceRecord[]): void {
@@ -132,10 +133,13 @@ export class Devices {
     this.#byCredential = new Map(records.filter((r) => r.revokedAt === null).map((r) => [r.credentialHash, r.id]));
   }
 
-  async #write(type: string, data: Record<string, string | number | null>): Promise<void> {
-    const { entries } = await this.#journal.append([{ type, data }]);
+  async #write(type: string, data: Record<string, unknown>): Promise<void> {
+    const { entries } = await this.#journal.append([{ type, data: data as Record<string, string | number | null> }]);
     let records: readonly DeviceRecord[] = [...this.#records.values()];
-    for (const entry of entries) records = foldDeviceEntry(records, entry);
+    for (const entry of entries) {
+      records = foldDeviceEntry(records, entry);
+      this.#offers = foldPairingOfferEntry(this.#offers, entry);
+    }
     this.#setRecords(records);
   }
 
@@ -155,15 +159,23 @@ export class Devices {
     if (problem !== null) return Promise.reject(problem);
     return this.#lock.run(async () => {
       this.#sweep();
-      let code: string;
-      do code = String(randomInt(0, 100_000_000)).padStart(8, '0');
-      while (this.#offers.has(sha256(code)));
+      // Two live codes alike (1 in 10^8 each) would pair the older offer: harmless, and a salted hash cannot be looked up to avoid it.
+      const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
       const offerId = randomUUID();
       const expiresAt = this.#clock.now() + PAIRING_CODE_TTL_MS;
       const name = input.name.trim();
-      // The code itself is never written: the entry says who offered what, for which checkout.
-      await this.#write(DEVICE_PAIRING_OFFERED, { by: by.name, by_id: by.id, offer_id: offerId, kind: input.kind, store_id: input.storeId, checkout_id: input.checkoutId, name, expires_at: expiresAt });
-      this.#offers.set(sha256(code), { offerId, kind: input.kind, storeId: input.storeId, checkoutId: input.checkoutId, name, by, expiresAt, state: 'live' });
+      // The code itself is never written: its slow hash, who offered what, for which checkout, until when.
+      await this.#write(DEVICE_PAIRING_OFFERED, {
+        by: by.name,
+        by_id: by.id,
+        offer_id: offerId,
+        kind: input.kind,
+        store_id: input.storeId,
+        checkout_id: input.checkoutId,
+        name,
+        expires_at: expiresAt,
+        code_hash: await hashPin(code),
+      });
       this.#wrongWhileLive = 0;
       return { code, expiresAt, ...this.entrance };
     });
@@ -179,7 +191,7 @@ export class Devices {
       this.#sweep();
       const recent = (this.#wrongByAddress.get(from) ?? []).filter((t) => now - t < ADDRESS_WINDOW_MS);
       if (recent.length >= WRONG_CODES_PER_ADDRESS) throw refuse('too_many_attempts');
-      const offer = this.#offers.get(sha256(normalizeCode(typed)));
+      const offer = await this.#offerOf(normalizeCode(typed));
       const problem: PairingRefusal | null = !offer
         ? 'wrong_code'
         : offer.state === 'used'
@@ -190,16 +202,16 @@ export class Devices {
               ? 'expired'
               : null;
       if (problem !== null || !offer) {
-        if (problem === 'wrong_code') this.#wrong(from, recent, now);
+        if (problem === 'wrong_code') await this.#wrong(from, recent, now);
         this.#log.warn('pairing refused', { reason: problem, from });
         throw refuse(problem ?? 'wrong_code');
       }
-      offer.state = 'used';
       const credential = randomBytes(32).toString('base64url');
       const deviceId = randomUUID();
+      // The pairing's entry is the code's use: once journaled, no core pairs it again.
       await this.#write(DEVICE_PAIRED, {
-        by: offer.by.name,
-        by_id: offer.by.id,
+        by: offer.byName,
+        by_id: offer.byId,
         offer_id: offer.offerId,
         device_id: deviceId,
         kind: offer.kind,
@@ -214,22 +226,40 @@ export class Devices {
     });
   }
 
-  #wrong(from: string, recent: number[], now: number): void {
-    this.#wrongByAddress.set(from, [...recent, now]);
-    if (++this.#wrongWhileLive < WRONG_CODES_BEFORE_VOID) return;
-    let voided = 0;
-    for (const offer of this.#offers.values()) {
-      if (offer.state !== 'live') continue;
-      offer.state = 'voided';
-      voided++;
-    }
-    if (voided > 0) this.#log.warn('too many wrong pairing codes: every live code is voided', { voided });
+  /**
+   * The journal's offer of that code, if any: each offer's salted hash is tried, the live ones
+   * first, then the few newest of the others (to say "used" or "expired" rather than "wrong"):
+   * a wrong code costs a bounded number of scrypts, however many codes were made in the hour.
+   */
+  async #offerOf(code: string): Promise<PairingOfferRecord | undefined> {
+    if (!CODE.test(code)) return undefined;
+    const now = this.#clock.now();
+    const live = this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now);
+    const past = this.#offers.filter((o) => !live.includes(o)).slice(-PAST_OFFERS_TRIED);
+    for (const offer of [...live.reverse(), ...past.reverse()]) if (await pinMatches(code, offer.codeHash)) return offer;
+    return undefined;
   }
 
-  /** Forgets offers long past their time and guesses outside the window. */
+  async #wrong(from: string, recent: number[], now: number): Promise<void> {
+    this.#wrongByAddress.set(from, [...recent, now]);
+    if (++this.#wrongWhileLive < WRONG_CODES_BEFORE_VOID) return;
+    const live = this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now).map((o) => o.offerId);
+    if (live.length === 0) return;
+    // Journaled, so the core that takes over does not give the guesser the codes back.
+    const voided = { type: DEVICE_PAIRING_VOIDED, data: { offer_ids: live, wrong_codes: this.#wrongWhileLive } };
+    try {
+      await this.#write(voided.type, voided.data);
+    } catch (err) {
+      // Void here at least: a journal that refuses writes cannot pair a device either.
+      this.#offers = foldPairingOfferEntry(this.#offers, { seq: 0, prev: '', hash: '', at: now, ...voided } as never);
+      this.#log.error('could not journal that the live pairing codes are voided', { error: err });
+    }
+    this.#log.warn('too many wrong pairing codes: every live code is voided', { voided: live.length });
+  }
+
+  /** Forgets guesses outside the window (offers long past their time leave the journal's fold by themselves). */
   #sweep(): void {
     const now = this.#clock.now();
-    for (const [hash, offer] of this.#offers) if (offer.expiresAt + 24 * 3_600_000 < now) this.#offers.delete(hash);
     for (const [from, times] of this.#wrongByAddress) if (times.every((t) => now - t >= ADDRESS_WINDOW_MS)) this.#wrongByAddress.delete(from);
   }
 

@@ -1,4 +1,5 @@
 import type { JournalEntry, Projection } from '../journal/port.ts';
+import { isPinHash, type PinHash } from '../operators/pin.ts';
 
 /**
  * The store's paired devices as the journal keeps them: every pairing offered, every device
@@ -64,6 +65,69 @@ export function foldDeviceEntry(records: readonly DeviceRecord[], entry: Journal
   }
   return records;
 }
+
+/**
+ * Issue 23: the pairing codes offered and not yet long past, as the journal keeps them, so a
+ * code made at one core pairs at another after a takeover, once. Each offer's entry carries
+ * the code's slow salted hash (an 8-digit code under SHA-256 would be read back from the
+ * journal in a second), its expiry and who made it; a pairing marks it used, too many wrong
+ * codes void the live ones.
+ */
+export const DEVICE_PAIRING_VOIDED = 'device.pairing_voided';
+
+export interface PairingOfferRecord {
+  offerId: string;
+  /** The code as a PIN rests (operators/pin.ts): scrypt with its own salt. */
+  codeHash: PinHash;
+  kind: DeviceKind;
+  storeId: number;
+  checkoutId: number;
+  name: string;
+  byName: string;
+  byId: string;
+  /** Core clock, epoch ms. */
+  expiresAt: number;
+  state: 'live' | 'used' | 'voided';
+}
+
+/** Offers past their time are kept this long, to say "expired" or "used" rather than "wrong", then forgotten. */
+export const OFFER_KEPT_AFTER_EXPIRY_MS = 60 * 60_000;
+
+export function foldPairingOfferEntry(offers: readonly PairingOfferRecord[], entry: JournalEntry): readonly PairingOfferRecord[] {
+  const d = entry.data as Record<string, unknown>;
+  const kept = offers.filter((o) => o.expiresAt + OFFER_KEPT_AFTER_EXPIRY_MS > entry.at);
+  if (entry.type === DEVICE_PAIRING_OFFERED) {
+    // Offers journaled before issue 23 carry no code: they were void at the next start anyway.
+    if (!isPinHash(d.code_hash) || typeof d.offer_id !== 'string' || typeof d.expires_at !== 'number') return kept;
+    return [
+      ...kept,
+      {
+        offerId: d.offer_id,
+        codeHash: d.code_hash,
+        kind: d.kind === 'display' ? 'display' : 'till',
+        storeId: Number(d.store_id),
+        checkoutId: Number(d.checkout_id),
+        name: String(d.name),
+        byName: String(d.by),
+        byId: String(d.by_id),
+        expiresAt: d.expires_at,
+        state: 'live',
+      },
+    ];
+  }
+  if (entry.type === DEVICE_PAIRED) return kept.map((o) => (o.offerId === d.offer_id ? { ...o, state: 'used' } : o));
+  if (entry.type === DEVICE_PAIRING_VOIDED) {
+    const voided = Array.isArray(d.offer_ids) ? d.offer_ids : [];
+    return kept.map((o) => (o.state === 'live' && voided.includes(o.offerId) ? { ...o, state: 'voided' } : o));
+  }
+  return offers;
+}
+
+export const PAIRING_OFFERS_PROJECTION = 'pairing_offers';
+export const pairingOffersProjection: Projection<readonly PairingOfferRecord[]> = {
+  initial: [],
+  reduce: (offers, entry) => foldPairingOfferEntry(offers, entry),
+};
 
 export const DEVICES_PROJECTION = 'devices';
 export const devicesProjection: Projection<readonly DeviceRecord[]> = {

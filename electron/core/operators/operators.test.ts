@@ -11,6 +11,7 @@ import { hashPin, pinMatches } from './pin.ts';
 import { FIRST_LOCK_MS as LOCK_MS } from './lockout.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from './registry.ts';
 import { mayUse, refusal, whoMay } from './roles.ts';
+import { SIGN_INS_PROJECTION, signInsProjection } from './sign-ins.ts';
 
 /** Operators over a real journal in a temp dir, on a clock the test moves. */
 const cleanups: Array<() => Promise<void>> = [];
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 async function till(clock = new ManualClock(), sessionClock = new ManualClock(0)) {
   const dir = await mkdtemp(join(tmpdir(), 'pos-operators-'));
-  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS, projections: { [OPERATORS_PROJECTION]: operatorsProjection } });
+  const open = () => openJournal<object>({ dir, clock, reduceSale: () => undefined, operatorActions: OPERATOR_PERSON_ACTIONS, projections: { [OPERATORS_PROJECTION]: operatorsProjection, [SIGN_INS_PROJECTION]: signInsProjection } });
   let journal: JournalPort<object> = await open();
   cleanups.push(async () => {
     await journal.close();

@@ -24,7 +24,21 @@ import {
   type OperatorBook,
   type OperatorRecord,
 } from './registry.ts';
-import { idlePast } from './sessions.ts';
+import { idlePast, mayResume } from './sessions.ts';
+import {
+  activeEveryMs,
+  foldSignInEntry,
+  isResumeSecret,
+  newResumeGrant,
+  OPERATOR_ACTIVE,
+  OPERATOR_SIGN_IN_RESUMED,
+  placeOf,
+  resumeRefusal,
+  resumeSha256,
+  SIGN_INS_PROJECTION,
+  type LiveSignIn,
+  type ResumeRefusal,
+} from './sign-ins.ts';
 import type { Role } from './roles.ts';
 import { Mutex } from '../../shared/mutex.ts';
 import { STORE_CONNECTION, type Connection } from '../devices/connection.ts';
@@ -51,11 +65,31 @@ export interface Session {
   activeAt: number | null;
   /** Why the core last ended its sign-in, until the next sign-in: the page says so. */
   ended: SessionEnd | null;
+  /** Issue 23: the journal's id of its sign-in (sign-ins.ts), while signed in. */
+  signInId: string | null;
+  /**
+   * What the browser shell tells its page next (handOver): a new sign-in's resume secret, or ''
+   * once the sign-in ended (the page forgets its secret); null when nothing. The Electron
+   * shell's windows never reconnect and never take it.
+   */
+  resumeSecret: string | null;
+  /** The shell's open sockets on it (the browser shell), and when the last one closed (session clock). */
+  sockets: number;
+  droppedAt: number | null;
 }
 
 export function newSession(connection: Connection = STORE_CONNECTION): Session {
-  return { operatorId: null, connection, activeAt: null, ended: null };
+  return { operatorId: null, connection, activeAt: null, ended: null, signInId: null, resumeSecret: null, sockets: 0, droppedAt: null };
 }
+
+/**
+ * Refused resumes one place (a paired device, the store's window) may make in a minute; past
+ * it, a secret is not even looked at (the page signs in with its PIN). Counted by the place the
+ * connection proved with its credential or token, not by address: tills behind a balancer
+ * all come from its address.
+ */
+export const RESUME_TRIES_PER_PLACE = 10;
+const RESUME_WINDOW_MS = 60_000;
 
 /** Why the core ended a sign-in: journaled as the `reason` of operator.signed_out. */
 export type SessionEnd = 'idle' | 'operator_changed' | 'operator_disabled' | 'connection_closed';
@@ -132,6 +166,14 @@ export class Operators {
   readonly #endedListeners = new Set<(sessions: readonly Session[]) => void>();
   /** Sign-outs the core made from a call that cannot wait for the journal (caller() is synchronous). */
   readonly #endings = new Set<Promise<void>>();
+  /** Issue 23: the sign-ins not ended, by the hash of their resume secret (sign-ins.ts). */
+  #live = new Map<string, LiveSignIn>();
+  /** When this core read the journal: a sign-in made by a core before it dropped no later than that. */
+  #loadedAt = 0;
+  /** Refused resumes by place (sign-ins.ts placeOf), in the last minute (session clock). */
+  readonly #resumeRefusals = new Map<string, number[]>();
+  /** When each sign-in's last act was journaled (OPERATOR_ACTIVE), on the session clock. */
+  readonly #activeJournaled = new Map<string, number>();
 
   /** `sessionClock`: the idle time's (sessions.ts); a monotonic one unless a test moves its own. */
   constructor(deps: { journal: JournalPort<object>; clock: Clock; log: Logger; lockMinutes: number; sessionClock?: Clock }) {
@@ -144,6 +186,25 @@ export class Operators {
 
   async load(): Promise<void> {
     this.#book = new Map(this.#journal.projection<readonly OperatorRecord[]>(OPERATORS_PROJECTION).map((r) => [r.id, withLockoutFacts(r)]));
+    this.#setLive(this.#journal.projection<readonly LiveSignIn[]>(SIGN_INS_PROJECTION));
+    this.#loadedAt = this.#sessionClock.now();
+  }
+
+  #setLive(live: readonly LiveSignIn[]): void {
+    this.#live = new Map(live.map((s) => [s.resumeSha256, s]));
+  }
+
+  #fold(entry: JournalEntry): void {
+    this.#book = foldOperatorEntry(this.#book, entry);
+    this.#setLive(foldSignInEntry([...this.#live.values()], entry));
+  }
+
+  /** Journals a fact the core cannot wait for (a call or a sweep is synchronous); journaled() waits for them. */
+  #later(input: EntryInput, what: string): void {
+    const write = this.#writeSignInFact(input)
+      .catch((err: unknown) => this.#log.error(`could not journal ${what}`, { error: err }))
+      .finally(() => this.#endings.delete(write));
+    this.#endings.add(write);
   }
 
   /** Told of sign-ins the core ended (idle, a change of the operator): the shells tell their pages at once. */
@@ -152,11 +213,103 @@ export class Operators {
     return () => this.#endedListeners.delete(listener);
   }
 
-  #enter(session: Session, id: string): void {
-    session.operatorId = id;
-    session.activeAt = this.#sessionClock.now();
+  /**
+   * Journals a sign-in on a connection, with its resume secret's hash (never the secret), and
+   * enters it; a sign-in the connection had is over.
+   */
+  async #signInOn(session: Session, record: { id: string; name: string; role: Role }): Promise<void> {
+    const previous = session.signInId;
+    const grant = newResumeGrant();
+    const activeAt = this.#sessionClock.now();
+    await this.#writeSignInFact({
+      type: OPERATOR_SIGNED_IN,
+      data: { by: record.name, operator_id: record.id, sign_in_id: grant.signInId, place: placeOf(session.connection), role: record.role, resume_sha256: grant.sha256, active_at: activeAt },
+    });
+    if (previous !== null && session.operatorId !== null) {
+      this.#later({ type: OPERATOR_SIGNED_OUT, data: { by: record.name, operator_id: session.operatorId, sign_in_id: previous, reason: 'signed_in_again' } }, 'the end of a sign-in replaced by another');
+    }
+    session.operatorId = record.id;
+    session.activeAt = activeAt;
     session.ended = null;
+    session.signInId = grant.signInId;
+    session.resumeSecret = grant.secret;
     this.#signedIn.add(session);
+  }
+
+  /**
+   * The new sign-in's resume secret, once: the browser shell sends it to its page, which keeps
+   * it in memory and offers it when its connection comes back (issue 23); '' once that sign-in
+   * ended, so the page forgets it; null when there is nothing new to say.
+   */
+  handOver(session: Session): string | null {
+    const secret = session.resumeSecret;
+    session.resumeSecret = null;
+    return secret;
+  }
+
+  /** A socket of the browser shell opened on the session. */
+  connected(session: Session): void {
+    session.sockets++;
+    session.droppedAt = null;
+  }
+
+  /** A socket of the browser shell closed: with none left, the sign-in waits RESUME_GRACE_MS for its page (sweepIdle ends it after). */
+  disconnected(session: Session): void {
+    session.sockets = Math.max(0, session.sockets - 1);
+    if (session.sockets === 0) session.droppedAt = this.#sessionClock.now();
+  }
+
+  /**
+   * Issue 23: a connection that comes back (to this core, or to another after a takeover)
+   * offers its page's resume secret. Its sign-in goes on only if the journal says it has not
+   * ended, on the same device, for an operator still active with the same role, not idle past
+   * the lock minutes and not dropped past the grace (sign-ins.ts). The resume is journaled
+   * (who, which device, which sign-in). A wrong or ended secret changes nothing: null, and
+   * the page signs in with its PIN. Refusals are rate-limited per place, not counted like wrong
+   * PINs: a secret names no operator whose lockout could count it, and 256 bits are not guessed.
+   */
+  resume(connection: Connection, secret: string, from: string): Session | null {
+    const now = this.#sessionClock.now();
+    const place = placeOf(connection);
+    // A device not paired yet has no sign-in to take up.
+    if (connection.kind === 'unpaired') return null;
+    const recent = (this.#resumeRefusals.get(place) ?? []).filter((t) => now - t < RESUME_WINDOW_MS);
+    if (recent.length >= RESUME_TRIES_PER_PLACE) {
+      this.#log.warn('sign-in resume not tried: too many refused for this device in a minute', { place, from });
+      return null;
+    }
+    const signIn = isResumeSecret(secret) ? this.#live.get(resumeSha256(secret)) : undefined;
+    const held = signIn === undefined ? undefined : [...this.#signedIn].find((s) => s.signInId === signIn.signInId);
+    const record = signIn === undefined ? undefined : this.#book.get(signIn.operatorId);
+    const refused = resumeRefusal(signIn, {
+      place,
+      operator: record,
+      now,
+      lockMinutes: this.lockMinutes,
+      activeAt: held?.activeAt ?? signIn?.activeAt ?? now,
+      droppedAt: held ? (held.sockets > 0 ? null : held.droppedAt) : this.#loadedAt,
+    });
+    if (refused !== null || signIn === undefined || record === undefined) {
+      this.#refuseResume(place, from, recent, now, refused ?? 'unknown', signIn);
+      return null;
+    }
+    const session = held ?? { ...newSession(connection), operatorId: record.id, activeAt: signIn.activeAt, signInId: signIn.signInId };
+    this.#signedIn.add(session);
+    this.#later(
+      {
+        type: OPERATOR_SIGN_IN_RESUMED,
+        data: { by: record.name, operator_id: record.id, sign_in_id: signIn.signInId, place: signIn.place, device_id: connection.kind === 'device' ? connection.device.id : null, by_this_core: held !== undefined },
+      },
+      'a resumed sign-in',
+    );
+    this.#log.info('sign-in resumed', { operator_id: record.id, sign_in_id: signIn.signInId, place: signIn.place });
+    return session;
+  }
+
+  #refuseResume(place: string, from: string, recent: number[], now: number, reason: ResumeRefusal, signIn: LiveSignIn | undefined): void {
+    this.#resumeRefusals.set(place, [...recent, now]);
+    for (const [key, times] of this.#resumeRefusals) if (times.every((t) => now - t >= RESUME_WINDOW_MS)) this.#resumeRefusals.delete(key);
+    this.#log.info('sign-in resume refused: the page signs in again', { reason, place, from, ...(signIn ? { sign_in_id: signIn.signInId } : {}) });
   }
 
   /** Ends sign-ins in the core's name, journaled with the operator and why; then tells the shells. */
@@ -164,18 +317,19 @@ export class Operators {
     const ended: Session[] = [];
     for (const session of sessions) {
       const id = session.operatorId;
+      const signInId = session.signInId;
       session.operatorId = null;
       session.activeAt = null;
       session.ended = reason;
+      session.signInId = null;
+      session.resumeSecret = '';
       this.#signedIn.delete(session);
+      if (signInId !== null) this.#activeJournaled.delete(signInId);
       const record = id === null ? undefined : this.#book.get(id);
       if (!record) continue;
       ended.push(session);
-      const data = { by: record.name, operator_id: record.id, reason, ...(changedBy ? { changed_by: changedBy.name, changed_by_id: changedBy.id } : {}) };
-      const write = this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data })
-        .catch((err: unknown) => this.#log.error('could not journal a sign-out the core made', { reason, error: err }))
-        .finally(() => this.#endings.delete(write));
-      this.#endings.add(write);
+      const data = { by: record.name, operator_id: record.id, ...(signInId === null ? {} : { sign_in_id: signInId }), reason, ...(changedBy ? { changed_by: changedBy.name, changed_by_id: changedBy.id } : {}) };
+      this.#later({ type: OPERATOR_SIGNED_OUT, data }, `a sign-out the core made (${reason})`);
     }
     if (ended.length === 0) return;
     this.#log.info('the core ended sign-ins', { reason, count: ended.length });
@@ -209,14 +363,40 @@ export class Operators {
    * the page says of a person counts, never its own reads or the core's pushes (sessions.ts).
    */
   touch(session: Session): AuthStatus {
-    if (this.caller(session)) session.activeAt = this.#sessionClock.now();
+    const who = this.caller(session);
+    if (who) {
+      const now = this.#sessionClock.now();
+      session.activeAt = now;
+      // Issue 23: what another core will know of this sign-in's idle time, written now and then.
+      const signInId = session.signInId;
+      if (signInId !== null && this.lockMinutes > 0 && now - (this.#activeJournaled.get(signInId) ?? -Infinity) >= activeEveryMs(this.lockMinutes)) {
+        this.#activeJournaled.set(signInId, now);
+        this.#later({ type: OPERATOR_ACTIVE, data: { operator_id: who.id, sign_in_id: signInId, active_at: now } }, 'that an operator was at the till');
+      }
+    }
     return this.status(session);
   }
 
-  /** Ends the sign-ins idle past the limit now, not at their next call: run now and then by the core. */
+  /**
+   * Ends, now rather than at their next call, the sign-ins idle past the limit and those whose
+   * connection dropped past the grace; and the sign-ins a core before this one made (found in
+   * the journal) whose page has not come back within the grace of this core's start. Run now
+   * and then by the core.
+   */
   sweepIdle(): void {
     const now = this.#sessionClock.now();
     this.#end([...this.#signedIn].filter((s) => idlePast(s.activeAt, now, this.lockMinutes)), 'idle');
+    this.#end([...this.#signedIn].filter((s) => s.sockets === 0 && s.droppedAt !== null && !mayResume(s.droppedAt, now)), 'connection_closed');
+    if (mayResume(this.#loadedAt, now)) return;
+    const held = new Set([...this.#signedIn].map((s) => s.signInId));
+    for (const signIn of this.#live.values()) {
+      if (held.has(signIn.signInId)) continue;
+      const record = this.#book.get(signIn.operatorId);
+      const reason: SessionEnd = idlePast(signIn.activeAt, now, this.lockMinutes) ? 'idle' : 'connection_closed';
+      // Folded at once (the write is later): the next sweep does not end it twice.
+      this.#fold({ seq: 0, prev: '', hash: '', at: this.#clock.now(), type: OPERATOR_SIGNED_OUT, data: { operator_id: signIn.operatorId, sign_in_id: signIn.signInId } });
+      this.#later({ type: OPERATOR_SIGNED_OUT, data: { by: record?.name ?? signIn.operatorId, operator_id: signIn.operatorId, sign_in_id: signIn.signInId, reason } }, 'the end of a sign-in whose page did not come back');
+    }
   }
 
   /** A connection gone for good (its window closed, its resume grace over): its sign-in ends. */
@@ -242,7 +422,7 @@ export class Operators {
 
   async #write(input: EntryInput): Promise<void> {
     const { entries } = await this.#journal.append([input]);
-    for (const entry of entries) this.#book = foldOperatorEntry(this.#book, entry);
+    for (const entry of entries) this.#fold(entry);
   }
 
   /**
@@ -257,7 +437,7 @@ export class Operators {
       if (!(err instanceof JournalUnavailableError)) throw err;
       this.#log.warn('operator sign-in fact not journaled: the journal refuses writes', { type: input.type, operator_id: String(input.data.operator_id ?? '') });
       const entry: JournalEntry = { seq: 0, prev: '', hash: '', at: this.#clock.now(), type: input.type, data: input.data as JournalEntry['data'] };
-      this.#book = foldOperatorEntry(this.#book, entry);
+      this.#fold(entry);
     }
   }
 
@@ -274,8 +454,7 @@ export class Operators {
       const id = randomUUID();
       const name = input.name.trim();
       await this.#write({ type: OPERATOR_CREATED, data: { by: name, by_id: id, operator_id: id, name, role: 'manager', pin: await hashPin(input.pin) } });
-      await this.#writeSignInFact({ type: OPERATOR_SIGNED_IN, data: { by: name, operator_id: id } });
-      this.#enter(session, id);
+      await this.#signInOn(session, { id, name, role: 'manager' });
       this.#log.info('first manager created', { operator_id: id });
       return { id, name, role: 'manager' };
     });
@@ -291,8 +470,7 @@ export class Operators {
       this.#decoy ??= hashPin('0000');
       const matched = await pinMatches(input.pin, record?.pin ?? (await this.#decoy));
       if (record && matched) {
-        await this.#writeSignInFact({ type: OPERATOR_SIGNED_IN, data: { by: record.name, operator_id: record.id } });
-        this.#enter(session, record.id);
+        await this.#signInOn(session, record);
         return caller(record);
       }
       await this.#writeSignInFact({ type: OPERATOR_SIGN_IN_FAILED, data: { operator_id: record?.id ?? null, name: input.name.trim() } });
@@ -314,10 +492,14 @@ export class Operators {
   /** `idle`: the till locked itself; `by_hand`: the Sign out button. */
   async signOut(session: Session, reason: 'by_hand' | 'idle'): Promise<void> {
     const who = this.caller(session);
+    const signInId = session.signInId;
     session.operatorId = null;
     session.activeAt = null;
+    session.signInId = null;
+    session.resumeSecret = '';
     this.#signedIn.delete(session);
-    if (who) await this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data: { by: who.name, operator_id: who.id, reason } });
+    if (signInId !== null) this.#activeJournaled.delete(signInId);
+    if (who) await this.#writeSignInFact({ type: OPERATOR_SIGNED_OUT, data: { by: who.name, operator_id: who.id, ...(signInId === null ? {} : { sign_in_id: signInId }), reason } });
   }
 
   add(by: Caller, input: { name: string; role: Role; pin: string }): Promise<OperatorView> {

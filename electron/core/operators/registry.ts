@@ -28,8 +28,11 @@ export const OPERATOR_ENTRY_TYPES = [
   OPERATOR_UNLOCKED,
 ] as const;
 
+/** Issue 23: a sign-in taken up again by its page's resume secret (sign-ins.ts), at this core or another. */
+export const OPERATOR_SIGN_IN_RESUMED = 'operator.sign_in_resumed';
+
 /** The entries a person does, which the journal refuses without `data.by`. */
-export const OPERATOR_PERSON_ACTIONS = [OPERATOR_CREATED, OPERATOR_CHANGED, OPERATOR_DISABLED, OPERATOR_SIGNED_IN, OPERATOR_SIGNED_OUT, OPERATOR_UNLOCKED] as const;
+export const OPERATOR_PERSON_ACTIONS = [OPERATOR_CREATED, OPERATOR_CHANGED, OPERATOR_DISABLED, OPERATOR_SIGNED_IN, OPERATOR_SIGNED_OUT, OPERATOR_UNLOCKED, OPERATOR_SIGN_IN_RESUMED] as const;
 
 /** How wrong PINs lock an operator is lockout.ts's rule: 5 in a row, 5 minutes, doubling, 20 a day. */
 

@@ -8,7 +8,11 @@
  * back or forward by the OS), which must neither sign a cashier out nor keep one signed in.
  */
 
-/** A connection that drops (a tablet's Wi-Fi, a page put to sleep) finds its sign-in again this long. */
+/**
+ * A connection that drops (a tablet's Wi-Fi, a page put to sleep, its core restarted or taken
+ * over) finds its sign-in again this long after the drop, or after the core that answers it
+ * took over (issue 23: operators.resume).
+ */
 export const RESUME_GRACE_MS = 2 * 60_000;
 
 /**

@@ -7,7 +7,7 @@ import { BackOffice, OFFICE_PERSON_ACTIONS } from '../backoffice/backoffice.ts';
 import { CLAIM_PERSON_ACTIONS, ClaimsDesk, DESK_PROJECTION, deskProjection } from '../claims/desk.ts';
 import type { CoreConfig } from '../config.ts';
 import { Devices } from '../devices/devices.ts';
-import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection } from '../devices/registry.ts';
+import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, PAIRING_OFFERS_PROJECTION, pairingOffersProjection } from '../devices/registry.ts';
 import { CoreError } from '../errors.ts';
 import type { JournalDefinition, JournalOpener, JournalPort, SharedJournal } from '../journal/port.ts';
 import { openJournal, type JournalFs, type ProbeTimers } from '../journal/journal.ts';
@@ -15,6 +15,7 @@ import type { Logger } from '../log.ts';
 import { Operators } from '../operators/operators.ts';
 import { RECEIPT_PERSON_ACTIONS } from '../receipts/receipts.ts';
 import { OPERATOR_PERSON_ACTIONS, OPERATORS_PROJECTION, operatorsProjection } from '../operators/registry.ts';
+import { SIGN_INS_PROJECTION, signInsProjection } from '../operators/sign-ins.ts';
 import type { ServiceEndpoint } from '../service-endpoint.ts';
 import type { SaleRow } from '../terminal/entries.ts';
 import { Shifts } from '../terminal/shifts.ts';
@@ -54,7 +55,7 @@ export const CORE_JOURNAL: JournalDefinition<SaleRow> = {
   ...TERMINAL_JOURNAL,
   operatorActions: [...TERMINAL_JOURNAL.operatorActions, ...OPERATOR_PERSON_ACTIONS, ...DEVICE_PERSON_ACTIONS, ...OFFICE_PERSON_ACTIONS, ...CLAIM_PERSON_ACTIONS, ...RECEIPT_PERSON_ACTIONS],
   // The operators and devices too are read at start from the checkpoint, never from history.
-  projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [DEVICES_PROJECTION]: devicesProjection, [DESK_PROJECTION]: deskProjection },
+  projections: { ...TERMINAL_JOURNAL.projections, [OPERATORS_PROJECTION]: operatorsProjection, [SIGN_INS_PROJECTION]: signInsProjection, [DEVICES_PROJECTION]: devicesProjection, [PAIRING_OFFERS_PROJECTION]: pairingOffersProjection, [DESK_PROJECTION]: deskProjection },
 };
 
 /** What the parts tell the core that composes them. */

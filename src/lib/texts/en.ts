@@ -503,6 +503,8 @@ export const en = {
   'event.type.operator.sign_in_failed': 'Wrong PIN',
   'event.type.operator.locked': 'Operator locked after wrong PINs',
   'event.type.operator.unlocked': 'Operator unlocked by a manager',
+  'event.type.operator.sign_in_resumed': 'Sign-in resumed after a reconnect',
+  'event.type.operator.active': 'Operator active at the till',
   // Issue 8: withdraw, Please wait, the dead link, sentences for internal codes.
   'outcome.withdrawn': 'Withdrawn',
   'msg.sale.withdrawn': 'The sale of {amount_cents} was withdrawn by {by}; its QR code is no longer shown. The service has no cancel: if the customer still pays it before it expires, a person must settle it.',

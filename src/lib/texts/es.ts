@@ -500,6 +500,8 @@ export const es: Dictionary = {
   'event.type.operator.sign_in_failed': 'PIN incorrecto',
   'event.type.operator.locked': 'Operador bloqueado por PIN incorrectos',
   'event.type.operator.unlocked': 'Operador desbloqueado por un gerente',
+  'event.type.operator.sign_in_resumed': 'Sesión retomada tras una reconexión',
+  'event.type.operator.active': 'Operador activo en la caja',
   // Issue 8: withdraw, Please wait, the dead link, sentences for internal codes.
   'outcome.withdrawn': 'Retirada',
   'msg.sale.withdrawn': 'La venta de {amount_cents} fue retirada por {by}; su QR ya no se muestra. El servicio no tiene cancelación: si el cliente aún la paga antes de que venza, una persona debe resolverlo.',

@@ -500,6 +500,8 @@ export const ptBR: Dictionary = {
   'event.type.operator.sign_in_failed': 'PIN errado',
   'event.type.operator.locked': 'Operador bloqueado por PIN errado',
   'event.type.operator.unlocked': 'Operador desbloqueado por um gerente',
+  'event.type.operator.sign_in_resumed': 'Sessão retomada após uma reconexão',
+  'event.type.operator.active': 'Operador ativo no caixa',
   // Issue 8: withdraw, Please wait, the dead link, sentences for internal codes.
   'outcome.withdrawn': 'Retirada',
   'msg.sale.withdrawn': 'A venda de {amount_cents} foi retirada por {by}; o QR dela não aparece mais. O serviço não tem cancelamento: se o cliente ainda pagar antes de expirar, uma pessoa precisa resolver.',
