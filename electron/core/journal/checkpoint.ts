@@ -22,6 +22,7 @@ import type { AcknowledgedBreak, ShiftRecord } from './port.ts';
 import type { JournalFile, JournalFs, PendingBreak, ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
 import type { SaleRow, WebhookRow } from './fold.ts';
+import { PackedRow, packRow } from './packed.ts';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 // 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).
@@ -29,7 +30,8 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
 // one line, as written before, is still read (whole, once).
 export const CHECKPOINT_VERSION = 2;
 
-export interface CheckpointFile<S> {
+/** A checkpoint's rows: as read (R = SaleRow), or as held and written, some packed (HeldRow). */
+export interface CheckpointFile<S, R = SaleRow<S>> {
   version: number;
   /** The last entry folded into this state, and the segment it is in. */
   seq: number;
@@ -44,7 +46,7 @@ export interface CheckpointFile<S> {
    * forensics, never written again, so a size that changed means the checkpoint is void.
    */
   tails: { name: string; bytes: number }[];
-  sales: SaleRow<S>[];
+  sales: R[];
   shifts: ShiftRecord[];
   webhooks: WebhookRow[];
   projections: Record<string, unknown>;
@@ -56,7 +58,10 @@ export interface CheckpointFile<S> {
  * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
  * Written as it is made (checkpointChunks): the whole text is never held at once.
  */
-export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
+/** A row as the working set holds it: a packed row writes itself as the row (PackedRow.toJSON). */
+export type HeldRow<S> = SaleRow<S> | PackedRow<S>;
+
+export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S, HeldRow<S>>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
   await writeFileAtomic(join(dir, CHECKPOINT_FILE), checkpointChunks(file), fs, { beforeRename, syncDir: dir });
 }
 
@@ -96,7 +101,7 @@ const LINES_START = '{"version":';
  *
  * JSON.stringify writes a newline inside a string as `\n`, so a line's end is never in an item.
  */
-export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenerator<string> {
+export async function* checkpointChunks<S>(file: CheckpointFile<S, HeldRow<S>>): AsyncGenerator<string> {
   const { sales, shifts, webhooks, version, ...rest } = file;
   canonicalJson(rest.projections);
   // The version first, so a reader knows the layout from the first bytes; the header always
@@ -111,7 +116,8 @@ export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenera
       const end = Math.min(items.length, i + ROWS_PER_TURN);
       for (let j = i; j < end; j++) {
         const item = items[j]!;
-        if (name === 'sales' && !CHECKED.has(item)) {
+        // A packed row is JSON that gives it back exactly (packed.ts): nothing to check.
+        if (name === 'sales' && !(item instanceof PackedRow) && !CHECKED.has(item)) {
           canonicalJson((item as SaleRow<S>).record);
           CHECKED.add(item);
         }
@@ -124,14 +130,14 @@ export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenera
 }
 
 /** The checkpoint's text in the chunks it is written in. */
-export async function checkpointParts<S>(file: CheckpointFile<S>): Promise<string[]> {
+export async function checkpointParts<S>(file: CheckpointFile<S, HeldRow<S>>): Promise<string[]> {
   const parts: string[] = [];
   for await (const part of checkpointChunks(file)) parts.push(part);
   return parts;
 }
 
 /** The checkpoint's whole text (checkpointParts joined). */
-export async function checkpointText<S>(file: CheckpointFile<S>): Promise<string> {
+export async function checkpointText<S>(file: CheckpointFile<S, HeldRow<S>>): Promise<string> {
   return (await checkpointParts(file)).join('');
 }
 
@@ -143,7 +149,7 @@ export async function tailsOf(dir: string, breaks: readonly AcknowledgedBreak[],
   return out;
 }
 
-export type CheckpointRead<S> = { ok: true; file: CheckpointFile<S> } | { ok: false; reason: string };
+export type CheckpointRead<S, R = SaleRow<S>> = { ok: true; file: CheckpointFile<S, R> } | { ok: false; reason: string };
 
 /** Strings this short are one copy already: JSON.parse internalizes them (V8). */
 const SHORT_STRING = 10;
@@ -188,6 +194,11 @@ function shareWithin<T>(row: T): T {
   return walk(row) as T;
 }
 
+function packedOrShared(item: unknown): unknown {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+  return packRow(item as SaleRow<unknown>, true) ?? shareWithin(item);
+}
+
 /** Bytes read at a time: a checkpoint is read in pieces this size, a line at a time. */
 const READ_BYTES = 1 << 20;
 
@@ -223,7 +234,7 @@ type Parsed = { ok: true; raw: unknown } | { ok: false; reason: string };
  * JSON.parse held all three at once at every start (issue 28). 'other layout': the file is
  * JSON in another layout (an older checkpoint: one line), read whole by the caller.
  */
-async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
+async function parseByLines(fh: JournalFile, row: (item: unknown) => unknown): Promise<Parsed | 'other layout'> {
   const start = Buffer.alloc(LINES_START.length);
   const { bytesRead } = await fh.read(start, 0, start.length, 0);
   if (start.subarray(0, bytesRead).toString('latin1') !== LINES_START) return 'other layout';
@@ -253,7 +264,7 @@ async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
     comma = line.endsWith(',');
     try {
       const item: unknown = JSON.parse(comma ? line.slice(0, -1) : line);
-      list.push(k === 0 ? shareWithin(item) : item);
+      list.push(k === 0 ? row(item) : item);
     } catch {
       return { ok: false, reason: `is not valid JSON (line ${lineNo})` };
     }
@@ -263,7 +274,7 @@ async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
   return { ok: true, raw: { ...header, ...lists } };
 }
 
-async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | null> {
+async function parseCheckpoint(path: string, fs: JournalFs, row: (item: unknown) => unknown): Promise<Parsed | null> {
   let fh: JournalFile;
   try {
     fh = await fs.open(path, 'r');
@@ -273,7 +284,7 @@ async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | nu
   }
   let parsed: Parsed | 'other layout';
   try {
-    parsed = await parseByLines(fh);
+    parsed = await parseByLines(fh, row);
   } catch (err) {
     return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
   } finally {
@@ -292,17 +303,30 @@ async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | nu
   }
   try {
     const raw = JSON.parse(text) as { sales?: unknown } | null;
-    if (raw !== null && typeof raw === 'object' && Array.isArray(raw.sales)) raw.sales = raw.sales.map((row) => shareWithin(row));
+    if (raw !== null && typeof raw === 'object' && Array.isArray(raw.sales)) raw.sales = raw.sales.map(row);
     return { ok: true, raw };
   } catch {
     return { ok: false, reason: 'is not valid JSON' };
   }
 }
 
-export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
-  const parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs);
+export function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
+  return readWith<S, SaleRow<S>>(dir, fs, shareWithin);
+}
+
+/**
+ * readCheckpoint, each sale row packed as it is read (packed.ts), so a start never holds every
+ * row as objects at once (issue 28: 250 MB with 100,000 sales); a row that cannot be packed is
+ * kept as read.
+ */
+export function readCheckpointPacked<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S, HeldRow<S>> | null> {
+  return readWith<S, HeldRow<S>>(dir, fs, packedOrShared);
+}
+
+async function readWith<S, R>(dir: string, fs: JournalFs, row: (item: unknown) => unknown): Promise<CheckpointRead<S, R> | null> {
+  const parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs, row);
   if (parsed === null || !parsed.ok) return parsed;
-  const f = parsed.raw as Partial<CheckpointFile<S>> | null;
+  const f = parsed.raw as Partial<CheckpointFile<S, R>> | null;
   if (f === null || typeof f !== 'object') return { ok: false, reason: 'is not an object' };
   if (f.version !== CHECKPOINT_VERSION) return { ok: false, reason: `has version ${String(f.version)}, not ${CHECKPOINT_VERSION}` };
   if (!Number.isSafeInteger(f.seq) || (f.seq as number) < 1 || typeof f.hash !== 'string' || typeof f.segment !== 'string') return { ok: false, reason: 'has no valid head' };
@@ -311,7 +335,7 @@ export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournal
   }
   if (f.projections === null || typeof f.projections !== 'object' || Array.isArray(f.projections)) return { ok: false, reason: 'has no projections' };
   if (typeof f.reducerFailures !== 'number') return { ok: false, reason: 'has no reducer failure count' };
-  return { ok: true, file: f as CheckpointFile<S> };
+  return { ok: true, file: f as CheckpointFile<S, R> };
 }
 
 function pendingOf(b: AcknowledgedBreak): PendingBreak {
@@ -325,9 +349,9 @@ function pendingOf(b: AcknowledgedBreak): PendingBreak {
  * trusted path may leave a chain only at a good head a recorded break names, and enter the
  * next one only at the chain start that acknowledges it (read again and checked here).
  */
-export async function resumePointOf<S>(
+export async function resumePointOf<S, R>(
   dir: string,
-  file: CheckpointFile<S>,
+  file: CheckpointFile<S, R>,
   segments: readonly string[],
   projectionNames: readonly string[],
   fs: JournalFs = nodeJournalFs,

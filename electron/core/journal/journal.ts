@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
-import { readCheckpoint, resumePointOf } from './checkpoint.ts';
+import { readCheckpointPacked, resumePointOf } from './checkpoint.ts';
 import { openLog, writeProblem } from './log.ts';
 import type { JournalFs, JournalLog, ProbeTimers } from './log.ts';
 import { CHAIN_STARTED, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './port.ts';
@@ -54,6 +54,11 @@ export interface OpenJournalOptions<S extends object> extends JournalDefinition<
   checkpointEvery?: number;
   /** Test seam: runs between a checkpoint's fsync and its rename (to crash there). */
   beforeCheckpointRename?: () => Promise<void>;
+  /**
+   * Test seam: false holds every row of the working set as objects, none packed (view.ts
+   * #asleep), so a test compares the answers of both.
+   */
+  packRows?: boolean;
 }
 
 const KEPT_REDUCER_FAILURES = 20;
@@ -221,8 +226,11 @@ export async function openJournal<S extends object>(options: OpenJournalOptions<
 
 async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: JournalPort<S> } | { ignored: string }> {
   const saleKeys = options.saleKeys ?? ownSaleKeys;
-  const view = await openView(options.reduceSale, saleKeys, (err) =>
-    options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
+  const view = await openView(
+    options.reduceSale,
+    saleKeys,
+    (err) => options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
+    { packRows: options.packRows ?? true },
   );
   const failures = { count: 0, first: [] as ReducerFailure[] };
   const projections = options.projections ?? {};
@@ -259,15 +267,17 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
       ...(options.onHealthChange ? { onHealthChange: options.onHealthChange } : {}),
       resume: async (segments) => {
         if (!useCheckpoint) return null;
-        const read = await readCheckpoint<S>(options.dir, options.fs);
+        const read = await readCheckpointPacked<S>(options.dir, options.fs);
         if (read === null) return null;
         const checked = read.ok ? await resumePointOf(options.dir, read.file, segments, Object.keys(projections), options.fs) : read;
         if (!checked.ok) {
           mismatch = `the checkpoint ${checked.reason}`;
           return null;
         }
-        await store.restore((read as { file: Parameters<typeof store.restore>[0] }).file);
-        return checked.point;
+        const file = (read as { file: Parameters<typeof store.restore>[0] }).file;
+        await store.restore(file);
+        // The store folds nothing up to the checkpoint's seq: it only indexes those entries again.
+        return { ...checked.point, indexOnlyThrough: file.seq };
       },
     });
   } catch (err) {

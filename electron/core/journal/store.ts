@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import { CHECKPOINT_VERSION, tailsOf, writeCheckpoint } from './checkpoint.ts';
-import type { CheckpointFile } from './checkpoint.ts';
+import type { CheckpointFile, HeldRow } from './checkpoint.ts';
 import { checkLine, readWholeFile } from './log.ts';
 import type { EntryPosition, JournalFs } from './log.ts';
 import { byId } from './checkout-index.ts';
@@ -24,6 +24,7 @@ import { Bloom, bloomHash, bloomKey, own, readEntries, readSegmentIndex, Segment
 import type { BloomHash, SaleSnapshot, SegmentIndexFile, SegmentSummary } from './segment-index.ts';
 import { foldProjections, saleIdsOf } from './fold.ts';
 import { MemoryWorkingSet } from './view.ts';
+import { rowOf } from './packed.ts';
 import type { SaleRow } from './fold.ts';
 import type { SaleIndex, SaleQueriesOf, WorkingSetWriter } from './view.ts';
 import type { AcknowledgedBreak, JournalEntry, OpenedFrom, Projections, ReducerFailure, SaleKeys, SaleReducer, ShiftRecord, StoreStats } from './port.ts';
@@ -113,7 +114,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   }
 
   /** Puts the checkpoint's state in place; open then reads its segment again to confirm it. */
-  async restore(cp: CheckpointFile<S>): Promise<void> {
+  async restore(cp: CheckpointFile<S, HeldRow<S>>): Promise<void> {
     this.#summaries = cp.segments;
     this.#blooms = cp.segments.map((s) => new Bloom(s.bloom));
     this.#projections = new Map(Object.entries(cp.projections));
@@ -205,8 +206,10 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
   async #evict(sealedSeq: number, nowAt: number): Promise<void> {
     const openShifts = new Set((await this.#writer.openShifts()).map((s) => s.id));
     const sales: string[] = [];
-    for (const row of await this.#writer.rows()) {
-      if (row.touched_seq > sealedSeq || row.touched_at > nowAt - this.#o.workingSetMs) continue;
+    for (const held of await this.#writer.storedRows()) {
+      // The touch first: a packed row is unpacked only when it may leave.
+      if (held.touched_seq > sealedSeq || held.touched_at > nowAt - this.#o.workingSetMs) continue;
+      const row = rowOf(held);
       if (row.needs_person === 'yes' || row.displaceable === 'yes') continue;
       if (typeof row.status === 'string' && this.#o.openStatuses.has(row.status)) continue;
       if (typeof row.shift_id === 'string' && openShifts.has(row.shift_id)) continue;
@@ -218,7 +221,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
 
   // ---- checkpoints ----
 
-  async #capture(): Promise<CheckpointFile<S> | null> {
+  async #capture(): Promise<CheckpointFile<S, HeldRow<S>> | null> {
     const live = this.#live;
     if (!live || live.lastSeq < 1) return null;
     // Everything is read before the first await: the reads' transactions are queued ahead
@@ -226,7 +229,8 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     const head = { seq: live.lastSeq, hash: live.lastHash, segment: live.name, segments: [...this.#summaries] };
     const projections = Object.fromEntries(this.#projections);
     const reducerFailures = this.#failureCount;
-    const [sales, shifts, webhooks] = await Promise.all([this.#writer.rows(), this.#writer.allShifts(), this.#writer.webhookRows()]);
+    // As held: a packed row is written as the row it is (checkpointChunks), a few hundred at a time.
+    const [sales, shifts, webhooks] = await Promise.all([this.#writer.storedRows(), this.#writer.allShifts(), this.#writer.webhookRows()]);
     return { version: CHECKPOINT_VERSION, ...head, acknowledgedBreaks: [], tails: [], sales, shifts, webhooks, projections, reducerFailures };
   }
 
@@ -246,7 +250,7 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
     });
   }
 
-  async #write(file: CheckpointFile<S>): Promise<void> {
+  async #write(file: CheckpointFile<S, HeldRow<S>>): Promise<void> {
     const health = this.#o.health?.() ?? { writable: true, acknowledgedBreaks: [] };
     if (!health.writable) {
       // Over a break or a failed write the head may not be on the trusted path, or a cut-back
