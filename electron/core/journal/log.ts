@@ -303,6 +303,11 @@ function intactLine(text: string, expectedSeq: number, expectedPrev: string): { 
   return entryHash(expectedSeq, expectedPrev, at, type, data) === recorded ? { hash: recorded, at, type, data } : null;
 }
 
+/** A string that holds its own characters, not a view into a longer one. */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /** The data members an index reads (fold.ts saleIdsOf, webhookIdOf). */
 const INDEXED_MEMBERS = ['sale_id', 'sale_ids', 'webhook_id'] as const;
 
@@ -324,7 +329,9 @@ function indexedEntry(text: string, seq: number, prev: string): LineCheck | null
   if (!isRecord(whole)) return null;
   const data: JsonObject = {};
   for (const name of INDEXED_MEMBERS) if (Object.hasOwn(whole, name)) data[name] = whole[name] as JsonObject[string];
-  return { ok: true, entry: { seq, prev, hash: line.hash, at: line.at, type: line.type, data } };
+  // The hash as a string of its own: a slice of the line kept the whole line alive (V8 slices
+  // share their text) in every entry of the batch, and the next entry's prev with it.
+  return { ok: true, entry: { seq, prev, hash: ownCopy(line.hash), at: line.at, type: line.type, data } };
 }
 
 interface RawLine {

@@ -115,6 +115,32 @@ describe('a packed value', () => {
     expect(unpack(d)).toStrictEqual({ x: 'same-long-text', y: 'other-long-text' });
   });
 
+  it('comes back as itself when it differs from the structure packed just before by one name, repeat, shared object or kind', () => {
+    const shared = { amount: '51.33' };
+    const twins: unknown[] = [
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], d: 1 },
+      { a: 'long-text-1', b: 'long-text-2', c: [shared, shared], d: 1 },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, { amount: '51.33' }], d: 1 },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], e: 1 },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], d: '1' },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], d: [1] },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], d: -0 },
+      { a: 'long-text-1', b: 5000, c: [shared, shared], d: 5000 },
+      { a: 'long-text-1', b: 5000, c: [shared, shared], d: 5001 },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared, shared], d: 1 },
+      { a: 'long-text-1', b: 'long-text-1', c: [shared, shared], d: 1 },
+    ];
+    for (const v of [...twins, ...twins.reverse()]) {
+      const packed = pack(v);
+      if (Object.is((v as { d?: unknown }).d, -0)) {
+        expect(packed).toBeNull();
+        continue;
+      }
+      expect(unpack(packed!)).toStrictEqual(v);
+      expect(JSON.stringify(unpack(packed!))).toBe(JSON.stringify(v));
+    }
+  });
+
   it('is much smaller than the row as text', () => {
     const row = rowOfSale(paidSale(6));
     expect(pack(row)!.text.length).toBeLessThan(JSON.stringify(row).length / 2);

@@ -17,15 +17,16 @@ export const EMPTY_LIST: readonly never[] = Object.freeze([]);
 const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
- * How a packed value is rebuilt. `value`: the next of the packed values; `same string`: the
- * packed value at that position again (a string a row repeats: its ids, its QR text); `same
+ * How a packed value is rebuilt. `value`: the next of the packed values; `same value`: the
+ * packed value at that position again (a string or number a row repeats: its ids, its QR
+ * text, its amount, a time); `same
  * object`: the object or list built at that position (in the order they are first met) again
  * (a payment both as reported and as counted); `object` and `list`: their members in order;
  * `empty` lists and objects are the shared frozen ones.
  */
 type Node =
   | { readonly kind: 'value' }
-  | { readonly kind: 'same string'; readonly at: number }
+  | { readonly kind: 'same value'; readonly at: number }
   | { readonly kind: 'same object'; readonly at: number }
   | { readonly kind: 'object'; readonly keys: readonly string[]; readonly members: readonly Node[] }
   | { readonly kind: 'list'; readonly items: readonly Node[] }
@@ -43,8 +44,13 @@ export interface Packed {
   readonly text: string;
 }
 
-/** Strings this long or longer are written once per value and referred to again (`same string`). */
-const REPEATED_STRING = 8;
+/**
+ * Strings this long or longer, and numbers this far from zero, are written once per value and
+ * referred to again (`same value`): a paid sale repeats its service_id five times, its amount
+ * as text six, its times two or three. Shorter ones are cheaper written again.
+ */
+const REPEATED_STRING = 4;
+const REPEATED_NUMBER = 1_000;
 /** Deeper than this is refused, as the journal's canonical form refuses it. */
 const MAX_DEPTH = 64;
 /**
@@ -59,54 +65,54 @@ const EMPTY_OBJECT_NODE: Node = { kind: 'empty object' };
 
 /** Every structure, by its signature (see Packer). */
 const shapes = new Map<string, Shape>();
-/** Member names as they are written in a signature, each quoted once. */
-const quoted = new Map<string, string>();
-
-function quote(key: string): string {
-  let q = quoted.get(key);
-  if (q === undefined) {
-    q = JSON.stringify(key);
-    if (quoted.size < MAX_SHAPES * 8) quoted.set(key, q);
-  }
-  return q;
-}
 
 class NotPackable extends Error {}
 
 /**
  * One walk of a value: its values in order and its signature (the structure, written out:
- * member names, nesting, and where a string or an object repeats). The nodes are built only
- * for a structure not seen before (`nodes`), so packing a row of a known structure makes no
- * more than its values list and its text.
+ * member names, nesting, and where a value or an object repeats). The nodes are built only for
+ * a structure not seen before (`nodes`), so packing a row of a known structure makes little
+ * more than its values list and its text. One packer is reused (a pack never waits): a
+ * row's maps made anew each time were most of what packing cost.
  */
 class Packer {
-  readonly values: unknown[] = [];
+  values: unknown[] = [];
   signature = '';
-  readonly #nodes: boolean;
+  nodes = false;
   readonly #strings = new Map<string, number>();
+  readonly #numbers = new Map<number, number>();
   readonly #objects = new Map<object, number>();
-  /** The objects being walked: a value that contains itself is refused. */
-  readonly #path = new Set<object>();
 
-  constructor(nodes: boolean) {
-    this.#nodes = nodes;
+  reset(nodes: boolean): void {
+    this.values = [];
+    this.signature = '';
+    this.nodes = nodes;
+    this.#strings.clear();
+    this.#numbers.clear();
+    this.#objects.clear();
   }
 
+  /**
+   * A value that contains itself goes deeper at every turn until MAX_DEPTH refuses it: an
+   * object is known again (`same object`) only once it is whole, so no cycle is ever written.
+   */
   walk(v: unknown, depth: number): Node | undefined {
     switch (typeof v) {
       case 'string': {
         if (v.length >= REPEATED_STRING) {
           const at = this.#strings.get(v);
-          if (at !== undefined) {
-            this.signature += `^${at}`;
-            return this.#nodes ? { kind: 'same string', at } : undefined;
-          }
+          if (at !== undefined) return this.#same(at);
           this.#strings.set(v, this.values.length);
         }
         return this.#value(v);
       }
       case 'number':
         if (!Number.isFinite(v) || Object.is(v, -0)) throw new NotPackable();
+        if (Math.abs(v) >= REPEATED_NUMBER) {
+          const at = this.#numbers.get(v);
+          if (at !== undefined) return this.#same(at);
+          this.#numbers.set(v, this.values.length);
+        }
         return this.#value(v);
       case 'boolean':
         return this.#value(v);
@@ -116,77 +122,181 @@ class Packer {
         throw new NotPackable();
     }
     if (v === null) return this.#value(v);
-    if (depth >= MAX_DEPTH || this.#path.has(v)) throw new NotPackable();
-    const list = Array.isArray(v);
-    const proto: unknown = Object.getPrototypeOf(v);
-    // An object without a prototype would not be given back as one: refused, as it is rare.
-    if (proto !== (list ? Array.prototype : Object.prototype)) throw new NotPackable();
-    const keys = list ? null : Object.keys(v);
-    if (list ? (v as unknown[]).length === 0 : keys!.length === 0) {
-      this.signature += list ? '[]' : '{}';
-      return list ? EMPTY_LIST_NODE : EMPTY_OBJECT_NODE;
-    }
+    if (depth >= MAX_DEPTH) throw new NotPackable();
     const seen = this.#objects.get(v);
     if (seen !== undefined) {
-      this.signature += `@${seen}`;
-      return this.#nodes ? { kind: 'same object', at: seen } : undefined;
+      this.signature += SAME_OBJECT[seen] ?? `@${seen}`;
+      return this.nodes ? { kind: 'same object', at: seen } : undefined;
     }
-    this.#objects.set(v, this.#objects.size);
-    this.#path.add(v);
     let node: Node | undefined;
-    if (list) {
-      const items = v as unknown[];
-      const nodes: Node[] = [];
+    if (Array.isArray(v)) {
+      // Another prototype (a subclass) would not be given back as it is.
+      if (Object.getPrototypeOf(v) !== Array.prototype) throw new NotPackable();
+      if (v.length === 0) {
+        this.signature += '[]';
+        return EMPTY_LIST_NODE;
+      }
+      const items: Node[] | undefined = this.nodes ? [] : undefined;
       this.signature += '[';
-      for (let i = 0; i < items.length; i++) {
-        if (!(i in items)) throw new NotPackable();
-        if (i > 0) this.signature += ',';
-        const item = this.walk(items[i], depth + 1);
-        if (this.#nodes) nodes.push(item!);
+      for (let i = 0; i < v.length; i++) {
+        if (!(i in v)) throw new NotPackable();
+        const item = this.walk(v[i], depth + 1);
+        if (items) items.push(item!);
       }
       this.signature += ']';
-      if (this.#nodes) node = { kind: 'list', items: nodes };
+      if (items) node = { kind: 'list', items };
     } else {
+      // An object without a prototype would not be given back as one: refused, as it is rare.
+      if (Object.getPrototypeOf(v) !== Object.prototype) throw new NotPackable();
+      const keys = Object.keys(v);
+      if (keys.length === 0) {
+        this.signature += '{}';
+        return EMPTY_OBJECT_NODE;
+      }
       const o = v as Record<string, unknown>;
-      const members: Node[] = [];
+      const members: Node[] | undefined = this.nodes ? [] : undefined;
       this.signature += '{';
-      for (let i = 0; i < keys!.length; i++) {
-        const key = keys![i]!;
+      for (const key of keys) {
         const member = o[key];
         if (member === undefined || key === '__proto__') throw new NotPackable();
-        this.signature += i > 0 ? `,${quote(key)}:` : `${quote(key)}:`;
+        this.signature += nameToken(key);
         const m = this.walk(member, depth + 1);
-        if (this.#nodes) members.push(m!);
+        if (members) members.push(m!);
       }
       this.signature += '}';
-      if (this.#nodes) node = { kind: 'object', keys: keys!, members };
+      if (members) node = { kind: 'object', keys, members };
     }
-    this.#path.delete(v);
+    // Known again from here on: it is whole (see above).
+    this.#objects.set(v, this.#objects.size);
     return node;
+  }
+
+  #same(at: number): Node | undefined {
+    this.signature += SAME_VALUE[at] ?? `^${at}`;
+    return this.nodes ? { kind: 'same value', at } : undefined;
   }
 
   #value(v: unknown): Node | undefined {
     this.values.push(v);
     this.signature += '_';
-    return this.#nodes ? VALUE : undefined;
+    return this.nodes ? VALUE : undefined;
+  }
+}
+
+const packer = new Packer();
+
+/** A member name as a signature writes it (its length first: read back whatever it holds), made once. */
+const nameTokens = new Map<string, string>();
+function nameToken(key: string): string {
+  let token = nameTokens.get(key);
+  if (token === undefined) {
+    token = `${key.length}:${key}`;
+    if (nameTokens.size < MAX_SHAPES * 8) nameTokens.set(key, token);
+  }
+  return token;
+}
+
+/** The signature's tokens for a position met again, the first few made once. */
+const SAME_VALUE = Array.from({ length: 256 }, (_, i) => `^${i}`);
+const SAME_OBJECT = Array.from({ length: 256 }, (_, i) => `@${i}`);
+
+/**
+ * Shapes used last, newest first: a value is first tried along these (follow), which is most
+ * of the cost of writing its signature out saved: a busy day's sales have a handful of shapes.
+ */
+const recent: Shape[] = [];
+const RECENT_SHAPES = 8;
+
+/** A primitive value JSON gives back exactly (see pack). */
+function isPlainValue(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    default:
+      return v === null;
+  }
+}
+
+/**
+ * Walks `v` along `node`, collecting its values into `values`: true when the shape rebuilds
+ * exactly `v` from them (every member name in its order, every repeat a repeat, every object
+ * met again the same object). A value that fits no recent shape is packed by Packer.
+ */
+function follow(node: Node, v: unknown, values: unknown[], objects: object[]): boolean {
+  switch (node.kind) {
+    case 'value':
+      if (!isPlainValue(v)) return false;
+      values.push(v);
+      return true;
+    case 'same value':
+      return v === values[node.at];
+    case 'same object':
+      return v === objects[node.at];
+    case 'empty list':
+      return Array.isArray(v) && v.length === 0 && Object.getPrototypeOf(v) === Array.prototype;
+    case 'empty object':
+      return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
+    case 'list': {
+      if (!Array.isArray(v) || v.length !== node.items.length || Object.getPrototypeOf(v) !== Array.prototype) return false;
+      for (let i = 0; i < v.length; i++) if (!(i in v) || !follow(node.items[i]!, v[i], values, objects)) return false;
+      objects.push(v);
+      return true;
+    }
+    case 'object': {
+      if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false;
+      const keys = Object.keys(v);
+      if (keys.length !== node.keys.length) return false;
+      const o = v as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) if (keys[i] !== node.keys[i] || !follow(node.members[i]!, o[keys[i]!], values, objects)) return false;
+      objects.push(v);
+      return true;
+    }
   }
 }
 
 /** The packed form of `value`, or null when JSON would not give it back exactly. */
 export function pack(value: unknown): Packed | null {
+  for (let i = 0; i < recent.length; i++) {
+    const values: unknown[] = [];
+    const shape = recent[i]!;
+    if (!follow(shape.root, value, values, [])) continue;
+    if (i > 0) {
+      recent.splice(i, 1);
+      recent.unshift(shape);
+    }
+    return { shape, text: JSON.stringify(values) };
+  }
+  const packed = packAnew(value);
+  if (packed !== null) {
+    recent.unshift(packed.shape);
+    if (recent.length > RECENT_SHAPES) recent.pop();
+  }
+  return packed;
+}
+
+function packAnew(value: unknown): Packed | null {
   try {
-    const packer = new Packer(false);
+    packer.reset(false);
     packer.walk(value, 0);
-    let shape = shapes.get(packer.signature);
+    const signature = packer.signature;
+    let shape = shapes.get(signature);
     if (shape === undefined) {
       if (shapes.size >= MAX_SHAPES) return null;
-      shape = { root: new Packer(true).walk(value, 0)! };
-      shapes.set(packer.signature, shape);
+      const values = packer.values;
+      packer.reset(true);
+      shape = { root: packer.walk(value, 0)! };
+      shapes.set(signature, shape);
+      packer.values = values;
     }
     return { shape, text: JSON.stringify(packer.values) };
   } catch (err) {
     if (err instanceof NotPackable) return null;
     throw err;
+  } finally {
+    packer.reset(false);
   }
 }
 
@@ -199,7 +309,7 @@ export function unpack<T>(packed: Packed): T {
     switch (node.kind) {
       case 'value':
         return values[next++];
-      case 'same string':
+      case 'same value':
         return values[node.at];
       case 'same object':
         return built[node.at];
@@ -207,16 +317,17 @@ export function unpack<T>(packed: Packed): T {
         return EMPTY_LIST;
       case 'empty object':
         return EMPTY_OBJECT;
+      // Numbered once whole, as Packer numbers them.
       case 'list': {
         const list = new Array<unknown>(node.items.length);
-        built.push(list);
         for (let i = 0; i < list.length; i++) list[i] = build(node.items[i]!);
+        built.push(list);
         return Object.freeze(list);
       }
       case 'object': {
         const o: Record<string, unknown> = {};
-        built.push(o);
         for (let i = 0; i < node.keys.length; i++) o[node.keys[i]!] = build(node.members[i]!);
+        built.push(o);
         return Object.freeze(o);
       }
     }

@@ -285,8 +285,13 @@ type WriteTx = IDBPTransaction<JournalSchema, ['sales'], 'readwrite'>;
 
 /** Sales' keys written in one transaction: a read transaction waits at most for that many puts. */
 const WRITE_BATCH = 64;
-/** Sales' keys written in one transaction when a checkpoint is restored (see restore). */
-const RESTORE_BATCH = 2_000;
+/**
+ * Sales' keys written in one transaction when a checkpoint is restored (see restore): a
+ * batch's requests live until its last one is written, so the more a batch holds, the more of
+ * them outlive a young-generation collection and are garbage in the old one (2,000 a batch:
+ * about 40 MB more heap at the end of a start with 100,000 sales, and a second more).
+ */
+const RESTORE_BATCH = 250;
 /**
  * A checkout's newest sales held as they are (not packed): the most any till's question reads
  * of them (a checkout view reads the newest 10, a charge's plan 4, a receipt's reprint 5).
