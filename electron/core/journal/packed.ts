@@ -302,7 +302,11 @@ function packAnew(value: unknown): Packed | null {
 
 /** The value `pack` was given, deeply frozen (its empty lists and objects the shared ones). */
 export function unpack<T>(packed: Packed): T {
-  const values = JSON.parse(packed.text) as unknown[];
+  return rebuild<T>(packed.shape, packed.text);
+}
+
+function rebuild<T>(shape: Shape, text: string): T {
+  const values = JSON.parse(text) as unknown[];
   const built: object[] = [];
   let next = 0;
   const build = (node: Node): unknown => {
@@ -332,7 +336,7 @@ export function unpack<T>(packed: Packed): T {
       }
     }
   };
-  return build(packed.shape.root) as T;
+  return build(shape.root) as T;
 }
 
 /**
@@ -344,7 +348,9 @@ export class PackedRow<S> {
   readonly sale_id: string;
   readonly touched_seq: number;
   readonly touched_at: number;
-  readonly #packed: Packed;
+  // The Packed's two parts held here, not the Packed: one object less a row.
+  readonly #shape: Shape;
+  readonly #text: string;
   /** The row's keys, kept from packing until taken (see packRow's `keepKeys`). */
   #keys: RowKeys<S> | null;
 
@@ -352,7 +358,8 @@ export class PackedRow<S> {
     this.sale_id = row.sale_id;
     this.touched_seq = row.touched_seq;
     this.touched_at = row.touched_at;
-    this.#packed = packed;
+    this.#shape = packed.shape;
+    this.#text = packed.text;
     this.#keys = keepKeys ? keysOf(row) : null;
   }
 
@@ -368,7 +375,7 @@ export class PackedRow<S> {
   }
 
   row(): SaleRow<S> {
-    return unpack<SaleRow<S>>(this.#packed);
+    return rebuild<SaleRow<S>>(this.#shape, this.#text);
   }
 
   toJSON(): SaleRow<S> {
