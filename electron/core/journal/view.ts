@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
-import { deleteDB, openDB } from 'idb';
+import { deleteDB, openDB, unwrap } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { deepFreeze } from '../../shared/freeze.ts';
 import { byId, CheckoutIndex } from './checkout-index.ts';
@@ -639,22 +639,23 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async restore(sales: readonly (SaleRow<S> | PackedRow<S>)[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     for (let i = 0; i < sales.length; i += RESTORE_BATCH) {
       const tx = this.#db.transaction('sales', 'readwrite');
-      const store = tx.objectStore('sales');
+      // The engine's own store: a put's failure aborts the transaction (tx.done rejects), so
+      // no put needs a promise and listeners of its own, 100,000 of them at a start.
+      const store = unwrap(tx.objectStore('sales'));
       const end = Math.min(sales.length, i + RESTORE_BATCH);
-      const puts: Promise<unknown>[] = [];
       for (let j = i; j < end; j++) {
         const held = sales[j]!;
         // A packed row is unpacked once here for its keys, and stays packed unless a till
         // asks for it on every change (#asleep, and the checkout's newest below).
         const keys = held instanceof PackedRow ? held.takeKeys() : held;
-        puts.push(store.put(storedKeys(indexedSale(keys)), keys.sale_id));
+        store.put(storedKeys(indexedSale(keys)), keys.sale_id);
         this.#byCheckout.put(this.#row(keys.sale_id), keys);
         const asleep = this.#packRows && keys.needs_person !== 'yes' && keys.displaceable !== 'yes';
         // A row read from a checkpoint shares its equal parts already (checkpoint.ts shareWithin).
         const row = held instanceof PackedRow ? (asleep ? held : held.row()) : asleep ? (packRow(held) ?? held) : held;
         this.#rows.set(keys.sale_id, row instanceof PackedRow ? row : freezeRow(row, this.#shared));
       }
-      await Promise.all([...puts, tx.done]);
+      await tx.done;
     }
     // Each checkout's newest, as they are: what its till asks on every change.
     for (const [storeId, checkoutId] of this.#byCheckout.checkouts()) {
