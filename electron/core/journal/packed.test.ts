@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SaleRow } from './fold.ts';
-import { EMPTY_LIST, pack, packRow, PackedRow, rowOf, unpack } from './packed.ts';
+import { compact, EMPTY_LIST, expand, pack, packRow, PackedRow, rowOf, unpack } from './packed.ts';
 
 /**
  * The working set holds most of its rows packed (issue 28): what a query hands out is the row
@@ -172,6 +172,28 @@ describe('a packed value', () => {
   ];
   it.each(REFUSED)('is refused for what JSON would not give back exactly: %s', (_, value) => {
     expect(pack(value)).toBeNull();
+  });
+});
+
+describe('the ids of a packed text', () => {
+  const TEXTS = [
+    '["8899d818-977d-46aa-a224-6692996dcc59","msg_d3adbc11-b315-41ea-ab9c-b6c332a09fd8"]',
+    '["pix_0bf42b589d2d4d60a1d7848b1a07af67","done:pix_0bf42b589d2d4d60a1d7848b1a07af67:1000000","Ef029668007464b65a95f473a58a022d"]',
+    // An odd run, a run longer than one mark holds, digits only, a uuid inside a longer run.
+    `["${'a'.repeat(17)}","${'0123456789abcdef'.repeat(40)}1",9007199254740991123,"x8899d818-977d-46aa-a224-6692996dcc59-77"]`,
+    // What stays as it is: upper case, short runs, dashes alone, text outside the BMP.
+    '["8899D818-977D-46AA-A224-6692996DCC59","abc-def","----------------","🧾 0bf42b589d2d4d60a1d7848b1a07af67 😀"]',
+    // Control characters JSON escapes (a mark is never in JSON text as such).
+    JSON.stringify(['\u0001\u0002', '\u0001', 'ab\u0002cdef0123456789abcdef']),
+  ];
+  it.each(TEXTS)('are held as bytes and given back exactly: %s', (text) => {
+    expect(expand(compact(text))).toBe(text);
+    expect(JSON.parse(expand(compact(text)))).toStrictEqual(JSON.parse(text));
+  });
+
+  it('hold a uuid in 17 characters and a 32-digit run in 18', () => {
+    expect(compact('"8899d818-977d-46aa-a224-6692996dcc59"')).toHaveLength(2 + 17);
+    expect(compact('"0bf42b589d2d4d60a1d7848b1a07af67"')).toHaveLength(2 + 18);
   });
 });
 

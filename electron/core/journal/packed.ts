@@ -267,7 +267,7 @@ export function pack(value: unknown): Packed | null {
       recent.splice(i, 1);
       recent.unshift(shape);
     }
-    return { shape, text: JSON.stringify(values) };
+    return { shape, text: compact(JSON.stringify(values)) };
   }
   const packed = packAnew(value);
   if (packed !== null) {
@@ -291,7 +291,7 @@ function packAnew(value: unknown): Packed | null {
       shapes.set(signature, shape);
       packer.values = values;
     }
-    return { shape, text: JSON.stringify(packer.values) };
+    return { shape, text: compact(JSON.stringify(packer.values)) };
   } catch (err) {
     if (err instanceof NotPackable) return null;
     throw err;
@@ -306,7 +306,7 @@ export function unpack<T>(packed: Packed): T {
 }
 
 function rebuild<T>(shape: Shape, text: string): T {
-  const values = JSON.parse(text) as unknown[];
+  const values = JSON.parse(expand(text)) as unknown[];
   const built: object[] = [];
   let next = 0;
   const build = (node: Node): unknown => {
@@ -337,6 +337,94 @@ function rebuild<T>(shape: Shape, text: string): T {
     }
   };
   return build(shape.root) as T;
+}
+
+// ---- ids in the text ------------------------------------------------------------------
+//
+// Most of a packed sale is its ids: its own and its request's (uuids), its webhooks' (a uuid
+// each), the service's pix id and the QR text's (long hex runs). Each is held as its bytes,
+// one character a byte, behind a mark JSON text never holds as such (JSON.stringify writes a
+// control character as \u00XX): U+0001 and 16 bytes for a uuid as randomUUID writes it,
+// U+0002, a length and that many bytes for a run of lowercase hex digits. 36 characters
+// become 17, a 32-digit run 18. Only the text changes: `expand` gives the JSON text back.
+
+const UUID_MARK = '\u0001';
+const HEX_MARK = '\u0002';
+// eslint-disable-next-line no-control-regex -- the marks are control characters on purpose (see above)
+const MARKS = /[\u0001\u0002]/g;
+/** Runs of lowercase hex digits and dashes: a uuid, or hex runs between dashes (see compactId). */
+const ID_LIKE = /[0-9a-f][0-9a-f-]{15,}/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SHORTEST_RUN = 16;
+/** The most bytes one HEX_MARK holds (its length is one character of 0-255). */
+const HEX_RUN_BYTES = 255;
+const HEX_PAIR = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const HEX_VALUE = new Uint8Array(128);
+for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
+
+const codes: number[] = [];
+
+/** The bytes of `hex` (lowercase, even length) from `from` to `to`, one character each. */
+function bytesOf(hex: string, from: number, to: number): string {
+  codes.length = 0;
+  for (let i = from; i < to; i += 2) codes.push((HEX_VALUE[hex.charCodeAt(i)]! << 4) | HEX_VALUE[hex.charCodeAt(i + 1)]!);
+  return String.fromCharCode(...codes);
+}
+
+const pairs: string[] = [];
+
+function hexOf(text: string, from: number, bytes: number): string {
+  pairs.length = 0;
+  for (let i = from; i < from + bytes; i++) pairs.push(HEX_PAIR[text.charCodeAt(i)]!);
+  return pairs.join('');
+}
+
+function compactId(run: string): string {
+  if (run.length === 36 && UUID.test(run)) {
+    return UUID_MARK + bytesOf(run, 0, 8) + bytesOf(run, 9, 13) + bytesOf(run, 14, 18) + bytesOf(run, 19, 23) + bytesOf(run, 24, 36);
+  }
+  if (run.includes('-')) return run.split('-').map((part) => (part.length >= SHORTEST_RUN ? hexRun(part) : part)).join('-');
+  return hexRun(run);
+}
+
+function hexRun(run: string): string {
+  let out = '';
+  let i = 0;
+  while (run.length - i >= 2) {
+    const bytes = Math.min(HEX_RUN_BYTES, (run.length - i) >> 1);
+    out += HEX_MARK + String.fromCharCode(bytes) + bytesOf(run, i, i + bytes * 2);
+    i += bytes * 2;
+  }
+  return out + run.slice(i);
+}
+
+/** JSON text with its ids held as bytes (see above). */
+export function compact(json: string): string {
+  return json.replace(ID_LIKE, compactId);
+}
+
+/** The JSON text `compact` was given. */
+export function expand(text: string): string {
+  MARKS.lastIndex = 0;
+  let mark = MARKS.exec(text);
+  if (mark === null) return text;
+  let out = '';
+  let p = 0;
+  while (mark !== null) {
+    const at = mark.index;
+    out += text.slice(p, at);
+    if (text.charCodeAt(at) === 1) {
+      out += `${hexOf(text, at + 1, 4)}-${hexOf(text, at + 5, 2)}-${hexOf(text, at + 7, 2)}-${hexOf(text, at + 9, 2)}-${hexOf(text, at + 11, 6)}`;
+      p = at + 17;
+    } else {
+      const bytes = text.charCodeAt(at + 1);
+      out += hexOf(text, at + 2, bytes);
+      p = at + 2 + bytes;
+    }
+    MARKS.lastIndex = p;
+    mark = MARKS.exec(text);
+  }
+  return out + text.slice(p);
 }
 
 /**
