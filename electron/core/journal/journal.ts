@@ -12,9 +12,9 @@
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
-import { readCheckpointPacked, resumePointOf } from './checkpoint.ts';
-import { openLog, writeProblem } from './log.ts';
-import type { JournalFs, JournalLog, ProbeTimers } from './log.ts';
+import { resumePointOf, streamCheckpoint } from './checkpoint.ts';
+import { nodeJournalFs, openLog, writeProblem } from './log.ts';
+import type { JournalFs, JournalLog, ProbeTimers, ResumePoint } from './log.ts';
 import { CHAIN_STARTED, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './port.ts';
 import type { AppendResult, EntryInput, JournalDefinition, JournalEntry, JournalPort, JournalStatus, ReducerFailure, SaleQueries, ShiftQueries, ShiftRecord, StoreStats, VerifyProgress, VerifyResult } from './port.ts';
 import { CheckpointMismatch, JournalStore } from './store.ts';
@@ -267,17 +267,32 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
       ...(options.onHealthChange ? { onHealthChange: options.onHealthChange } : {}),
       resume: async (segments) => {
         if (!useCheckpoint) return null;
-        const read = await readCheckpointPacked<S>(options.dir, options.fs);
-        if (read === null) return null;
-        const checked = read.ok ? await resumePointOf(options.dir, read.file, segments, Object.keys(projections), options.fs) : read;
-        if (!checked.ok) {
-          mismatch = `the checkpoint ${checked.reason}`;
+        let point: ResumePoint | null = null;
+        // The checkpoint's members are checked against the log before any row is read; its
+        // rows then go into the working set as they are read.
+        const read = await streamCheckpoint<S>(options.dir, options.fs ?? nodeJournalFs, {
+          begin: async (header) => {
+            const checked = await resumePointOf(options.dir, header, segments, Object.keys(projections), options.fs);
+            if (!checked.ok) {
+              mismatch = `the checkpoint ${checked.reason}`;
+              return false;
+            }
+            point = checked.point;
+            store.beginRestore(header);
+            return true;
+          },
+          sale: (held, row) => store.restoreSale(held, row),
+        });
+        if (read === null || read.ok === 'unused') return null;
+        if (!read.ok) {
+          // Rows of it are in the working set already: the open starts again without it.
+          if (read.begun) throw new CheckpointMismatch(`the checkpoint ${read.reason}`);
+          mismatch = `the checkpoint ${read.reason}`;
           return null;
         }
-        const file = (read as { file: Parameters<typeof store.restore>[0] }).file;
-        await store.restore(file);
+        await store.finishRestore(read.header);
         // The store folds nothing up to the checkpoint's seq: it only indexes those entries again.
-        return { ...checked.point, indexOnlyThrough: file.seq };
+        return { ...(point as unknown as ResumePoint), indexOnlyThrough: read.header.seq };
       },
     });
   } catch (err) {

@@ -214,15 +214,6 @@ describe('a packed row', () => {
     expect(JSON.stringify([packRow(row), row])).toBe(JSON.stringify([row, row]));
   });
 
-  it('hands its keys over once when asked to keep them, then unpacks for them', () => {
-    const row = rowOfSale(paidSale(10));
-    const { record: _record, ...keys } = row;
-    const kept = packRow(row, true)!;
-    expect(kept.takeKeys()).toStrictEqual(keys);
-    expect(kept.takeKeys()).toStrictEqual(row);
-    expect(packRow(row)!.takeKeys()).toStrictEqual(row);
-  });
-
   it('is refused for what is not a row, or not JSON', () => {
     expect(packRow({ ...rowOfSale(paidSale(11)), sale_id: 5 as unknown as string })).toBeNull();
     expect(packRow({ ...rowOfSale(paidSale(11)), touched_at: undefined as unknown as number })).toBeNull();

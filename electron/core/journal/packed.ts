@@ -439,27 +439,12 @@ export class PackedRow<S> {
   // The Packed's two parts held here, not the Packed: one object less a row.
   readonly #shape: Shape;
   readonly #text: string;
-  /** The row's keys, kept from packing until taken (see packRow's `keepKeys`). */
-  #keys: RowKeys<S> | null;
-
-  constructor(row: SaleRow<S>, packed: Packed, keepKeys: boolean) {
+  constructor(row: SaleRow<S>, packed: Packed) {
     this.sale_id = row.sale_id;
     this.touched_seq = row.touched_seq;
     this.touched_at = row.touched_at;
     this.#shape = packed.shape;
     this.#text = packed.text;
-    this.#keys = keepKeys ? keysOf(row) : null;
-  }
-
-  /**
-   * The keys kept from packing, once (then they are dropped), else the row unpacked: a
-   * checkpoint's rows are indexed as they are restored, and unpacking each of them for it was
-   * a whole row's garbage a sale.
-   */
-  takeKeys(): RowKeys<S> {
-    const keys = this.#keys;
-    this.#keys = null;
-    return keys ?? this.row();
   }
 
   row(): SaleRow<S> {
@@ -471,22 +456,11 @@ export class PackedRow<S> {
   }
 }
 
-/** What a row is indexed by: the row without its record. */
-export type RowKeys<S> = Omit<SaleRow<S>, 'record'>;
-
-function keysOf<S>(row: SaleRow<S>): RowKeys<S> {
-  const { record: _record, ...keys } = row;
-  return keys;
-}
-
-/**
- * A row packed, or null when it cannot be (see pack) or is not a row (no id or touch).
- * `keepKeys`: its keys are kept beside it until taken once (PackedRow.takeKeys).
- */
-export function packRow<S>(row: SaleRow<S>, keepKeys = false): PackedRow<S> | null {
+/** A row packed, or null when it cannot be (see pack) or is not a row (no id or touch). */
+export function packRow<S>(row: SaleRow<S>): PackedRow<S> | null {
   if (typeof row.sale_id !== 'string' || typeof row.touched_seq !== 'number' || typeof row.touched_at !== 'number') return null;
   const packed = pack(row);
-  return packed === null ? null : new PackedRow(row, packed, keepKeys);
+  return packed === null ? null : new PackedRow(row, packed);
 }
 
 /** A stored row as a row: unpacked if it is packed. */

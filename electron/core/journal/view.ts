@@ -154,7 +154,7 @@ export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' 
 /**
  * The working set in plain memory, for the open that rebuilds from the whole log: the
  * same fold as the IndexedDB index, without its per-record cost; its rows go into
- * IndexedDB once, at the end (SaleIndex.restore).
+ * IndexedDB once, at the end (SaleIndex.restoreSales).
  */
 export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
   readonly #reduce: SaleReducer<S>;
@@ -242,8 +242,13 @@ export interface SaleIndex<S> extends SaleQueriesOf<S> {
   size(): number;
   webhookRows(): Promise<WebhookRow[]>;
   allShifts(): Promise<ShiftRecord[]>;
-  /** Puts rows back as a checkpoint kept them (read packed, or not). */
-  restore(sales: readonly (SaleRow<S> | PackedRow<S>)[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
+  /**
+   * Puts sales back as a checkpoint kept them, a batch at a time: each as read (packed, or
+   * not) with the row itself, for its keys. Then finishRestore, once.
+   */
+  restoreSales(batch: readonly (readonly [SaleRow<S> | PackedRow<S>, SaleRow<S>])[]): Promise<void>;
+  /** The shifts and webhook-ids a checkpoint kept, once its sales are back. */
+  finishRestore(shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
   /** Lets sales and webhook-ids leave the working set (they stay in history). */
   evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -285,13 +290,6 @@ type WriteTx = IDBPTransaction<JournalSchema, ['sales'], 'readwrite'>;
 
 /** Sales' keys written in one transaction: a read transaction waits at most for that many puts. */
 const WRITE_BATCH = 64;
-/**
- * Sales' keys written in one transaction when a checkpoint is restored (see restore): a
- * batch's requests live until its last one is written, so the more a batch holds, the more of
- * them outlive a young-generation collection and are garbage in the old one (2,000 a batch:
- * about 40 MB more heap at the end of a start with 100,000 sales, and a second more).
- */
-const RESTORE_BATCH = 250;
 /**
  * A checkout's newest sales held as they are (not packed): the most any till's question reads
  * of them (a checkout view reads the newest 10, a charge's plan 4, a receipt's reprint 5).
@@ -631,32 +629,31 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return [...this.#shifts.values()];
   }
   /**
-   * The keys go into IndexedDB RESTORE_BATCH sales a transaction: in one, every put's request,
-   * promise and pending record was held until the last was written, some hundreds of MB at a
-   * start with 100,000 sales (issue 28). Nothing reads before the open ends, so the batches
-   * are not seen apart.
+   * A batch's keys go into IndexedDB in one transaction (store.ts RESTORE_BATCH): in one for
+   * all, every put's request, promise and pending record was held until the last was written,
+   * some hundreds of MB at a start with 100,000 sales (issue 28). Nothing reads before the open
+   * ends, so the batches are not seen apart.
    */
-  async restore(sales: readonly (SaleRow<S> | PackedRow<S>)[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
-    for (let i = 0; i < sales.length; i += RESTORE_BATCH) {
-      const tx = this.#db.transaction('sales', 'readwrite');
-      // The engine's own store: a put's failure aborts the transaction (tx.done rejects), so
-      // no put needs a promise and listeners of its own, 100,000 of them at a start.
-      const store = unwrap(tx.objectStore('sales'));
-      const end = Math.min(sales.length, i + RESTORE_BATCH);
-      for (let j = i; j < end; j++) {
-        const held = sales[j]!;
-        // A packed row is unpacked once here for its keys, and stays packed unless a till
-        // asks for it on every change (#asleep, and the checkout's newest below).
-        const keys = held instanceof PackedRow ? held.takeKeys() : held;
-        store.put(storedKeys(indexedSale(keys)), keys.sale_id);
-        this.#byCheckout.put(this.#row(keys.sale_id), keys);
-        const asleep = this.#packRows && keys.needs_person !== 'yes' && keys.displaceable !== 'yes';
-        // A row read from a checkpoint shares its equal parts already (checkpoint.ts shareWithin).
-        const row = held instanceof PackedRow ? (asleep ? held : held.row()) : asleep ? (packRow(held) ?? held) : held;
-        this.#rows.set(keys.sale_id, row instanceof PackedRow ? row : freezeRow(row, this.#shared));
-      }
-      await tx.done;
+  async restoreSales(batch: readonly (readonly [SaleRow<S> | PackedRow<S>, SaleRow<S>])[]): Promise<void> {
+    if (batch.length === 0) return;
+    const tx = this.#db.transaction('sales', 'readwrite');
+    // The engine's own store: a put's failure aborts the transaction (tx.done rejects), so
+    // no put needs a promise and listeners of its own, 100,000 of them at a start.
+    const store = unwrap(tx.objectStore('sales'));
+    for (const [held, row] of batch) {
+      store.put(storedKeys(indexedSale(row)), row.sale_id);
+      this.#byCheckout.put(this.#row(row.sale_id), row);
+      // Packed unless a till asks for it on every change (#asleep, and each checkout's newest
+      // in finishRestore). A row read from a checkpoint shares its equal parts already
+      // (checkpoint.ts shareWithin).
+      const asleep = this.#packRows && row.needs_person !== 'yes' && row.displaceable !== 'yes';
+      const kept = held instanceof PackedRow ? (asleep ? held : held.row()) : asleep ? (packRow(held) ?? held) : held;
+      this.#rows.set(row.sale_id, kept instanceof PackedRow ? kept : freezeRow(kept, this.#shared));
     }
+    await tx.done;
+  }
+
+  async finishRestore(shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
     // Each checkout's newest, as they are: what its till asks on every change.
     for (const [storeId, checkoutId] of this.#byCheckout.checkouts()) {
       for (const id of this.#byCheckout.newest(storeId, checkoutId, AWAKE_NEWEST)) {
