@@ -305,7 +305,8 @@ export function unpack<T>(packed: Packed): T {
   return rebuild<T>(packed.shape, packed.text);
 }
 
-function rebuild<T>(shape: Shape, text: string): T {
+/** `freeze`: false only for a value that is written and dropped (PackedRow.toJSON). */
+function rebuild<T>(shape: Shape, text: string, freeze = true): T {
   const values = JSON.parse(expand(text)) as unknown[];
   const built: object[] = [];
   let next = 0;
@@ -326,13 +327,13 @@ function rebuild<T>(shape: Shape, text: string): T {
         const list = new Array<unknown>(node.items.length);
         for (let i = 0; i < list.length; i++) list[i] = build(node.items[i]!);
         built.push(list);
-        return Object.freeze(list);
+        return freeze ? Object.freeze(list) : list;
       }
       case 'object': {
         const o: Record<string, unknown> = {};
         for (let i = 0; i < node.keys.length; i++) o[node.keys[i]!] = build(node.members[i]!);
         built.push(o);
-        return Object.freeze(o);
+        return freeze ? Object.freeze(o) : o;
       }
     }
   };
@@ -451,8 +452,9 @@ export class PackedRow<S> {
     return rebuild<SaleRow<S>>(this.#shape, this.#text);
   }
 
+  /** The row as JSON.stringify writes it (a checkpoint): built, written, dropped, so not frozen. */
   toJSON(): SaleRow<S> {
-    return this.row();
+    return rebuild<SaleRow<S>>(this.#shape, this.#text, false);
   }
 }
 
