@@ -372,12 +372,10 @@ function bytesOf(hex: string, from: number, to: number): string {
   return String.fromCharCode(...codes);
 }
 
-const pairs: string[] = [];
-
 function hexOf(text: string, from: number, bytes: number): string {
-  pairs.length = 0;
-  for (let i = from; i < from + bytes; i++) pairs.push(HEX_PAIR[text.charCodeAt(i)]!);
-  return pairs.join('');
+  let out = '';
+  for (let i = from; i < from + bytes; i++) out += HEX_PAIR[text.charCodeAt(i)]!;
+  return out;
 }
 
 function compactId(run: string): string {
