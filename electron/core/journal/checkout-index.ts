@@ -209,6 +209,11 @@ export class CheckoutIndex {
     return sortedIds(this.#displaceable.get(checkoutKey(storeId, checkoutId) ?? ''));
   }
 
+  /** Every checkout that has a sale with a created_at, as [store, checkout]. */
+  checkouts(): [number, number][] {
+    return [...this.#placed.keys()].map(checkoutOf);
+  }
+
   /** The sale with this pix_id (the least id, should two ever carry it). */
   byPixId(pixId: string): string | undefined {
     return leastOf(this.#pix.get(pixId));

@@ -22,6 +22,7 @@ import type { AcknowledgedBreak, ShiftRecord } from './port.ts';
 import type { JournalFile, JournalFs, PendingBreak, ResumePoint } from './log.ts';
 import type { SegmentSummary } from './segment-index.ts';
 import type { SaleRow, WebhookRow } from './fold.ts';
+import { PackedRow, packRow } from './packed.ts';
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 // 2: acknowledged breaks and old-tail files; a version-1 file is ignored (rebuilt once).
@@ -29,7 +30,8 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
 // one line, as written before, is still read (whole, once).
 export const CHECKPOINT_VERSION = 2;
 
-export interface CheckpointFile<S> {
+/** A checkpoint's rows: as read (R = SaleRow), or as held and written, some packed (HeldRow). */
+export interface CheckpointFile<S, R = SaleRow<S>> {
   version: number;
   /** The last entry folded into this state, and the segment it is in. */
   seq: number;
@@ -44,7 +46,7 @@ export interface CheckpointFile<S> {
    * forensics, never written again, so a size that changed means the checkpoint is void.
    */
   tails: { name: string; bytes: number }[];
-  sales: SaleRow<S>[];
+  sales: R[];
   shifts: ShiftRecord[];
   webhooks: WebhookRow[];
   projections: Record<string, unknown>;
@@ -56,7 +58,10 @@ export interface CheckpointFile<S> {
  * the old checkpoint or the new one, whole, never a mix (and a stray temp file is ignored).
  * Written as it is made (checkpointChunks): the whole text is never held at once.
  */
-export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
+/** A row as the working set holds it: a packed row writes itself as the row (PackedRow.toJSON). */
+export type HeldRow<S> = SaleRow<S> | PackedRow<S>;
+
+export async function writeCheckpoint<S>(dir: string, file: CheckpointFile<S, HeldRow<S>>, fs: JournalFs = nodeJournalFs, beforeRename?: () => Promise<void>): Promise<void> {
   await writeFileAtomic(join(dir, CHECKPOINT_FILE), checkpointChunks(file), fs, { beforeRename, syncDir: dir });
 }
 
@@ -96,7 +101,7 @@ const LINES_START = '{"version":';
  *
  * JSON.stringify writes a newline inside a string as `\n`, so a line's end is never in an item.
  */
-export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenerator<string> {
+export async function* checkpointChunks<S>(file: CheckpointFile<S, HeldRow<S>>): AsyncGenerator<string> {
   const { sales, shifts, webhooks, version, ...rest } = file;
   canonicalJson(rest.projections);
   // The version first, so a reader knows the layout from the first bytes; the header always
@@ -111,7 +116,8 @@ export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenera
       const end = Math.min(items.length, i + ROWS_PER_TURN);
       for (let j = i; j < end; j++) {
         const item = items[j]!;
-        if (name === 'sales' && !CHECKED.has(item)) {
+        // A packed row is JSON that gives it back exactly (packed.ts): nothing to check.
+        if (name === 'sales' && !(item instanceof PackedRow) && !CHECKED.has(item)) {
           canonicalJson((item as SaleRow<S>).record);
           CHECKED.add(item);
         }
@@ -124,14 +130,14 @@ export async function* checkpointChunks<S>(file: CheckpointFile<S>): AsyncGenera
 }
 
 /** The checkpoint's text in the chunks it is written in. */
-export async function checkpointParts<S>(file: CheckpointFile<S>): Promise<string[]> {
+export async function checkpointParts<S>(file: CheckpointFile<S, HeldRow<S>>): Promise<string[]> {
   const parts: string[] = [];
   for await (const part of checkpointChunks(file)) parts.push(part);
   return parts;
 }
 
 /** The checkpoint's whole text (checkpointParts joined). */
-export async function checkpointText<S>(file: CheckpointFile<S>): Promise<string> {
+export async function checkpointText<S>(file: CheckpointFile<S, HeldRow<S>>): Promise<string> {
   return (await checkpointParts(file)).join('');
 }
 
@@ -143,7 +149,7 @@ export async function tailsOf(dir: string, breaks: readonly AcknowledgedBreak[],
   return out;
 }
 
-export type CheckpointRead<S> = { ok: true; file: CheckpointFile<S> } | { ok: false; reason: string };
+export type CheckpointRead<S, R = SaleRow<S>> = { ok: true; file: CheckpointFile<S, R> } | { ok: false; reason: string };
 
 /** Strings this short are one copy already: JSON.parse internalizes them (V8). */
 const SHORT_STRING = 10;
@@ -223,7 +229,19 @@ type Parsed = { ok: true; raw: unknown } | { ok: false; reason: string };
  * JSON.parse held all three at once at every start (issue 28). 'other layout': the file is
  * JSON in another layout (an older checkpoint: one line), read whole by the caller.
  */
-async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
+/**
+ * How a read hands on what it parses: `header`, once its header is parsed, may stop the read
+ * (false: the checkpoint is not used, nothing more is read); `sale` gets each sale row as
+ * parsed and says what the sales list keeps of it (nothing: undefined).
+ */
+interface ReadSink {
+  header?: (raw: unknown) => Promise<boolean>;
+  sale: (item: unknown) => unknown;
+}
+
+type Stopped = { ok: 'stopped' };
+
+async function parseByLines(fh: JournalFile, sink: ReadSink): Promise<Parsed | Stopped | 'other layout'> {
   const start = Buffer.alloc(LINES_START.length);
   const { bytesRead } = await fh.read(start, 0, start.length, 0);
   if (start.subarray(0, bytesRead).toString('latin1') !== LINES_START) return 'other layout';
@@ -236,7 +254,9 @@ async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
   } catch {
     return { ok: false, reason: 'is not valid JSON' };
   }
+  if (sink.header && !(await sink.header(header))) return { ok: 'stopped' };
   const lists: Record<(typeof LISTS)[number], unknown[]> = { sales: [], shifts: [], webhooks: [] };
+  let items = 0;
   let k = 0;
   let comma = false;
   let lineNo = 1;
@@ -247,23 +267,27 @@ async function parseByLines(fh: JournalFile): Promise<Parsed | 'other layout'> {
     if (line === LIST_CLOSE[k]) {
       if (comma) return { ok: false, reason: `is not valid JSON (a comma before the end of its ${LISTS[k]} list, line ${lineNo})` };
       k++;
+      items = 0;
       continue;
     }
-    if (list.length > 0 && !comma) return { ok: false, reason: `is not valid JSON (no comma before line ${lineNo})` };
+    if (items > 0 && !comma) return { ok: false, reason: `is not valid JSON (no comma before line ${lineNo})` };
     comma = line.endsWith(',');
+    let item: unknown;
     try {
-      const item: unknown = JSON.parse(comma ? line.slice(0, -1) : line);
-      list.push(k === 0 ? shareWithin(item) : item);
+      item = JSON.parse(comma ? line.slice(0, -1) : line);
     } catch {
       return { ok: false, reason: `is not valid JSON (line ${lineNo})` };
     }
+    items++;
+    const kept = k === 0 ? await sink.sale(item) : item;
+    if (kept !== undefined) list.push(kept);
   }
   if (k < LISTS.length) return { ok: false, reason: 'is not valid JSON (it ends before its last list does)' };
   if (header === null || typeof header !== 'object' || Array.isArray(header)) return { ok: true, raw: header };
   return { ok: true, raw: { ...header, ...lists } };
 }
 
-async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | null> {
+async function parseCheckpoint(path: string, fs: JournalFs, sink: ReadSink): Promise<Parsed | Stopped | null> {
   let fh: JournalFile;
   try {
     fh = await fs.open(path, 'r');
@@ -271,10 +295,11 @@ async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | nu
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
   }
-  let parsed: Parsed | 'other layout';
+  let parsed: Parsed | Stopped | 'other layout';
   try {
-    parsed = await parseByLines(fh);
+    parsed = await parseByLines(fh, sink);
   } catch (err) {
+    if (err instanceof HeaderRefused) throw err;
     return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
   } finally {
     await fh.close();
@@ -283,6 +308,7 @@ async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | nu
   // An older checkpoint (or one written as one JSON text): read whole, once; the next
   // checkpoint is written in lines.
   let text: string;
+  let raw: { sales?: unknown } | null;
   try {
     const buf = await readWholeFile(path, fs);
     if (buf === null) return null;
@@ -291,28 +317,100 @@ async function parseCheckpoint(path: string, fs: JournalFs): Promise<Parsed | nu
     return { ok: false, reason: `cannot be read: ${(err as Error).message}` };
   }
   try {
-    const raw = JSON.parse(text) as { sales?: unknown } | null;
-    if (raw !== null && typeof raw === 'object' && Array.isArray(raw.sales)) raw.sales = raw.sales.map((row) => shareWithin(row));
-    return { ok: true, raw };
+    raw = JSON.parse(text) as { sales?: unknown } | null;
   } catch {
     return { ok: false, reason: 'is not valid JSON' };
   }
+  if (sink.header && !(await sink.header(raw))) return { ok: 'stopped' };
+  if (raw !== null && typeof raw === 'object' && Array.isArray(raw.sales)) {
+    const kept: unknown[] = [];
+    for (const item of raw.sales) {
+      const k = await sink.sale(item);
+      if (k !== undefined) kept.push(k);
+    }
+    raw.sales = kept;
+  }
+  return { ok: true, raw };
 }
 
 export async function readCheckpoint<S>(dir: string, fs: JournalFs = nodeJournalFs): Promise<CheckpointRead<S> | null> {
-  const parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs);
-  if (parsed === null || !parsed.ok) return parsed;
-  const f = parsed.raw as Partial<CheckpointFile<S>> | null;
-  if (f === null || typeof f !== 'object') return { ok: false, reason: 'is not an object' };
-  if (f.version !== CHECKPOINT_VERSION) return { ok: false, reason: `has version ${String(f.version)}, not ${CHECKPOINT_VERSION}` };
-  if (!Number.isSafeInteger(f.seq) || (f.seq as number) < 1 || typeof f.hash !== 'string' || typeof f.segment !== 'string') return { ok: false, reason: 'has no valid head' };
-  for (const field of ['segments', 'acknowledgedBreaks', 'tails', 'sales', 'shifts', 'webhooks'] as const) {
-    if (!Array.isArray(f[field])) return { ok: false, reason: `has no ${field} list` };
-  }
-  if (f.projections === null || typeof f.projections !== 'object' || Array.isArray(f.projections)) return { ok: false, reason: 'has no projections' };
-  if (typeof f.reducerFailures !== 'number') return { ok: false, reason: 'has no reducer failure count' };
-  return { ok: true, file: f as CheckpointFile<S> };
+  const parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs, { sale: shareWithin });
+  if (parsed === null || parsed.ok !== true) return parsed as CheckpointRead<S> | null;
+  const problem = headerProblem(parsed.raw, true);
+  return problem === null ? { ok: true, file: parsed.raw as CheckpointFile<S> } : { ok: false, reason: problem };
 }
+
+/** What is wrong with a checkpoint's members (its lists too, if `lists`), or null. */
+function headerProblem(raw: unknown, lists: boolean): string | null {
+  const f = raw as Partial<CheckpointFile<unknown, unknown>> | null;
+  if (f === null || typeof f !== 'object') return 'is not an object';
+  if (f.version !== CHECKPOINT_VERSION) return `has version ${String(f.version)}, not ${CHECKPOINT_VERSION}`;
+  if (!Number.isSafeInteger(f.seq) || (f.seq as number) < 1 || typeof f.hash !== 'string' || typeof f.segment !== 'string') return 'has no valid head';
+  for (const field of ['segments', 'acknowledgedBreaks', 'tails', ...(lists ? (['sales', 'shifts', 'webhooks'] as const) : [])] as const) {
+    if (!Array.isArray(f[field])) return `has no ${field} list`;
+  }
+  if (f.projections === null || typeof f.projections !== 'object' || Array.isArray(f.projections)) return 'has no projections';
+  if (typeof f.reducerFailures !== 'number') return 'has no reducer failure count';
+  return null;
+}
+
+/** A checkpoint's members but its sale rows (handed on as read: streamCheckpoint). */
+export type CheckpointHeader<S> = Omit<CheckpointFile<S, never>, 'sales'>;
+
+/**
+ * What a start does with a checkpoint, read a row at a time: `begin` gets its members once
+ * they are checked, before any row, and says whether the checkpoint is used (false: nothing
+ * more is read); `sale` then gets each sale row, packed where it can be (packed.ts), with the
+ * row as read (for its keys; it is dropped after). No start holds a checkpoint's rows as
+ * objects all at once, nor a list of them (issue 28: 250 MB with 100,000 sales).
+ */
+export interface CheckpointSink<S> {
+  begin(header: CheckpointHeader<S>): Promise<boolean>;
+  sale(held: HeldRow<S>, row: SaleRow<S>): Promise<void>;
+}
+
+/**
+ * readCheckpoint, the rows handed to `sink` as they are read. `begun`: whether `begin` took the
+ * checkpoint before the read failed (what it was given is then not the whole checkpoint).
+ * Null: there is none; 'unused': `begin` said no.
+ */
+export async function streamCheckpoint<S>(
+  dir: string,
+  fs: JournalFs,
+  sink: CheckpointSink<S>,
+): Promise<{ ok: true; header: CheckpointHeader<S> } | { ok: false; reason: string; begun: boolean } | { ok: 'unused' } | null> {
+  let begun = false;
+  let parsed: Parsed | Stopped | null;
+  try {
+    parsed = await parseCheckpoint(join(dir, CHECKPOINT_FILE), fs, {
+      header: async (raw) => {
+        const problem = headerProblem(raw, false);
+        if (problem !== null) throw new HeaderRefused(problem);
+        begun = await sink.begin(raw as CheckpointHeader<S>);
+        return begun;
+      },
+      sale: async (item) => {
+        if (item === null || typeof item !== 'object' || Array.isArray(item) || typeof (item as SaleRow<S>).sale_id !== 'string') throw new HeaderRefused('holds a sale row that is not one');
+        const row = item as SaleRow<S>;
+        await sink.sale(packRow(row) ?? shareWithin(row), row);
+        return undefined;
+      },
+    });
+  } catch (err) {
+    if (err instanceof HeaderRefused) return { ok: false, reason: err.message, begun };
+    throw err;
+  }
+  if (parsed === null) return null;
+  if (parsed.ok === 'stopped') return { ok: 'unused' };
+  if (!parsed.ok) return { ok: false, reason: parsed.reason, begun };
+  const problem = headerProblem({ ...(parsed.raw as object), sales: [] }, true);
+  if (problem !== null) return { ok: false, reason: problem, begun };
+  const { sales: _sales, ...header } = parsed.raw as CheckpointFile<S>;
+  return { ok: true, header };
+}
+
+/** A checkpoint refused while it is read (see streamCheckpoint). */
+class HeaderRefused extends Error {}
 
 function pendingOf(b: AcknowledgedBreak): PendingBreak {
   return { broken: { ...b.broken }, goodHead: { ...b.goodHead }, untrusted: { segments: [...b.untrusted.segments], lines: b.untrusted.lines } };
@@ -327,7 +425,7 @@ function pendingOf(b: AcknowledgedBreak): PendingBreak {
  */
 export async function resumePointOf<S>(
   dir: string,
-  file: CheckpointFile<S>,
+  file: CheckpointHeader<S>,
   segments: readonly string[],
   projectionNames: readonly string[],
   fs: JournalFs = nodeJournalFs,

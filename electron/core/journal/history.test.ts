@@ -171,6 +171,25 @@ describe('a verified checkpoint', () => {
       /not valid JSON/,
     ],
     [
+      // Its rows go into the working set as they are read: the open starts again without it.
+      'a sale row damaged after its members were taken',
+      async (sub) => {
+        const lines = (await readFile(join(dir, sub, CHECKPOINT_FILE), 'utf8')).split('\n');
+        lines[3] = '{"sale_id":';
+        await writeFile(join(dir, sub, CHECKPOINT_FILE), lines.join('\n'));
+      },
+      /not valid JSON \(line 4\)/,
+    ],
+    [
+      'a sale row that is not one',
+      async (sub) => {
+        const lines = (await readFile(join(dir, sub, CHECKPOINT_FILE), 'utf8')).split('\n');
+        lines[2] = '[1,2],';
+        await writeFile(join(dir, sub, CHECKPOINT_FILE), lines.join('\n'));
+      },
+      /holds a sale row that is not one/,
+    ],
+    [
       'another version',
       async (sub) => {
         const file = JSON.parse(await readFile(join(dir, sub, CHECKPOINT_FILE), 'utf8')) as { version: number };

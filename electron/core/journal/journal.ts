@@ -12,9 +12,9 @@
  */
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../log.ts';
-import { readCheckpoint, resumePointOf } from './checkpoint.ts';
-import { openLog, writeProblem } from './log.ts';
-import type { JournalFs, JournalLog, ProbeTimers } from './log.ts';
+import { resumePointOf, streamCheckpoint } from './checkpoint.ts';
+import { nodeJournalFs, openLog, writeProblem } from './log.ts';
+import type { JournalFs, JournalLog, ProbeTimers, ResumePoint } from './log.ts';
 import { CHAIN_STARTED, operatorAction, ownSaleKeys, SHIFT_CLOSED, SHIFT_OPENED } from './port.ts';
 import type { AppendResult, EntryInput, JournalDefinition, JournalEntry, JournalPort, JournalStatus, ReducerFailure, SaleQueries, ShiftQueries, ShiftRecord, StoreStats, VerifyProgress, VerifyResult } from './port.ts';
 import { CheckpointMismatch, JournalStore } from './store.ts';
@@ -54,6 +54,11 @@ export interface OpenJournalOptions<S extends object> extends JournalDefinition<
   checkpointEvery?: number;
   /** Test seam: runs between a checkpoint's fsync and its rename (to crash there). */
   beforeCheckpointRename?: () => Promise<void>;
+  /**
+   * Test seam: false holds every row of the working set as objects, none packed (view.ts
+   * #asleep), so a test compares the answers of both.
+   */
+  packRows?: boolean;
 }
 
 const KEPT_REDUCER_FAILURES = 20;
@@ -221,8 +226,11 @@ export async function openJournal<S extends object>(options: OpenJournalOptions<
 
 async function openFrom<S extends object>(options: OpenJournalOptions<S>, useCheckpoint: boolean, ignored: string | null = null): Promise<{ journal: JournalPort<S> } | { ignored: string }> {
   const saleKeys = options.saleKeys ?? ownSaleKeys;
-  const view = await openView(options.reduceSale, saleKeys, (err) =>
-    options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
+  const view = await openView(
+    options.reduceSale,
+    saleKeys,
+    (err) => options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
+    { packRows: options.packRows ?? true },
   );
   const failures = { count: 0, first: [] as ReducerFailure[] };
   const projections = options.projections ?? {};
@@ -259,15 +267,32 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
       ...(options.onHealthChange ? { onHealthChange: options.onHealthChange } : {}),
       resume: async (segments) => {
         if (!useCheckpoint) return null;
-        const read = await readCheckpoint<S>(options.dir, options.fs);
-        if (read === null) return null;
-        const checked = read.ok ? await resumePointOf(options.dir, read.file, segments, Object.keys(projections), options.fs) : read;
-        if (!checked.ok) {
-          mismatch = `the checkpoint ${checked.reason}`;
+        let point: ResumePoint | null = null;
+        // The checkpoint's members are checked against the log before any row is read; its
+        // rows then go into the working set as they are read.
+        const read = await streamCheckpoint<S>(options.dir, options.fs ?? nodeJournalFs, {
+          begin: async (header) => {
+            const checked = await resumePointOf(options.dir, header, segments, Object.keys(projections), options.fs);
+            if (!checked.ok) {
+              mismatch = `the checkpoint ${checked.reason}`;
+              return false;
+            }
+            point = checked.point;
+            store.beginRestore(header);
+            return true;
+          },
+          sale: (held, row) => store.restoreSale(held, row),
+        });
+        if (read === null || read.ok === 'unused') return null;
+        if (!read.ok) {
+          // Rows of it are in the working set already: the open starts again without it.
+          if (read.begun) throw new CheckpointMismatch(`the checkpoint ${read.reason}`);
+          mismatch = `the checkpoint ${read.reason}`;
           return null;
         }
-        await store.restore((read as { file: Parameters<typeof store.restore>[0] }).file);
-        return checked.point;
+        await store.finishRestore(read.header);
+        // The store folds nothing up to the checkpoint's seq: it only indexes those entries again.
+        return { ...(point as unknown as ResumePoint), indexOnlyThrough: read.header.seq };
       },
     });
   } catch (err) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
-import { deleteDB, openDB } from 'idb';
+import { deleteDB, openDB, unwrap } from 'idb';
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { deepFreeze } from '../../shared/freeze.ts';
 import { byId, CheckoutIndex } from './checkout-index.ts';
+import { EMPTY_LIST, PackedRow, packRow, rowOf } from './packed.ts';
 import { batchOf, foldBatch, type BatchState, type SaleRow, type WebhookRow } from './fold.ts';
 import { ownSaleKeys, type JournalEntry, type ReducerFailure, type SaleKeys, type SaleReducer, type ShiftRecord } from './port.ts';
 
@@ -148,12 +149,12 @@ export interface SaleQueriesOf<S> {
 }
 
 /** What the journal's apply, seal and checkpoint need of a working set (IndexedDB, or memory while rebuilding). */
-export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'size' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
+export type WorkingSetWriter<S> = Pick<SaleIndex<S>, 'applyEntries' | 'missing' | 'rows' | 'storedRows' | 'size' | 'webhookRows' | 'allShifts' | 'openShifts' | 'evict'>;
 
 /**
  * The working set in plain memory, for the open that rebuilds from the whole log: the
  * same fold as the IndexedDB index, without its per-record cost; its rows go into
- * IndexedDB once, at the end (SaleIndex.restore).
+ * IndexedDB once, at the end (SaleIndex.restoreSales).
  */
 export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
   readonly #reduce: SaleReducer<S>;
@@ -187,6 +188,9 @@ export class MemoryWorkingSet<S> implements WorkingSetWriter<S> {
   async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
     if (saleIds === undefined) return [...this.#sales.values()];
     return saleIds.flatMap((id) => this.#sales.get(id) ?? []);
+  }
+  async storedRows(): Promise<SaleRow<S>[]> {
+    return [...this.#sales.values()];
   }
   size(): number {
     return this.#sales.size;
@@ -229,12 +233,22 @@ export interface SaleIndex<S> extends SaleQueriesOf<S> {
   /** Which of these sale ids the index does not hold. */
   missing(saleIds: readonly string[]): Promise<string[]>;
   rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]>;
+  /**
+   * Every row as it is held: some packed (PackedRow), whose id and last touch read without
+   * unpacking them, and which JSON.stringify writes as the row (a checkpoint writes these).
+   */
+  storedRows(): Promise<(SaleRow<S> | PackedRow<S>)[]>;
   /** How many sales it holds. */
   size(): number;
   webhookRows(): Promise<WebhookRow[]>;
   allShifts(): Promise<ShiftRecord[]>;
-  /** Puts rows back as a checkpoint kept them. */
-  restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
+  /**
+   * Puts sales back as a checkpoint kept them, a batch at a time: each as read (packed, or
+   * not) with the row itself, for its keys. Then finishRestore, once.
+   */
+  restoreSales(batch: readonly (readonly [SaleRow<S> | PackedRow<S>, SaleRow<S>])[]): Promise<void>;
+  /** The shifts and webhook-ids a checkpoint kept, once its sales are back. */
+  finishRestore(shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void>;
   /** Lets sales and webhook-ids leave the working set (they stay in history). */
   evict(saleIds: readonly string[], webhookIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -244,7 +258,12 @@ export interface SaleIndex<S> extends SaleQueriesOf<S> {
  * `onWriteFailure`: told if IndexedDB refuses a write of the back office's keys, which the
  * apply does not wait for (IdbSaleIndex #writeSoon).
  */
-export async function openView<S extends object>(reduceSale: SaleReducer<S>, saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys, onWriteFailure: (err: unknown) => void = () => undefined): Promise<SaleIndex<S>> {
+export async function openView<S extends object>(
+  reduceSale: SaleReducer<S>,
+  saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys,
+  onWriteFailure: (err: unknown) => void = () => undefined,
+  options: { packRows?: boolean } = {},
+): Promise<SaleIndex<S>> {
   ensureIndexedDb();
   // Filled at every start from a checkpoint and the log: a fresh, private database each time.
   const name = `journal-view-${randomUUID()}`;
@@ -263,7 +282,7 @@ export async function openView<S extends object>(reduceSale: SaleReducer<S>, sal
       shifts.createIndex('by_state', 'state');
     },
   });
-  return new IdbSaleIndex(db, name, reduceSale, saleKeys, onWriteFailure);
+  return new IdbSaleIndex(db, name, reduceSale, saleKeys, onWriteFailure, options.packRows ?? true);
 }
 
 type ReadTx = IDBPTransaction<JournalSchema, typeof STORES, 'readonly'>;
@@ -271,8 +290,11 @@ type WriteTx = IDBPTransaction<JournalSchema, ['sales'], 'readwrite'>;
 
 /** Sales' keys written in one transaction: a read transaction waits at most for that many puts. */
 const WRITE_BATCH = 64;
-/** Sales' keys written in one transaction when a checkpoint is restored (see restore). */
-const RESTORE_BATCH = 2_000;
+/**
+ * A checkout's newest sales held as they are (not packed): the most any till's question reads
+ * of them (a checkout view reads the newest 10, a charge's plan 4, a receipt's reprint 5).
+ */
+const AWAKE_NEWEST = 16;
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
 const INDEXED_FIELD = { by_external_id: 'external_id' } as const;
@@ -291,7 +313,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
    * 64 tills those copies were a quarter of the core's time (issue 9). Frozen, since callers
    * share them.
    */
-  readonly #rows = new Map<string, SaleRow<S>>();
+  readonly #rows = new Map<string, SaleRow<S> | PackedRow<S>>();
   /** The per-checkout, pix_id, service_id, status, shift and created_at keys of #rows, updated with it. */
   readonly #byCheckout = new CheckoutIndex();
   readonly #hooks = new Map<string, WebhookRow>();
@@ -313,9 +335,12 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   #writing: Promise<void> | null = null;
   #closed = false;
   readonly #onWriteFailure: (err: unknown) => void;
+  /** False only in tests: every row held as objects, to compare the answers of both. */
+  readonly #packRows: boolean;
 
-  constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>, onWriteFailure: (err: unknown) => void) {
+  constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>, onWriteFailure: (err: unknown) => void, packRows: boolean) {
     this.#db = db;
+    this.#packRows = packRows;
     this.#name = name;
     this.#reduce = reduce;
     this.#keys = keys;
@@ -328,7 +353,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     // Applies never overlap (the log runs them one at a time), so the rows in memory are the
     // current ones: IndexedDB is only written.
     const state: BatchState<S> = {
-      sales: new Map(batch.saleIds.map((id) => [id, this.#rows.get(id)])),
+      sales: new Map(batch.saleIds.map((id) => [id, this.#row(id)])),
       hooks: new Map(batch.hookIds.map((id) => [id, this.#hooks.get(id)])),
       shifts: new Map(batch.shiftIds.map((id) => [id, this.#shifts.get(id)])),
     };
@@ -338,7 +363,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     const puts: IndexedSale[] = [];
     for (const row of changes.sales) {
       const next = indexedSale(row);
-      const before = this.#rows.get(row.sale_id);
+      const before = state.sales.get(row.sale_id);
       if (before === undefined || !sameIndexedSale(indexedSale(before), next)) puts.push(next);
     }
     if (changes.shifts.length > 0) {
@@ -348,14 +373,14 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     }
     for (const h of changes.hooks) this.#hooks.set(h.webhook_id, deepFreeze(h));
     for (const sh of changes.shifts) this.#shifts.set(sh.id, deepFreeze(sh));
-    for (const row of changes.sales) this.#setRow(row);
+    for (const row of changes.sales) this.#setRow(row, state.sales.get(row.sale_id));
     for (const p of puts) this.#unwritten.set(p.sale_id, p);
     this.#writeSoon();
     return changes.failures;
   }
 
   async sale(id: string): Promise<S | undefined> {
-    return this.#rows.get(id)?.record;
+    return this.#row(id)?.record;
   }
   async saleByPixId(pixId: string): Promise<S | undefined> {
     return this.#recordOf(this.#byCheckout.byPixId(pixId));
@@ -428,7 +453,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   #recordOf(id: string | undefined): S | undefined {
-    return id === undefined ? undefined : this.#rows.get(id)?.record;
+    return id === undefined ? undefined : this.#row(id)?.record;
   }
   /**
    * Writes the unwritten keys to IndexedDB, WRITE_BATCH sales at a time, one transaction after
@@ -470,11 +495,37 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   }
 
   #rowsOf(ids: readonly string[]): SaleRow<S>[] {
-    return ids.flatMap((id) => this.#rows.get(id) ?? []);
+    return ids.flatMap((id) => this.#row(id) ?? []);
   }
-  #setRow(row: SaleRow<S>): void {
-    this.#byCheckout.put(this.#rows.get(row.sale_id), row);
-    this.#rows.set(row.sale_id, freezeRow(row, this.#shared));
+  /** The row as it is held, unpacked if it is packed. */
+  #row(id: string): SaleRow<S> | undefined {
+    const held = this.#rows.get(id);
+    return held === undefined ? undefined : rowOf(held);
+  }
+  /** `previous`: the sale's row before this change, if it was held (the index moves it). */
+  #setRow(row: SaleRow<S>, previous: SaleRow<S> | undefined): void {
+    this.#byCheckout.put(previous, row);
+    const packed = this.#asleep(row) ? packRow(row) : null;
+    this.#rows.set(row.sale_id, packed ?? freezeRow(row, this.#shared));
+    // A new sale on a checkout: the one it pushes out of the checkout's newest goes to sleep.
+    if (previous === undefined && typeof row.store_id === 'number' && typeof row.checkout_id === 'number') {
+      const pushed = this.#byCheckout.newest(row.store_id, row.checkout_id, AWAKE_NEWEST + 1)[AWAKE_NEWEST];
+      const held = pushed === undefined ? undefined : this.#rows.get(pushed);
+      if (held !== undefined && !(held instanceof PackedRow) && this.#asleep(held)) this.#rows.set(pushed!, packRow(held) ?? held);
+    }
+  }
+
+  /**
+   * Whether a row may be held packed: what a till asks on every change of its checkout (its
+   * newest sales, the displaceable ones, those that need a person) stays as it is, everything
+   * else of the working set (most of two busy days) is packed and unpacked when it is read.
+   * Only a matter of cost: a query answers the same either way.
+   */
+  #asleep(row: SaleRow<S>): boolean {
+    if (!this.#packRows) return false;
+    if (row.needs_person === 'yes' || row.displaceable === 'yes') return false;
+    if (typeof row.store_id !== 'number' || typeof row.checkout_id !== 'number') return true;
+    return !this.#byCheckout.newest(row.store_id, row.checkout_id, AWAKE_NEWEST).includes(row.sale_id);
   }
 
   /**
@@ -489,7 +540,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       const ids = (await keysOf(tx)) as string[];
       const found = new Set(ids);
       const late = [...this.#unwritten.keys()].filter((id) => !found.has(id));
-      const rows = [...ids, ...late].flatMap((id) => this.#rows.get(id) ?? []).filter((row) => matches(indexedSale(row)));
+      const rows = [...ids, ...late].flatMap((id) => this.#row(id) ?? []).filter((row) => matches(indexedSale(row)));
       // In the order IndexedDB gives (by the index's key, then the sale id), unwritten ones included.
       return late.length === 0 ? rows : rows.sort((a, b) => order(indexedSale(a), indexedSale(b)));
     });
@@ -562,8 +613,11 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return saleIds.filter((id) => !this.#rows.has(id));
   }
   async rows(saleIds?: readonly string[]): Promise<SaleRow<S>[]> {
-    if (saleIds === undefined) return [...this.#rows.values()];
-    return saleIds.flatMap((id) => this.#rows.get(id) ?? []);
+    if (saleIds === undefined) return [...this.#rows.values()].map(rowOf);
+    return saleIds.flatMap((id) => this.#row(id) ?? []);
+  }
+  async storedRows(): Promise<(SaleRow<S> | PackedRow<S>)[]> {
+    return [...this.#rows.values()];
   }
   size(): number {
     return this.#rows.size;
@@ -575,24 +629,40 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return [...this.#shifts.values()];
   }
   /**
-   * The keys go into IndexedDB RESTORE_BATCH sales a transaction: in one, every put's request,
-   * promise and pending record was held until the last was written, some hundreds of MB at a
-   * start with 100,000 sales (issue 28). Nothing reads before the open ends, so the batches
-   * are not seen apart.
+   * A batch's keys go into IndexedDB in one transaction (store.ts RESTORE_BATCH): in one for
+   * all, every put's request, promise and pending record was held until the last was written,
+   * some hundreds of MB at a start with 100,000 sales (issue 28). Nothing reads before the open
+   * ends, so the batches are not seen apart.
    */
-  async restore(sales: readonly SaleRow<S>[], shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
-    for (let i = 0; i < sales.length; i += RESTORE_BATCH) {
-      const tx = this.#db.transaction('sales', 'readwrite');
-      const store = tx.objectStore('sales');
-      const end = Math.min(sales.length, i + RESTORE_BATCH);
-      const puts: Promise<unknown>[] = [];
-      for (let j = i; j < end; j++) puts.push(store.put(storedKeys(indexedSale(sales[j]!)), sales[j]!.sale_id));
-      await Promise.all([...puts, tx.done]);
+  async restoreSales(batch: readonly (readonly [SaleRow<S> | PackedRow<S>, SaleRow<S>])[]): Promise<void> {
+    if (batch.length === 0) return;
+    const tx = this.#db.transaction('sales', 'readwrite');
+    // The engine's own store: a put's failure aborts the transaction (tx.done rejects), so
+    // no put needs a promise and listeners of its own, 100,000 of them at a start.
+    const store = unwrap(tx.objectStore('sales'));
+    for (const [held, row] of batch) {
+      store.put(storedKeys(indexedSale(row)), row.sale_id);
+      this.#byCheckout.put(this.#row(row.sale_id), row);
+      // Packed unless a till asks for it on every change (#asleep, and each checkout's newest
+      // in finishRestore). A row read from a checkpoint shares its equal parts already
+      // (checkpoint.ts shareWithin).
+      const asleep = this.#packRows && row.needs_person !== 'yes' && row.displaceable !== 'yes';
+      const kept = held instanceof PackedRow ? (asleep ? held : held.row()) : asleep ? (packRow(held) ?? held) : held;
+      this.#rows.set(row.sale_id, kept instanceof PackedRow ? kept : freezeRow(kept, this.#shared));
+    }
+    await tx.done;
+  }
+
+  async finishRestore(shifts: readonly ShiftRecord[], webhooks: readonly WebhookRow[]): Promise<void> {
+    // Each checkout's newest, as they are: what its till asks on every change.
+    for (const [storeId, checkoutId] of this.#byCheckout.checkouts()) {
+      for (const id of this.#byCheckout.newest(storeId, checkoutId, AWAKE_NEWEST)) {
+        const held = this.#rows.get(id);
+        if (held instanceof PackedRow) this.#rows.set(id, held.row());
+      }
     }
     const tx = this.#db.transaction('shifts', 'readwrite');
     await Promise.all([...shifts.map((r) => tx.objectStore('shifts').put(r)), tx.done]);
-    // A row read from a checkpoint shares its equal parts already (checkpoint.ts shareWithin).
-    for (const r of sales) this.#setRow(r);
     for (const r of shifts) this.#shifts.set(r.id, deepFreeze(r));
     for (const r of webhooks) this.#hooks.set(r.webhook_id, deepFreeze(r));
   }
@@ -605,7 +675,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       await Promise.all([...saleIds.map((id) => tx.objectStore('sales').delete(id)), tx.done]);
     }
     for (const id of saleIds) {
-      const row = this.#rows.get(id);
+      const row = this.#row(id);
       if (row !== undefined) this.#byCheckout.delete(row);
       this.#rows.delete(id);
     }
@@ -620,9 +690,6 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     await deleteDB(this.#name);
   }
 }
-
-/** The one empty list every frozen row holds for each of its empty lists. */
-const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 /**
  * Strings this long or shorter are one copy already: V8 internalizes them as JSON is parsed.
