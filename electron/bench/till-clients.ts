@@ -49,6 +49,8 @@ export interface TillsOutput {
   latencies: number[];
   charges: number[];
   payments: number[];
+  /** Per sale number: the checkout of the till that rang it up. */
+  checkouts: number[];
   seconds: number;
   stoppedBy: 'sales' | 'time';
   pushes: number;
@@ -220,6 +222,7 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
   const latencies: number[] = [];
   const charges: number[] = [];
   const payments: number[] = [];
+  const checkouts: number[] = [];
   let started = 0;
   // A till's counts run on from round to round: this round's are what they grow by.
   const pushesBefore = tills.reduce((sum, t) => sum + t.pushes, 0);
@@ -248,13 +251,14 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
         latencies[n] = s2 - s0;
         charges[n] = s1 - s0;
         payments[n] = s2 - s1;
+        checkouts[n] = till.checkoutId;
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
   const pushes = tills.reduce((sum, t) => sum + t.pushes, 0) - pushesBefore;
   const misrouted = tills.reduce((sum, t) => sum + t.misrouted, 0) - misroutedBefore;
-  return { latencies, charges, payments, seconds, stoppedBy, pushes, misrouted };
+  return { latencies, charges, payments, checkouts, seconds, stoppedBy, pushes, misrouted };
 }
 
 /** The thread: pair, say ready, ring up a round on each `go` and post its figures, close every till. */
