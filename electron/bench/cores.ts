@@ -190,7 +190,15 @@ export function coresSection(one: readonly CoresRound[], two: readonly CoresRoun
   const a = medianOf(one);
   const b = medianOf(two);
   const relayCpu = b.cpu.cores[1] ?? null;
-  const lower = b.salesPerSec < a.salesPerSec;
+  const change = Math.round((b.salesPerSec / a.salesPerSec - 1) * 100);
+  const spreadOf = (rs: readonly CoresRound[]) => `${Math.min(...rs.map((r) => r.salesPerSec))}–${Math.max(...rs.map((r) => r.salesPerSec))}`;
+  const verdict =
+    change <= -10
+      ? `Two cores sold ${-change} % fewer sales a second than one here`
+      : change >= 10
+        ? `Two cores sold ${change} % more sales a second than one here; that is this machine's drift between rounds (one core's rounds ${spreadOf(one)}, two cores' ${spreadOf(two)}), not the second core's work`
+        : `Two cores sold ${change < 0 ? `${-change} % fewer` : change > 0 ? `${change} % more` : 'as many'} sales a second than one here, inside this machine's spread from round to round (one core's rounds ${spreadOf(one)}, two cores' ${spreadOf(two)} sales/s)`;
+  const hop = b.chargeBy === null ? '' : ` (here the relayed tills' sale.charge p50 ${b.chargeBy.relayed.p50} ms against ${b.chargeBy.direct.p50} ms at the active core)`;
   return `## ${o.tills} tills on two cores beside one core (\`npm run bench:cores -- --database-url U\`)
 
 One run on ${new Date().toISOString().slice(0, 10)}: ${machine()}, PostgreSQL on the same machine, 1-minute load ${o.load} (other engineers' tests share the machine).
@@ -199,7 +207,7 @@ Two stores side by side, each on a database and a payment service (the standalon
 
 ${markdownTable(coresRows(one, two, o.tills))}
 
-${lower ? 'Two cores sell fewer sales a second than one here, and that is expected' : 'Two cores sell about as many sales a second as one, as expected'}: a second core adds availability, not throughput. Only the active core writes the merchant's journal (the lease fences every append), so every sale is still one core's work and one database's commits; the standby adds a hop for half the tills (till → standby → active core, each WebSocket frame read and written once more, ${relayCpu === null ? 'its CPU' : `${relayCpu} ms of CPU a sale of the whole store's`} in the standby's process) and a few ms to their round trips, and on this machine its process takes that CPU from the same two cores the active core, PostgreSQL, the sandbox and the tills use. On machines of their own the standby's relay would cost the active core nothing; a balancer that checks the health address (README, *Run on a server*) sends every till straight to the active core and has no relay hop at all.
+${verdict}, and no more is to be expected: a second core adds availability, not throughput. Only the active core writes the merchant's journal (the lease fences every append), so every sale is still one core's work and one database's commits. The standby adds a hop for half the tills: till → standby → active core, each WebSocket frame read and written once more, a few ms on their round trips${hop}, and ${relayCpu === null ? 'its CPU' : `${relayCpu} ms of CPU per sale of the whole store`} in the standby's process, which on this machine comes from the same two cores the active core, PostgreSQL, the sandbox and the tills use. On machines of their own the standby's relay would cost the active core nothing; a balancer that checks the health address (README, *Run on a server*) sends every till straight to the active core and has no relay hop at all.
 `;
 }
 

@@ -37,7 +37,8 @@ import { startFront, type Front } from './front.ts';
 import { machine, markdownTable, percentileMs, renderMarkedSection, runToExit, type Row, openBenchDatabase, DATABASE_BENCH_OPTIONS, benchServerUrl, countOption } from './report.ts';
 import { BridgeConnection, STORE_ID, TILL_PAGE_EVENTS } from './till-clients.ts';
 
-const KILLS = 10;
+/** Twenty, so that the p95 (nearest rank) is the 19th kill and not simply the slowest. */
+const KILLS = 20;
 const BENCHMARKS_FILE = join(fileURLToPath(new URL('../..', import.meta.url)), 'BENCHMARKS.md');
 export const TAKEOVER_START = '<!-- bench:takeover -->';
 export const TAKEOVER_END = '<!-- /bench:takeover -->';
@@ -251,7 +252,7 @@ async function main(): Promise<void> {
 
 One run on ${new Date().toISOString().slice(0, 10)}: ${machine()}, PostgreSQL on the same machine, 1-minute load ${loadAtStart} → ${loadavg()[0]!.toFixed(1)} (other engineers' tests share the machine). Issue 23 asks for a takeover within 10 s.
 
-Two \`npm run server\` cores on one database and one payment service (the standalone sandbox, a process that outlives every kill). Two tills, each on its own checkout, both with their session on the active core before each kill, each proved there by a sale: the *relayed* till points at the standby's own address (the standby relays it byte for byte to the active core); the *balanced* till points at a round-robin TCP front of the bench's own (test equipment: each new connection to the next core that accepts, no health checks), and holds a connection the front sent straight to the active core. Webhooks reach the cores through a second such front. Then SIGKILL the active core, and each till goes on as a till's page does: it reconnects 250 ms after the drop, then after 0.5, 1, 2, 4 and 8 s (250 ms again once a connection opens), signs the cashier in again with the PIN (the page offers its resume secret instead; one round trip either way), rings up a sale; the payer pays the printed QR; the figure ends when the till's own push shows that sale paid. A failure anywhere (connection refused or dropped, a call refused, no push within ${STEP_MS / 1000} s) is the next try. The killed core is started again as a standby after each kill, so kills alternate between the two. Median ${median(tries)} tries per till per kill.
+Two \`npm run server\` cores on one database and one payment service (the standalone sandbox, a process that outlives every kill). Two tills, each on its own checkout, both with their session on the active core before each kill, each proved there by a sale: the *relayed* till points at the standby's own address (the standby relays it byte for byte to the active core); the *balanced* till points at a round-robin TCP front of the bench's own (test equipment: each new connection to the next core that accepts, no health checks), and holds a connection the front sent straight to the active core. Webhooks reach the cores through a second such front. Then SIGKILL the active core, and each till goes on as a till's page does: it reconnects 250 ms after the drop, then after 0.5, 1, 2, 4 and 8 s (250 ms again once a connection opens), signs the cashier in again with the PIN (the page offers its resume secret instead; one round trip either way), rings up a sale; the payer pays the printed QR; the figure ends when the till's own push shows that sale paid. A failure anywhere (connection refused or dropped, a call refused, no push within ${STEP_MS / 1000} s) is the next try. The killed core is started again as a standby after each kill, so kills alternate between the two. Median ${median(tries)} tries per till per kill. Percentiles are nearest-rank over the ${kills} kills.
 
 ${markdownTable(rows)}
 
