@@ -31,7 +31,7 @@ import { systemClock } from '../shared/clock.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
 import { BridgeConnection, startTillsThread, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row, openBenchDatabase, processCpuMs, DATABASE_BENCH_OPTIONS } from './report.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row, openBenchDatabase, processCpuMs, DATABASE_BENCH_OPTIONS, countOption } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -481,10 +481,10 @@ export const TILLS_PG_END = '<!-- /bench:tills:postgres -->';
  * (a data dir; a database made on U's server for the run and dropped after it).
  */
 async function benchOnPostgres(serverUrl: string, values: { sales?: string | undefined; seconds?: string | undefined; tills?: string | undefined; rounds?: string | undefined; 'no-write'?: boolean | undefined }): Promise<void> {
-  const tills = values.tills === undefined ? TILLS : Number(values.tills);
-  const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
-  const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
-  const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
+  const tills = countOption(values.tills, 'tills', TILLS);
+  const maxSales = countOption(values.sales, 'sales', MAX_SALES);
+  const maxSeconds = countOption(values.seconds, 'seconds', MAX_SECONDS);
+  const rounds = countOption(values.rounds, 'rounds', ROUNDS);
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-pg-'));
   const bench = await openBenchDatabase(serverUrl, 'pos_bench');
   const { admin, name } = bench;
@@ -553,12 +553,12 @@ async function main(argv: string[]): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-'));
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
-    const tills = values.tills === undefined ? TILLS : Number(values.tills);
-    const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
-    const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
+    const tills = countOption(values.tills, 'tills', TILLS);
+    const maxSales = countOption(values.sales, 'sales', MAX_SALES);
+    const maxSeconds = countOption(values.seconds, 'seconds', MAX_SECONDS);
     console.log(`bench:tills: ${machine()}`);
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
-    const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
+    const rounds = countOption(values.rounds, 'rounds', ROUNDS);
     const results = await benchTills({ dataDir: work, tills, maxSales, maxSeconds, rounds, board: values.board });
     if (values.board) {
       console.table(boardRows(results).map((r) => ({ what: r.what, figure: r.figure })));
