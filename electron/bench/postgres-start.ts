@@ -25,7 +25,7 @@ import { openPostgresJournal } from '../postgres/journal.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { GENERATED_OPEN_STATUSES, generatedSaleReducer, generateHistory } from './generate-history.ts';
 import { PER_DAY } from './journal-history.ts';
-import { machine, markdownTable, renderMarkedSection, runJsonStep, runToExit, type Row, openBenchDatabase } from './report.ts';
+import { machine, markdownTable, renderMarkedSection, runJsonStep, runToExit, type Row, openBenchDatabase, DATABASE_BENCH_OPTIONS, benchServerUrl, countOption } from './report.ts';
 
 const MB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -139,11 +139,9 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await start(stepUrl!, Number(clockArg))) + '\n');
     return;
   }
-  const { values } = parseArgs({ options: { 'database-url': { type: 'string' }, entries: { type: 'string' }, 'no-write': { type: 'boolean', default: false } }, strict: true });
-  const serverUrl = values['database-url'];
-  if (serverUrl === undefined) throw new Error('bench:postgres-start needs --database-url postgres://user@host:port/db (a server where it may create and drop a database of its own)');
-  const entries = values.entries === undefined ? ENTRIES : Number(values.entries);
-  if (!Number.isSafeInteger(entries) || entries < 10_000) throw new Error('--entries must be a whole number of at least 10,000');
+  const { values } = parseArgs({ options: { ...DATABASE_BENCH_OPTIONS, entries: { type: 'string' } }, strict: true });
+  const serverUrl = benchServerUrl(values['database-url'], 'bench:postgres-start');
+  const entries = countOption(values.entries, 'entries', ENTRIES, 10_000);
   const bench = await openBenchDatabase(serverUrl, 'pos_bench_start');
   const { admin, name } = bench;
   const url = new URL(bench.url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_END, CORE_START, SCREEN_HEADING, TILLS_END, TILLS_START, markdownTable, percentileMs, renderBenchmarks, renderMarkedSection } from './report.ts';
+import { CORE_END, CORE_START, SCREEN_HEADING, TILLS_END, TILLS_START, markdownTable, percentileMs, renderBenchmarks, renderMarkedSection, benchServerUrl, countOption } from './report.ts';
 
 const measuredScreen = `${SCREEN_HEADING}
 
@@ -78,5 +78,24 @@ describe('renderMarkedSection (the 64-till block)', () => {
     const both = renderBenchmarks(renderMarkedSection(null, TILLS_START, TILLS_END, 'tills'), 'core');
     expect(both).toContain(section('tills'));
     expect(both).toContain(`${CORE_START}\ncore\n${CORE_END}`);
+  });
+});
+
+describe('the PostgreSQL benches’ options', () => {
+  it('names the bench and what to give when the server is missing or empty', () => {
+    expect(() => benchServerUrl(undefined, 'bench:cores')).toThrow(/^bench:cores needs --database-url postgres:\/\//);
+    expect(() => benchServerUrl('', 'bench:takeover')).toThrow(/^bench:takeover needs --database-url/);
+    expect(benchServerUrl('postgres://postgres@127.0.0.1:5432/postgres', 'bench:cores')).toBe('postgres://postgres@127.0.0.1:5432/postgres');
+  });
+
+  it.each(['0', '-3', '2.5', 'ten', '', '1e400', '9007199254740993'])('refuses %j as a count, naming the flag', (raw) => {
+    expect(() => countOption(raw, 'kills', 10)).toThrow(/^--kills must be a whole number of at least 1, not /);
+  });
+
+  it('takes a whole count at or above its least, or the default when absent', () => {
+    expect(countOption(undefined, 'kills', 10)).toBe(10);
+    expect(countOption('12', 'kills', 10)).toBe(12);
+    expect(countOption('10000', 'entries', 1_000_000, 10_000)).toBe(10_000);
+    expect(() => countOption('9999', 'entries', 1_000_000, 10_000)).toThrow('--entries must be a whole number of at least 10,000, not "9999"');
   });
 });

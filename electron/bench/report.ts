@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { arch, cpus, platform, totalmem } from 'node:os';
@@ -142,4 +143,39 @@ export async function openBenchDatabase(serverUrl: string, prefix: string): Prom
       await admin.end({ timeout: 5 });
     },
   };
+}
+
+/** The options every PostgreSQL bench takes: the server it may make its database on, and --no-write. */
+export const DATABASE_BENCH_OPTIONS = {
+  'database-url': { type: 'string' },
+  'no-write': { type: 'boolean', default: false },
+} as const;
+
+/** The server URL a PostgreSQL bench was given; a sentence naming `bench` and what to give when there is none. */
+export function benchServerUrl(value: string | undefined, bench: string): string {
+  if (value === undefined || value === '') throw new Error(`${bench} needs --database-url postgres://user@host:port/db (a server where it may create and drop a database of its own)`);
+  return value;
+}
+
+/** A whole-number option of at least `min`, or `fallback` when absent; a sentence naming the flag otherwise. */
+export function countOption(value: string | undefined, flag: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const count = Number(value);
+  if (!Number.isSafeInteger(count) || count < min) throw new Error(`--${flag} must be a whole number of at least ${min.toLocaleString('en-US')}, not "${value}"`);
+  return count;
+}
+
+/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every Linux ABI Node runs on). */
+const USER_HZ = 100;
+
+/** Another process's CPU time so far (user + system), from /proc; null where there is none. */
+export async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return null;
+  }
 }

@@ -11,7 +11,7 @@
  * sale paid. The thread says `ready` once every till is paired; then, for each round, it
  * starts on `go` and posts the round's figures when its sales or time bound is reached.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
@@ -19,7 +19,7 @@ import { BRIDGE_PATH, BRIDGE_PROTOCOL, DEVICE_PROTOCOL_PREFIX, type ListenMessag
 
 export const STORE_ID = 1;
 /** The push events a till's page listens to (src/stores: checkout.ts, status.ts, attention.ts). */
-const TILL_PAGE_EVENTS = ['core.status', 'checkout.changed', 'attention.changed'] as const;
+export const TILL_PAGE_EVENTS = ['core.status', 'checkout.changed', 'attention.changed'] as const;
 /** A sale not seen paid within this long means something is broken, not slow: the run stops. */
 const SALE_TIMEOUT_MS = 60_000;
 
@@ -33,8 +33,8 @@ export interface TillsInput {
   /** The browser shell's origin (http://127.0.0.1:port). */
   origin: string;
   sandboxUrl: string;
-  /** One per till: its checkout and the pairing code a manager asked for it. */
-  tills: { checkoutId: number; code: string }[];
+  /** One per till: its checkout, the pairing code a manager asked for it, and the origin it connects to when not `origin` (another core's address). */
+  tills: { checkoutId: number; code: string; origin?: string }[];
   cashier: Credentials;
   /** Per round: the sales bound and the time bound. */
   maxSales: number;
@@ -49,6 +49,8 @@ export interface TillsOutput {
   latencies: number[];
   charges: number[];
   payments: number[];
+  /** Per sale number: the checkout of the till that rang it up. */
+  checkouts: number[];
   seconds: number;
   stoppedBy: 'sales' | 'time';
   pushes: number;
@@ -66,10 +68,22 @@ export class BridgeConnection {
   #nextId = 1;
   /** The `device` message the server sends right after connecting. */
   readonly device: Promise<Extract<ServerMessage, { type: 'device' }>>;
+  /** Resolves once the connection closed (its core died, a relay dropped it, or close()). */
+  readonly closed: Promise<void>;
   onEvent: (event: string, payload: unknown) => void = () => undefined;
 
   private constructor(ws: WebSocket) {
     this.#ws = ws;
+    // An error after the connection opened (a core killed mid-frame) is followed by its close.
+    ws.on('error', () => undefined);
+    this.closed = new Promise((resolve) =>
+      ws.once('close', () => {
+        // A call sent on a connection that closed is never answered: its caller hears so now.
+        for (const reply of this.#replies.values()) reply({ ok: false, error: { code: 'closed', message: 'the connection closed before the reply' } });
+        this.#replies.clear();
+        resolve();
+      }),
+    );
     let gotDevice: (msg: Extract<ServerMessage, { type: 'device' }>) => void = () => undefined;
     this.device = new Promise((resolve) => (gotDevice = resolve));
     ws.on('message', (data) => {
@@ -102,6 +116,10 @@ export class BridgeConnection {
   call<T>(method: string, args?: unknown): Promise<T> {
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
+      if (this.#ws.readyState !== WebSocket.OPEN) {
+        reject(new Error(`bench:tills: ${method} not sent: the connection is closed`));
+        return;
+      }
       this.#replies.set(id, (envelope) => {
         if (envelope.ok) resolve(envelope.result as T);
         else reject(new Error(`bench:tills: ${method} refused: ${envelope.error.code}: ${envelope.error.message} ${JSON.stringify(envelope.error.params ?? {})}`));
@@ -204,6 +222,7 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
   const latencies: number[] = [];
   const charges: number[] = [];
   const payments: number[] = [];
+  const checkouts: number[] = [];
   let started = 0;
   // A till's counts run on from round to round: this round's are what they grow by.
   const pushesBefore = tills.reduce((sum, t) => sum + t.pushes, 0);
@@ -232,13 +251,14 @@ async function ringUp(input: TillsInput, tills: readonly Till[]): Promise<TillsO
         latencies[n] = s2 - s0;
         charges[n] = s1 - s0;
         payments[n] = s2 - s1;
+        checkouts[n] = till.checkoutId;
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
   const pushes = tills.reduce((sum, t) => sum + t.pushes, 0) - pushesBefore;
   const misrouted = tills.reduce((sum, t) => sum + t.misrouted, 0) - misroutedBefore;
-  return { latencies, charges, payments, seconds, stoppedBy, pushes, misrouted };
+  return { latencies, charges, payments, checkouts, seconds, stoppedBy, pushes, misrouted };
 }
 
 /** The thread: pair, say ready, ring up a round on each `go` and post its figures, close every till. */
@@ -247,7 +267,7 @@ async function runThread(input: TillsInput): Promise<void> {
   const tills: Till[] = [];
   const go = () => new Promise<void>((resolve) => port.once('message', () => resolve()));
   try {
-    for (const t of input.tills) tills.push(await Till.pair(input.origin, t.checkoutId, t.code, input.cashier));
+    for (const t of input.tills) tills.push(await Till.pair(t.origin ?? input.origin, t.checkoutId, t.code, input.cashier));
     let next = go();
     port.postMessage({ type: 'ready' } satisfies TillsMessage);
     for (let round = 0; round < input.rounds; round++) {
@@ -260,6 +280,38 @@ async function runThread(input: TillsInput): Promise<void> {
   } finally {
     await Promise.all(tills.map((t) => t.close().catch(() => undefined)));
   }
+}
+
+/**
+ * The tills' thread seen from the bench: `next()` is its next message (a thread that fails or
+ * stops is a rejection), `go()` starts a round, `end()` lets it close its connections and then
+ * ends it.
+ */
+export function startTillsThread(input: TillsInput): { next: () => Promise<TillsMessage>; go: () => void; end: () => Promise<void> } {
+  const thread = new Worker(new URL('./till-clients.ts', import.meta.url), { workerData: { tillsBench: input } });
+  const next = () =>
+    new Promise<TillsMessage>((resolve, reject) => {
+      const off = () => {
+        thread.off('message', onMessage);
+        thread.off('error', onError);
+        thread.off('exit', onExit);
+      };
+      const onMessage = (msg: TillsMessage) => (off(), resolve(msg));
+      const onError = (err: Error) => (off(), reject(err));
+      const onExit = (code: number) => (off(), reject(new Error(`bench:tills: the tills' thread stopped (exit code ${code})`)));
+      thread.on('message', onMessage).on('error', onError).on('exit', onExit);
+    });
+  return {
+    next,
+    go: () => thread.postMessage('go'),
+    end: async () => {
+      // The thread closes its connections once it has posted, and then ends; one that does not
+      // within a few seconds is ended here. threadId is -1 once the thread has ended.
+      const exited = thread.threadId === -1 ? Promise.resolve() : new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref())]);
+      await thread.terminate();
+    },
+  };
 }
 
 if (parentPort !== null && (workerData as { tillsBench?: TillsInput } | null)?.tillsBench !== undefined) {

@@ -22,7 +22,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { composeCore } from '../compose.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Caller } from '../core/operators/operators.ts';
@@ -31,8 +30,8 @@ import { startSandboxProcess } from '../soak/sandbox-process.ts';
 import { systemClock } from '../shared/clock.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
 import { startWebShell, type WebShell } from '../web/server.ts';
-import { BridgeConnection, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
-import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row, openBenchDatabase } from './report.ts';
+import { BridgeConnection, startTillsThread, STORE_ID, type TillsInput, type TillsMessage, type TillsOutput } from './till-clients.ts';
+import { markdownTable, percentileMs, renderMarkedSection, TILLS_END, TILLS_START, quietLogger, runToExit, machine, type Row, openBenchDatabase, processCpuMs, DATABASE_BENCH_OPTIONS, countOption } from './report.ts';
 
 export const TILLS = 64;
 export const MAX_SALES = 10_000;
@@ -116,21 +115,6 @@ function figures(latencies: readonly number[]): LatencyFigures {
 
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
-/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every Linux ABI Node runs on). */
-const USER_HZ = 100;
-
-/** Another process's CPU time so far (user + system), from /proc; null where there is none. */
-async function processCpuMs(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
-  } catch {
-    return null;
-  }
-}
-
 const ownCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -163,7 +147,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
   const config = loadConfig({ ...(await remoteCoreEnv(sandbox.url, options.dataDir, { checkouts: tills })), ...journalEnv }, []);
   const core = await composeCore(config, { log });
   let shell: WebShell | null = null;
-  let clients: Worker | null = null;
+  let clients: ReturnType<typeof startTillsThread> | null = null;
   let rssPeak = process.memoryUsage.rss();
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 500);
   try {
@@ -184,20 +168,9 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       codes.push({ checkoutId, code });
     }
     const input: TillsInput = { origin: shell.origin, sandboxUrl: sandbox.url, tills: codes, cashier: CASHIER, maxSales, maxSeconds, rounds: rounds * (options.board ? 2 : 1) };
-    const thread = new Worker(new URL('./till-clients.ts', import.meta.url), { workerData: { tillsBench: input } });
+    const thread = startTillsThread(input);
     clients = thread;
-    const next = () =>
-      new Promise<TillsMessage>((resolve, reject) => {
-        const off = () => {
-          thread.off('message', onMessage);
-          thread.off('error', onError);
-          thread.off('exit', onExit);
-        };
-        const onMessage = (msg: TillsMessage) => (off(), resolve(msg));
-        const onError = (err: Error) => (off(), reject(err));
-        const onExit = (code: number) => (off(), reject(new Error(`bench:tills: the tills' thread stopped (exit code ${code})`)));
-        thread.on('message', onMessage).on('error', onError).on('exit', onExit);
-      });
+    const next = thread.next;
     const failed = (msg: TillsMessage) => new Error(`bench:tills: the tills failed: ${msg.type === 'failed' ? msg.message : msg.type}`);
     const ready = await next();
     if (ready.type !== 'ready') throw failed(ready);
@@ -226,7 +199,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const finished = next();
-      thread.postMessage('go');
+      thread.go();
       const done = await finished;
       loop.disable();
       if (done.type !== 'done') throw failed(done);
@@ -280,15 +253,7 @@ export async function benchTills(options: { dataDir: string; tills?: number; max
     return results;
   } finally {
     clearInterval(sampler);
-    // The tills' thread closes its connections once it has posted, and then ends; a thread
-    // that does not within a few seconds is ended here.
-    if (clients !== null) {
-      const thread = clients;
-      // threadId is -1 once the thread has ended.
-      const exited = thread.threadId === -1 ? Promise.resolve() : new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref())]);
-      await thread.terminate();
-    }
+    await clients?.end();
     // The service first: no delivery then reaches a core that is closing its journal.
     await sandbox.stop();
     await shell?.close();
@@ -516,10 +481,10 @@ export const TILLS_PG_END = '<!-- /bench:tills:postgres -->';
  * (a data dir; a database made on U's server for the run and dropped after it).
  */
 async function benchOnPostgres(serverUrl: string, values: { sales?: string | undefined; seconds?: string | undefined; tills?: string | undefined; rounds?: string | undefined; 'no-write'?: boolean | undefined }): Promise<void> {
-  const tills = values.tills === undefined ? TILLS : Number(values.tills);
-  const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
-  const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
-  const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
+  const tills = countOption(values.tills, 'tills', TILLS);
+  const maxSales = countOption(values.sales, 'sales', MAX_SALES);
+  const maxSeconds = countOption(values.seconds, 'seconds', MAX_SECONDS);
+  const rounds = countOption(values.rounds, 'rounds', ROUNDS);
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-pg-'));
   const bench = await openBenchDatabase(serverUrl, 'pos_bench');
   const { admin, name } = bench;
@@ -580,7 +545,7 @@ async function benchOnPostgres(serverUrl: string, values: { sales?: string | und
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, 'no-write': { type: 'boolean', default: false }, board: { type: 'boolean', default: false }, 'database-url': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { sales: { type: 'string' }, seconds: { type: 'string' }, tills: { type: 'string' }, rounds: { type: 'string' }, board: { type: 'boolean', default: false }, ...DATABASE_BENCH_OPTIONS }, strict: true });
   if (values['database-url'] !== undefined) {
     await benchOnPostgres(values['database-url'], values);
     return;
@@ -588,12 +553,12 @@ async function main(argv: string[]): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'pos-bench-tills-'));
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
-    const tills = values.tills === undefined ? TILLS : Number(values.tills);
-    const maxSales = values.sales === undefined ? MAX_SALES : Number(values.sales);
-    const maxSeconds = values.seconds === undefined ? MAX_SECONDS : Number(values.seconds);
+    const tills = countOption(values.tills, 'tills', TILLS);
+    const maxSales = countOption(values.sales, 'sales', MAX_SALES);
+    const maxSeconds = countOption(values.seconds, 'seconds', MAX_SECONDS);
     console.log(`bench:tills: ${machine()}`);
     console.log(`bench:tills: ${tills} tills, up to ${n(maxSales)} sales or ${maxSeconds} s…`);
-    const rounds = values.rounds === undefined ? ROUNDS : Number(values.rounds);
+    const rounds = countOption(values.rounds, 'rounds', ROUNDS);
     const results = await benchTills({ dataDir: work, tills, maxSales, maxSeconds, rounds, board: values.board });
     if (values.board) {
       console.table(boardRows(results).map((r) => ({ what: r.what, figure: r.figure })));
