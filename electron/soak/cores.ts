@@ -7,7 +7,9 @@
  * active core and keeps the webhooks it takes in the database's inbox.
  *
  * The plan (plan.ts) is the single-core campaign's: 8 tills, one per checkout, paired once
- * through the front and never reconfigured, ring up its sales while webhooks are duplicated,
+ * through the front and never reconfigured, each the renderer's own bridge in a worker
+ * thread (till-page.ts) that connects again by itself when its connection ends, ring up its
+ * sales while webhooks are duplicated,
  * reordered, delayed and dropped and the routes the core calls fail. A core (any of them, the
  * active one included, drawn from the seed) is SIGKILLed where the plan kills, and started
  * again on its data dir a moment later, as a supervisor would; once, the database server is
@@ -23,6 +25,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -216,74 +219,85 @@ class ServerCore {
   }
 }
 
-/** Thrown to a till's step when its connection ended (or went silent) before the answer. */
+/** Thrown to a till's step when its connection ended (or went silent) before the answer: its outcome is unknown. */
 class TillGone extends Error {}
 
+/** A call's bound: past it the page is taken as cut off, as a cashier would give up waiting. */
+const CALL_BOUND_MS = 120_000;
+
 /**
- * A till paired once with its checkout, at the front's address for good. When its
- * connection ends (its core, or the core it was relayed to, died) it connects again to the
- * same address by itself and signs in, as the page does (src/lib/bridge.ts).
+ * A till paired once with its checkout, at the front's address for good: the renderer's own
+ * bridge in a worker thread (till-page.ts). When its connection ends (its core, or the core
+ * it was relayed to, died) the bridge connects again by itself; a call cut off answers
+ * `disconnected`, and a sign-in the new connection does not carry answers `signed_out`, upon
+ * which the cashier signs in again.
  */
 class Till {
-  #client: BridgeClient | null = null;
-  #connecting: Promise<BridgeClient> | null = null;
-  reconnects = 0;
-
   readonly checkout: number;
-  readonly origin: string;
-  readonly credential: string;
-  readonly ca: string;
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  #next = 1;
+  #wasOpen = false;
+  #signingIn: Promise<void> | null = null;
+  /** Times its connection ended after being open and the bridge opened it again. */
+  reconnects = 0;
 
   constructor(checkout: number, origin: string, credential: string, ca: string) {
     this.checkout = checkout;
-    this.origin = origin;
-    this.credential = credential;
-    this.ca = ca;
-  }
-
-  #connected(): Promise<BridgeClient> {
-    if (this.#client !== null && this.#client.closed === null) return Promise.resolve(this.#client);
-    this.#connecting ??= (async () => {
-      if (this.#client !== null) this.reconnects += 1;
-      const until = performance.now() + 120_000;
-      for (;;) {
-        try {
-          const client = await BridgeClient.open(this.origin, { credential: this.credential }, { ca: this.ca, origin: this.origin });
-          await client.until(() => client.messages.find((m) => m.type === 'device') ?? client.closed ?? undefined, 'the device message');
-          if (client.closed !== null) throw new TillGone('closed at once');
-          const signIn = await client.call('auth.signIn', MANAGER);
-          if (!signIn.ok) throw new TillGone(`sign-in refused: ${signIn.error.code}`);
-          this.#client = client;
-          return client;
-        } catch (err) {
-          if (performance.now() > until) throw new Error(`till ${this.checkout} could not connect again for 120 s: ${String(err)}`, { cause: err });
-          await sleep(250);
-        }
+    this.#worker = new Worker(new URL('./till-page.ts', import.meta.url), { workerData: { origin, ca, credential } });
+    this.#worker.on('message', (msg: { id?: number; envelope?: Envelope<unknown>; state?: string }) => {
+      if (msg.state === 'open') {
+        if (this.#wasOpen) this.reconnects += 1;
+        this.#wasOpen = true;
       }
-    })().finally(() => (this.#connecting = null));
-    return this.#connecting;
+      if (msg.id !== undefined && msg.envelope !== undefined) {
+        this.#pending.get(msg.id)?.(msg.envelope);
+        this.#pending.delete(msg.id);
+      }
+    });
+    this.#worker.on('error', (err) => {
+      for (const resolve of this.#pending.values()) resolve({ ok: false, error: { code: 'internal', message: `the till's page failed: ${String(err)}` } } as Envelope<unknown>);
+      this.#pending.clear();
+    });
   }
 
-  /** One call; TillGone if its connection ended or the answer did not come (its outcome is then unknown). */
-  async call<R>(method: string, args?: unknown): Promise<Envelope<R>> {
-    const client = await this.#connected();
-    let ended: (() => void) | null = null;
-    const closed = new Promise<never>((_resolve, reject) => {
-      const watch = setInterval(() => {
-        if (client.closed !== null) reject(new TillGone(`connection closed (${client.closed.code})`));
-      }, 100);
-      ended = () => clearInterval(watch);
+  #send<R>(method: string, args?: unknown): Promise<Envelope<R>> {
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        resolve({ ok: false, error: { code: 'disconnected', message: `no answer to ${method} within ${CALL_BOUND_MS / 1000} s` } } as unknown as Envelope<R>);
+      }, CALL_BOUND_MS);
+      this.#pending.set(id, (envelope) => {
+        clearTimeout(timer);
+        resolve(envelope as Envelope<R>);
+      });
+      this.#worker.postMessage({ id, method, args });
     });
-    closed.catch(() => undefined);
-    try {
-      return await Promise.race([client.call<R>(method, args), closed]);
-    } catch (err) {
-      if (err instanceof TillGone) throw err;
-      // The bridge client's own bound ran out: the answer may still come; the step finds out.
-      throw new TillGone(String(err));
-    } finally {
-      (ended as (() => void) | null)?.();
-    }
+  }
+
+  /** The cashier signs in (again): asked until it is answered. */
+  signIn(): Promise<void> {
+    this.#signingIn ??= (async () => {
+      for (let i = 0; ; i++) {
+        const envelope = await this.#send('auth.signIn', MANAGER);
+        if (envelope.ok) return;
+        if ((envelope.error.code as string) !== 'disconnected' && i >= 30) throw new Error(`till ${this.checkout} could not sign in: ${envelope.error.code} ${envelope.error.message}`);
+        await sleep(250);
+      }
+    })().finally(() => (this.#signingIn = null));
+    return this.#signingIn;
+  }
+
+  /** One call; TillGone if its connection ended before the answer (its outcome is then unknown). */
+  async call<R>(method: string, args?: unknown): Promise<Envelope<R>> {
+    const envelope = await this.#send<R>(method, args);
+    if (envelope.ok) return envelope;
+    const code = envelope.error.code as string;
+    if (code === 'disconnected') throw new TillGone(envelope.error.message);
+    // The connection was made anew and its sign-in did not come with it: the screen asks again.
+    if (code === 'signed_out') await this.signIn();
+    return envelope;
   }
 
   /** A read, asked again across reconnections until it is answered. */
@@ -300,8 +314,8 @@ class Till {
     }
   }
 
-  close(): void {
-    this.#client?.close();
+  close(): Promise<number> {
+    return this.#worker.terminate();
   }
 }
 
@@ -430,6 +444,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       tills.push(new Till(c, frontOrigin, paired.credential, ca));
     }
     store.close();
+    await Promise.all(tills.map((till) => till.signIn()));
 
     const counters = { routeFaults: 0, webhookFaults: 0, delayedOrReordered: 0, clockJumpsLeftOut: 0, paid: 0, late: 0, refused: 0, waitsTimedOut: 0, salesRun: 0 };
     const refundCounters = { asked: 0, faulted: 0, wasMade: 0, sentAgain: 0 };
@@ -444,8 +459,8 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
     const killOne = (plan: SalePlan) => {
       const choice = killPlan.get(plan.index);
       if (choice === undefined) return;
-      // One kill at a time, and never the last core standing: a supervisor restarts it first.
-      const run = killing.then(async () => {
+      // One kill at a time, and never the last core standing: the next waits while only one is up.
+      const killed = killing.then(async () => {
         await sleep(plan.killAfterMs ?? 0);
         let live = cores.filter((c) => c.live);
         while (live.length < 2) {
@@ -456,10 +471,12 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
         const active = live.find((_c, i) => actives[i]);
         const victim = choice.activeOne && active ? active : (cores[choice.any] as ServerCore).live ? (cores[choice.any] as ServerCore) : (live[choice.any % live.length] as ServerCore);
         const wasActive = victim === active;
-        const t0 = performance.now();
         await victim.kill();
-        log(`SIGKILL core ${victim.name}${wasActive ? ' (the active one)' : ' (standing by)'} after sale ${plan.index}; started again in ${(choice.downMs / 1000).toFixed(1)} s`);
-        // Started again by its supervisor on the same data dir, after a while; the next kill waits for it to listen.
+        log(`SIGKILL core ${victim.name}${wasActive ? ' (the active one)' : ' (standing by)'} at sale ${plan.index}; started again in ${(choice.downMs / 1000).toFixed(1)} s`);
+        return { victim, wasActive, t0: performance.now() };
+      });
+      // Started again by its supervisor on the same data dir, after a while, while the next kill may already come.
+      const run = killed.then(async ({ victim, wasActive, t0 }) => {
         await sleep(choice.downMs);
         // Past the lease (6 s), a standby has taken over; sooner, the killed core takes its own lease back as it starts.
         const others = cores.filter((c) => c !== victim && c.live);
@@ -468,7 +485,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
         await victim.start();
         kills.push({ core: victim.name, wasActive, backMs: performance.now() - t0, takenOverBy });
       });
-      killing = run.catch(() => undefined);
+      killing = killed.then(() => undefined, () => undefined);
       background.push(run);
     };
 
@@ -666,7 +683,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
     const unmatched = await anyTill.read<UnmatchedPayment[]>('payments.unmatched');
     const crashes = cores.flatMap((c) => c.crashes);
     const tillReconnects = tills.reduce((n, t) => n + t.reconnects, 0);
-    for (const till of tills.splice(0)) till.close();
+    await Promise.all(tills.splice(0).map((till) => till.close()));
     // The standbys first: the active core then stops without a standby taking over behind it.
     const roles = await Promise.all(cores.map((c) => c.active()));
     await Promise.all(cores.filter((_c, i) => !roles[i]).map((c) => c.stop()));
@@ -717,7 +734,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       dataDir: keep ? dataDir : null,
     };
   } finally {
-    for (const till of tills) till.close();
+    await Promise.all(tills.map((till) => till.close().catch(() => 0)));
     await Promise.all(cores.map((c) => c.stop().catch(() => undefined)));
     for (const front of fronts) await front.close().catch(() => undefined);
     await sandbox?.stop().catch(() => undefined);
