@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { runSoak, type SoakResult } from './campaign.ts';
-import { runCoresSoak, type CoresDatabase, type CoresSoakResult } from './cores.ts';
+import { CoresSetupError, runCoresSoak, type CoresDatabase, type CoresSoakResult } from './cores.ts';
 
 export const HELP = `usage: npm run soak -- [--sales N] [--seed N] [--minutes M] [--kill-every A-B] [--drain-seconds S] [--keep]
        npm run soak -- --cores N (--database-url URL | --throwaway-database) [the same options]
@@ -174,7 +174,14 @@ async function main(argv: string[]): Promise<number> {
   if (cores >= 2) {
     const database: CoresDatabase = values['database-url'] === undefined ? 'throwaway' : { url: values['database-url'] };
     console.log(`soak: ${sales} sales over ${cores} cores, seed ${seed}, at most ${minutes} min`);
-    const result = await runCoresSoak({ cores, sales, seed, minutes, killEvery, drainSeconds, database, keepDataDir: values.keep, tracked, log: (line) => console.log(`soak: ${line}`) });
+    let result: CoresSoakResult;
+    try {
+      result = await runCoresSoak({ cores, sales, seed, minutes, killEvery, drainSeconds, database, keepDataDir: values.keep, tracked, log: (line) => console.log(`soak: ${line}`) });
+    } catch (err) {
+      if (!(err instanceof CoresSetupError)) throw err;
+      console.error(`soak: ${err.message}`);
+      return 2;
+    }
     console.log(formatCoresReport(result));
     const total = Object.values(result.audit.counts).reduce((a, b) => a + b, 0);
     return total === 0 && result.crashes.length === 0 && result.journalVerify.ok ? 0 : 1;

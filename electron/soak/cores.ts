@@ -41,7 +41,7 @@ import { TEST_PIN } from '../core/operators/fixtures/sign-in.ts';
 import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
-import { openPool } from '../postgres/connect.ts';
+import { maskedUrl, openPool } from '../postgres/connect.ts';
 import { openPostgresJournal } from '../postgres/journal.ts';
 import { freeLoopbackPort, openTestDatabase, type TestDatabase } from '../postgres/fixtures/test-database.ts';
 import { BridgeClient } from '../web/fixtures/bridge-client.ts';
@@ -62,6 +62,9 @@ const START_TIMEOUT_MS = 90_000;
 /** The sandbox's clock may run ahead of the cores' by this much at most: under the receiver's 5-minute signature tolerance. */
 const SANDBOX_AHEAD_MAX_S = 240;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The campaign could not be set up as asked (a database it cannot make): said in a sentence, not a stack. */
+export class CoresSetupError extends Error {}
 
 /** Where the cores' database lives: a fresh database on a server given by URL, a throwaway cluster started here, or whichever the test fixture finds. */
 export type CoresDatabase = { url: string } | 'throwaway' | 'any';
@@ -361,9 +364,15 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
   const tills: Till[] = [];
   try {
     // A database of the campaign's own, dropped at the end: on the given server, or a throwaway cluster.
-    const env =
-      options.database === 'throwaway' ? { POS_TEST_PG_THROWAWAY: '1' } : options.database === 'any' ? { POS_TEST_PG_THROWAWAY: process.env.POS_TEST_PG_THROWAWAY } : { POS_TEST_DATABASE_URL: options.database.url };
-    db = await openTestDatabase({ env });
+    const given = typeof options.database === 'object' ? options.database.url : null;
+    const env = options.database === 'throwaway' ? { POS_TEST_PG_THROWAWAY: '1' } : given !== null ? { POS_TEST_DATABASE_URL: given } : process.env;
+    try {
+      db = await openTestDatabase({ env });
+    } catch (err) {
+      if (given === null) throw err;
+      const reason = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      throw new CoresSetupError(`--database-url (${maskedUrl(given)}) cannot make the campaign's database there: ${reason}. Check the server answers and the user may create databases.`, { cause: err });
+    }
     const databaseUrl = db.url;
     log(`database ${new URL(databaseUrl).pathname.slice(1)} on the ${db.server} server; data dir ${dataDir}`);
 
