@@ -146,6 +146,9 @@ class ServerCore {
     this.log = log;
   }
 
+  /** Started and listening (standing by or serving), not killed since: a core still starting is not one to kill. */
+  up = false;
+
   get live(): boolean {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
@@ -163,6 +166,7 @@ class ServerCore {
     child.stdout?.setEncoding('utf8').on('data', hear);
     child.stderr?.setEncoding('utf8').on('data', hear);
     child.once('exit', (code, signal) => {
+      this.up = false;
       this.tracked.delete(child);
       for (const wake of this.#wakers) wake();
       if (this.#killing || this.#closed) return;
@@ -172,6 +176,7 @@ class ServerCore {
       void sleep(1_000).then(() => (this.#closed || this.live ? undefined : this.start().catch(() => undefined)));
     });
     await this.until(/Standing by: |Pix cashier is running/, START_TIMEOUT_MS);
+    this.up = true;
   }
 
   until(pattern: RegExp, ms: number): Promise<void> {
@@ -202,6 +207,7 @@ class ServerCore {
 
   async kill(): Promise<void> {
     const child = this.child;
+    this.up = false;
     if (child === null || !this.live) return;
     this.#killing = true;
     const exited = new Promise((r) => child.once('exit', r));
@@ -471,14 +477,14 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       // One kill at a time, and never the last core standing: the next waits while only one is up.
       const killed = killing.then(async () => {
         await sleep(plan.killAfterMs ?? 0);
-        let live = cores.filter((c) => c.live);
+        let live = cores.filter((c) => c.up && c.live);
         while (live.length < 2) {
           await sleep(200);
-          live = cores.filter((c) => c.live);
+          live = cores.filter((c) => c.up && c.live);
         }
         const actives = await Promise.all(live.map((c) => c.active()));
         const active = live.find((_c, i) => actives[i]);
-        const victim = choice.activeOne && active ? active : (cores[choice.any] as ServerCore).live ? (cores[choice.any] as ServerCore) : (live[choice.any % live.length] as ServerCore);
+        const victim = choice.activeOne && active ? active : live.includes(cores[choice.any] as ServerCore) ? (cores[choice.any] as ServerCore) : (live[choice.any % live.length] as ServerCore);
         const wasActive = victim === active;
         await victim.kill();
         log(`SIGKILL core ${victim.name}${wasActive ? ' (the active one)' : ' (standing by)'} at sale ${plan.index}; started again in ${(choice.downMs / 1000).toFixed(1)} s`);
