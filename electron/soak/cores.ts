@@ -88,7 +88,7 @@ export interface CoreKill {
   wasActive: boolean;
   /** From the SIGKILL to the restarted core listening again (standing by or serving). */
   backMs: number;
-  /** The core that held the lease when the killed one came back, if another: a standby took over. */
+  /** The core serving (health 200) when the killed one was started again, if another: a standby took over. */
   takenOverBy: string | null;
 }
 
