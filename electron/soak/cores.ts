@@ -623,7 +623,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       }
     };
 
-    log(`seed ${options.seed}: ${plans.length} sales on ${CHECKOUTS} tills, ${killPlan.size} kills planned, the database restart after sale ${restartAt}`);
+    log(`seed ${options.seed}: ${plans.length} sales on ${CHECKOUTS} tills, ${killPlan.size} kills planned, ${db.server === 'throwaway' ? `the database restart after sale ${restartAt}` : 'no database restart (a shared server)'}`);
     const progress = setInterval(() => log(`… ${counters.salesRun} sales, ${kills.length} kills, ${Math.round((performance.now() - started) / 1000)} s`), 10_000);
     try {
       await Promise.all(tills.map((till) => worker(till)));
