@@ -32,7 +32,8 @@ describe('the fault campaign over three cores, short', () => {
     expect(result.kills).toHaveLength(drawn.kills.size);
     expect(result.kills.length).toBeGreaterThanOrEqual(2);
     expect(result.kills.some((k) => k.wasActive)).toBe(true);
-    expect(result.kills.some((k) => k.takenOverBy !== null)).toBe(true);
+    // A standby took the lease at least once: the journal holds the takeover.
+    expect(result.takeovers.count).toBeGreaterThanOrEqual(1);
     if (result.database === 'throwaway') expect(result.postgresRestart.done).toBe(true);
     expect(result.crashes).toEqual([]);
     expect(result.drained).toBe(true);

@@ -33,7 +33,7 @@ import { systemClock } from '../shared/clock.ts';
 import { mulberry32 } from '../shared/prng.ts';
 import { formatCents, wireBrlCents } from '../shared/money.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
-import type { VerifyResult } from '../core/journal/port.ts';
+import { CORE_TOOK_OVER, type VerifyResult } from '../core/journal/port.ts';
 import type { Envelope } from '../core/errors.ts';
 import { refundsMadeCents, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
@@ -88,8 +88,6 @@ export interface CoreKill {
   wasActive: boolean;
   /** From the SIGKILL to the restarted core listening again (standing by or serving). */
   backMs: number;
-  /** The core serving (health 200) when the killed one was started again, if another: a standby took over. */
-  takenOverBy: string | null;
 }
 
 export interface CoresSoakResult {
@@ -101,6 +99,13 @@ export interface CoresSoakResult {
   kills: CoreKill[];
   /** Core exits nobody asked for: each is a finding. */
   crashes: string[];
+  /** Times a live core said it lost the lease (another core took over while it still ran). */
+  leaseLost: number;
+  /**
+   * Takeovers as the journal holds them (core.took_over: another core took the lease, as
+   * opposed to a core started again in place taking its own back), and the holders in turn.
+   */
+  takeovers: { count: number; holders: string[] };
   /** What happened to the one PostgreSQL restart: done, or why it was left out. */
   postgresRestart: { done: boolean; note: string };
   database: 'given' | 'local' | 'throwaway';
@@ -146,6 +151,8 @@ class ServerCore {
     this.log = log;
   }
 
+  /** Times this core said it lost the merchant's lease while it lived (fenced: another core took over under it). */
+  leaseLost = 0;
   /** Started and listening (standing by or serving), not killed since: a core still starting is not one to kill. */
   up = false;
 
@@ -160,6 +167,7 @@ class ServerCore {
     this.child = child;
     this.tracked.add(child);
     const hear = (chunk: string) => {
+      this.leaseLost += chunk.match(/lost the merchant's lease/g)?.length ?? 0;
       this.#out = (this.#out + chunk).slice(-20_000);
       for (const wake of this.#wakers) wake();
     };
@@ -493,12 +501,8 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       // Started again by its supervisor on the same data dir, after a while, while the next kill may already come.
       const run = killed.then(async ({ victim, wasActive, t0 }) => {
         await sleep(choice.downMs);
-        // Past the lease (6 s), a standby has taken over; sooner, the killed core takes its own lease back as it starts.
-        const others = cores.filter((c) => c !== victim && c.live);
-        const holding = await Promise.all(others.map((c) => c.active()));
-        const takenOverBy = wasActive ? (others.find((_c, i) => holding[i])?.name ?? null) : null;
         await victim.start();
-        kills.push({ core: victim.name, wasActive, backMs: performance.now() - t0, takenOverBy });
+        kills.push({ core: victim.name, wasActive, backMs: performance.now() - t0 });
       });
       killing = killed.then(() => undefined, () => undefined);
       background.push(run);
@@ -705,6 +709,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
     await Promise.all(cores.map((c) => c.stop()));
     const journal = await readJournal(databaseUrl);
     const keptInInbox = await countInbox(databaseUrl);
+    const takeovers = await readTakeovers(databaseUrl, cores);
     const service = (await svc('GET', `/_sandbox/sales?store_id=${STORE}`)).body as ServiceSaleRecord[];
     const audit = auditJournal({ service, journal: journal.sales, unmatched });
     const attempts = (await svc('GET', '/_sandbox/webhooks')).body as Array<{ webhook_id: string; duplicate?: boolean }>;
@@ -724,6 +729,8 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       salesRun: counters.salesRun,
       kills,
       crashes,
+      leaseLost: cores.reduce((n, c) => n + c.leaseLost, 0),
+      takeovers,
       postgresRestart,
       database: db.server,
       routeFaults: counters.routeFaults,
@@ -791,6 +798,21 @@ async function readJournal(url: string): Promise<{ sales: Sale[]; verified: Veri
     return { sales, verified: await journal.verify() };
   } finally {
     await journal.close();
+  }
+}
+
+/** The journal's takeover entries, each holder named by its core's letter (its data dir ends the holder's name). */
+async function readTakeovers(url: string, cores: readonly ServerCore[]): Promise<{ count: number; holders: string[] }> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ data: string }[]>`select data from entries where type = ${CORE_TOOK_OVER} order by seq`;
+    const holders = rows.map((r) => {
+      const holder = String((JSON.parse(r.data) as { holder?: unknown }).holder ?? '');
+      return cores.find((c) => holder.endsWith(`/core-${c.name}`))?.name ?? holder;
+    });
+    return { count: rows.length, holders };
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 }
 
