@@ -48,8 +48,8 @@ a throwaway cluster it starts itself (--throwaway-database, which needs Debian's
 package). Tills over the WebSocket bridge and the sandbox's webhooks reach the cores through
 round-robin TCP fronts; exactly one core holds the merchant's lease, the others relay tills
 and keep webhooks in the database's inbox. The kills take any core, the active one
-included, each started again on its data dir after 2 to 12 s (past the 6-s lease a standby
-takes over; sooner, the killed core takes its own lease back); the database server is
+included, each started again on its data dir after 2 to 12 s (once the 6-s lease runs out
+a standby takes over, unless the killed core is back first and takes its own lease back); the database server is
 restarted once, on a throwaway cluster only (a shared server is never restarted: the report
 says it was left out). A server core runs on real time, so the clock jumps are left out.
 The audit reads the journal the cores wrote, from PostgreSQL, with the app's own adapter.
