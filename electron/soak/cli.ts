@@ -6,8 +6,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { runSoak, type SoakResult } from './campaign.ts';
+import { CoresSetupError, runCoresSoak, type CoresDatabase, type CoresSoakResult } from './cores.ts';
 
 export const HELP = `usage: npm run soak -- [--sales N] [--seed N] [--minutes M] [--kill-every A-B] [--drain-seconds S] [--keep]
+       npm run soak -- --cores N (--database-url URL | --throwaway-database) [the same options]
 
   --sales N          sales to ring up across 8 printed checkouts (default 10000)
   --seed N           the seed every choice is drawn from (default: random; printed, to replay)
@@ -40,6 +42,18 @@ and payment. A payment's identity is its sale (the sandbox pays a sale once) and
   refund doubled     a charge the service refunded more of than the refunds the journal holds
   refund phantom     a charge the journal holds more refunded of than the service refunded
   refund open        a refund still waiting for an answer after the drain
+With --cores N (2 to 9): N server cores (npm run server) on one PostgreSQL database, a
+fresh one the campaign makes on the server at --database-url and drops at the end, or one on
+a throwaway cluster it starts itself (--throwaway-database, which needs Debian's postgresql
+package). Tills over the WebSocket bridge and the sandbox's webhooks reach the cores through
+round-robin TCP fronts; exactly one core holds the merchant's lease, the others relay tills
+and keep webhooks in the database's inbox. The kills take any core, the active one
+included, each started again on its data dir after 2 to 12 s (once the 6-s lease runs out
+a standby takes over, unless the killed core is back first and takes its own lease back); the database server is
+restarted once, on a throwaway cluster only (a shared server is never restarted: the report
+says it was left out). A server core runs on real time, so the clock jumps are left out.
+The audit reads the journal the cores wrote, from PostgreSQL, with the app's own adapter.
+
 All eight must be 0. One paid sale in five is refunded in part by a supervisor while the
 service ignores refund keys (the sandbox's ignore_key fault) and often loses the answer; a
 refund left not confirmed is answered in the drain as a supervisor would, from the service's
@@ -77,6 +91,30 @@ export function formatSoakReport(r: SoakResult): string {
   ].join('\n');
 }
 
+export function formatCoresReport(r: CoresSoakResult): string {
+  const s = (ms: number) => `${Math.round(ms / 1000)} s`;
+  const c = r.audit.counts;
+  const back = [...r.kills.map((k) => k.backMs)].sort((a, b) => a - b);
+  const median = back.length === 0 ? 0 : (back[Math.floor((back.length - 1) / 2)] as number);
+  return [
+    `soak over ${r.cores} cores, seed ${r.seed} (npm run soak -- --cores ${r.cores} --sales ${r.salesPlanned} --seed ${r.seed} --kill-every ${r.killEvery[0]}-${r.killEvery[1]} replays its choices)`,
+    `  sales           ${r.salesRun} of ${r.salesPlanned} rung up on 8 tills through the front; ${r.audit.payments} payments at the sandbox (${r.audit.mismatchedPayments} of another amount, ${r.audit.latePayments} late on displaced sales); ${r.payments.refused} payer attempts found no payable sale`,
+    `  kills           ${r.kills.length} SIGKILLs (${r.kills.filter((k) => k.wasActive).length} of the active core: ${r.kills.map((k) => `${k.core}${k.wasActive ? '*' : ''}`).join(' ')}), each started again on its data dir after 2 to 12 s (kill to listening again: median ${(median / 1000).toFixed(1)} s); ${r.crashes.length} exits nobody asked for; ${r.takeovers.count} takeovers in the journal (${r.takeovers.holders.join(', ') || 'none'}); ${r.leaseLost} times a live core lost the lease; tills connected again by themselves ${r.tillReconnects} times`,
+    `  database        a fresh database on the ${r.database} server; PostgreSQL restart: ${r.postgresRestart.done ? r.postgresRestart.note : r.postgresRestart.note || 'not reached'}`,
+    `  fronts          till connections per core ${r.front.tills.join('/')}, webhook connections per core ${r.front.webhooks.join('/')}; ${r.webhooks.keptInInbox} webhooks kept in the inbox by a standby`,
+    `  faults          ${r.routeFaults} route faults armed; ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockJumpsLeftOut} clock jumps left out (a server core runs on real time)`,
+    `  service         ${r.webhooks.givenUp} webhook events the sandbox gave up on after every retry`,
+    `  duration        ${s(r.durationMs)} (drain ${s(r.drainMs)}${r.drained ? '' : ', bound reached before the cores went quiet'}); ${r.waitsTimedOut} waits for Paid ran out`,
+    `  refunds         ${r.audit.refunds.asked} asked for (${r.refunds.faulted} with a lost answer armed), ${r.audit.refunds.made} made; ${r.audit.refunds.answeredByPerson} answered by a supervisor (${r.refunds.wasMade} It was refunded, ${r.refunds.sentAgain} Send again)`,
+    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}, refund doubled ${c.refund_doubled}, refund phantom ${c.refund_phantom}, refund open ${c.refund_open}; ${r.audit.unresolvedSales} sales still unresolved; journal verify ${r.journalVerify.ok ? `ok (${r.journalVerify.entries} entries)` : `BROKEN at entry ${r.journalVerify.firstBroken.seq}`}`,
+    ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
+    ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
+    ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
+    ...r.crashes.map((crash) => `  crash: ${crash}`),
+    ...(r.dataDir ? [`  data dir kept: ${r.dataDir}`] : []),
+  ].join('\n');
+}
+
 /** Every process the campaign started and that still lives: ended by its pid if the run must stop early. */
 const tracked = new Set<ChildProcess>();
 function killTracked(): void {
@@ -95,6 +133,9 @@ async function main(argv: string[]): Promise<number> {
         'kill-every': { type: 'string', default: '40-80' },
         'drain-seconds': { type: 'string', default: '120' },
         keep: { type: 'boolean', default: false },
+        cores: { type: 'string', default: '1' },
+        'database-url': { type: 'string' },
+        'throwaway-database': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -112,16 +153,38 @@ async function main(argv: string[]): Promise<number> {
   const minutes = Number(values.minutes);
   const drainSeconds = Number(values['drain-seconds']);
   const killEvery = parseRange(values['kill-every']);
+  const cores = Number(values.cores);
   const problems = [
     !Number.isSafeInteger(sales) || sales < 1 || sales > 1_000_000 ? '--sales must be 1 to 1000000' : null,
     !Number.isSafeInteger(seed) || seed < 0 ? '--seed must be a whole number ≥ 0' : null,
     !Number.isFinite(minutes) || minutes < 1 || minutes > 240 ? '--minutes must be 1 to 240' : null,
     !Number.isFinite(drainSeconds) || drainSeconds < 10 || drainSeconds * 1_000 > minutes * 60_000 / 2 ? '--drain-seconds must be at least 10 and at most half of --minutes' : null,
     killEvery === null ? '--kill-every must be A-B with 1 ≤ A ≤ B' : null,
+    !Number.isSafeInteger(cores) || cores < 1 || cores > 9 ? '--cores must be 1 to 9' : null,
+    cores >= 2 && values['database-url'] === undefined && !values['throwaway-database']
+      ? 'Several cores share one PostgreSQL database: give --database-url postgres://user@host:port/db (a database of the campaign’s own is made there and dropped at the end) or --throwaway-database.'
+      : null,
+    values['database-url'] !== undefined && values['throwaway-database'] ? 'Give --database-url or --throwaway-database, not both.' : null,
+    cores < 2 && (values['database-url'] !== undefined || values['throwaway-database']) ? 'A database is for several cores: add --cores 3 (the single-core campaign keeps its journal in files).' : null,
   ].filter((p): p is string => p !== null);
   if (problems.length > 0 || killEvery === null) {
     console.error(`${problems.join('\n')}\n\n${HELP}`);
     return 2;
+  }
+  if (cores >= 2) {
+    const database: CoresDatabase = values['database-url'] === undefined ? 'throwaway' : { url: values['database-url'] };
+    console.log(`soak: ${sales} sales over ${cores} cores, seed ${seed}, at most ${minutes} min`);
+    let result: CoresSoakResult;
+    try {
+      result = await runCoresSoak({ cores, sales, seed, minutes, killEvery, drainSeconds, database, keepDataDir: values.keep, tracked, log: (line) => console.log(`soak: ${line}`) });
+    } catch (err) {
+      if (!(err instanceof CoresSetupError)) throw err;
+      console.error(`soak: ${err.message}`);
+      return 2;
+    }
+    console.log(formatCoresReport(result));
+    const total = Object.values(result.audit.counts).reduce((a, b) => a + b, 0);
+    return total === 0 && result.crashes.length === 0 && result.journalVerify.ok ? 0 : 1;
   }
   console.log(`soak: ${sales} sales, seed ${seed}, at most ${minutes} min`);
   const result = await runSoak({ sales, seed, minutes, killEvery, drainSeconds, keepDataDir: values.keep, tracked, log: (line) => console.log(`soak: ${line}`) });
