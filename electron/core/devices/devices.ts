@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { hashPin, pinMatches } from '../operators/pin.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isDeviceCredential } from '../../shared/device-bridge.ts';
 import { DEVICE_NAME_MAX, deviceNameProblem, isRecordId } from '../../shared/form-rules.ts';
@@ -8,6 +7,7 @@ import { CoreError } from '../errors.ts';
 import type { JournalPort } from '../journal/port.ts';
 import type { Logger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
+import { CODE_KEY_BYTES, newCodeSalt, saltKey, scryptCode, type SlowCodeHash } from './code-hash.ts';
 import {
   DEVICE_PAIRED,
   DEVICE_PAIRING_OFFERED,
@@ -31,6 +31,8 @@ import {
  * connection presents it. Issue 23: the offer is journaled with the code's slow salted hash,
  * its expiry and who made it, and its use with the pairing, so a code made at one core pairs
  * at another after a takeover (or at the same one restarted), once, and never after it expires.
+ * The offers of an hour share one random salt, journaled with each (code-hash.ts says what
+ * that costs against a journal reader), so a typed code is hashed once however many are live.
  */
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 /** Wrong codes one address may try in a minute before it must wait. */
@@ -100,11 +102,19 @@ export function normalizeCode(typed: string): string {
 const CODE = /^\d{8}$/;
 /** Used, voided or expired offers a typed code is compared with, the newest. */
 const PAST_OFFERS_TRIED = 5;
+/**
+ * How long the offers' shared salt is used for new codes before a new one is drawn: one brute
+ * force of a journal's hashes reaches the codes of this long at most. Longer than a code's
+ * life, so the live codes span two salts at most, and a typed code costs two hashes at most
+ * (the used or expired ones kept to name the refusal add at most PAST_OFFERS_TRIED).
+ */
+export const SALT_ROTATION_MS = 60 * 60_000;
 
 export class Devices {
   readonly #journal: JournalPort<object>;
   readonly #clock: Clock;
   readonly #log: Logger;
+  readonly #slowHash: SlowCodeHash;
   readonly #lock = new Mutex();
   #records = new Map<string, DeviceRecord>();
   #byCredential = new Map<string, string>();
@@ -117,10 +127,11 @@ export class Devices {
   readonly #revokedListeners = new Set<(deviceId: string) => void>();
   #entrance: Entrance = { urls: [], fingerprint: null, storeCa: null };
 
-  constructor(deps: { journal: JournalPort<object>; clock: Clock; log: Logger }) {
+  constructor(deps: { journal: JournalPort<object>; clock: Clock; log: Logger; slowHash?: SlowCodeHash }) {
     this.#journal = deps.journal;
     this.#clock = deps.clock;
     this.#log = deps.log;
+    this.#slowHash = deps.slowHash ?? scryptCode;
   }
 
   load(): void {
@@ -159,8 +170,16 @@ export class Devices {
     if (problem !== null) return Promise.reject(problem);
     return this.#lock.run(async () => {
       this.#sweep();
-      // Two live codes alike (1 in 10^8 each) would pair the older offer: harmless, and a salted hash cannot be looked up to avoid it.
-      const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
+      const { salt, saltSince } = this.#currentSalt();
+      const key = saltKey(salt);
+      const taken = new Set(this.#liveOffers().filter((o) => saltKey(o.codeHash) === key).map((o) => o.codeHash.hash));
+      let code: string;
+      let hash: string;
+      do {
+        code = String(randomInt(0, 100_000_000)).padStart(8, '0');
+        hash = await this.#slowHash(code, salt, CODE_KEY_BYTES);
+        // Under one salt two live codes alike would share a hash (1 in 10^8 per live code): draw again.
+      } while (taken.has(hash));
       const offerId = randomUUID();
       const expiresAt = this.#clock.now() + PAIRING_CODE_TTL_MS;
       const name = input.name.trim();
@@ -174,7 +193,8 @@ export class Devices {
         checkout_id: input.checkoutId,
         name,
         expires_at: expiresAt,
-        code_hash: await hashPin(code),
+        code_hash: { ...salt, hash },
+        salt_since: saltSince,
       });
       this.#wrongWhileLive = 0;
       return { code, expiresAt, ...this.entrance };
@@ -226,24 +246,62 @@ export class Devices {
     });
   }
 
+  #liveOffers(): PairingOfferRecord[] {
+    const now = this.#clock.now();
+    return this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now);
+  }
+
   /**
-   * The journal's offer of that code, if any: each offer's salted hash is tried, the live ones
-   * first, then the few newest of the others (to say "used" or "expired" rather than "wrong"):
-   * a wrong code costs a bounded number of scrypts, however many codes were made in the hour.
+   * The salt of the newest offer, while it is younger than SALT_ROTATION_MS; else a new random
+   * one. It is read from the journal's offers, so a core that takes over goes on with it.
+   */
+  #currentSalt(): { salt: ReturnType<typeof newCodeSalt>; saltSince: number } {
+    const now = this.#clock.now();
+    const newest = this.#offers.at(-1);
+    if (newest && newest.saltSince !== null && now - newest.saltSince < SALT_ROTATION_MS && newest.saltSince <= now) {
+      const { n, r, p, salt } = newest.codeHash;
+      return { salt: { alg: 'scrypt', n, r, p, salt }, saltSince: newest.saltSince };
+    }
+    return { salt: newCodeSalt(), saltSince: now };
+  }
+
+  /**
+   * The journal's offer of that code, if any. The offers are grouped by salt: the typed code is
+   * hashed once per salt and looked up among that salt's hashes. The live offers' salts are all
+   * tried (an hour's codes share one; an offer journaled before salts were shared has its own,
+   * and is tried alone until it expires, ten minutes at most), then the few newest salts of the
+   * others (to say "used" or "expired" rather than "wrong"): a code costs a small bounded
+   * number of scrypts, however many codes are live. The lookup compares scrypt outputs, not
+   * codes: how long it takes tells nothing of a code without the hash it came from.
    */
   async #offerOf(code: string): Promise<PairingOfferRecord | undefined> {
     if (!CODE.test(code)) return undefined;
-    const now = this.#clock.now();
-    const live = this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now);
-    const past = this.#offers.filter((o) => !live.includes(o)).slice(-PAST_OFFERS_TRIED);
-    for (const offer of [...live.reverse(), ...past.reverse()]) if (await pinMatches(code, offer.codeHash)) return offer;
+    const live = this.#liveOffers();
+    const past = this.#offers.filter((o) => !live.includes(o));
+    // Newest first within each salt, live before past: the first offer a hash names wins.
+    const bySalt = new Map<string, Map<string, PairingOfferRecord>>();
+    let pastSalts = 0;
+    for (const [offer, isLive] of [...live.reverse().map((o) => [o, true] as const), ...past.reverse().map((o) => [o, false] as const)]) {
+      const key = `${saltKey(offer.codeHash)}:${Buffer.from(offer.codeHash.hash, 'base64').length}`;
+      let hashes = bySalt.get(key);
+      if (hashes === undefined) {
+        if (!isLive && pastSalts++ >= PAST_OFFERS_TRIED) continue;
+        bySalt.set(key, (hashes = new Map()));
+      }
+      if (!hashes.has(offer.codeHash.hash)) hashes.set(offer.codeHash.hash, offer);
+    }
+    for (const hashes of bySalt.values()) {
+      const first = hashes.values().next().value as PairingOfferRecord;
+      const found = hashes.get(await this.#slowHash(code, first.codeHash, Buffer.from(first.codeHash.hash, 'base64').length));
+      if (found) return found;
+    }
     return undefined;
   }
 
   async #wrong(from: string, recent: number[], now: number): Promise<void> {
     this.#wrongByAddress.set(from, [...recent, now]);
     if (++this.#wrongWhileLive < WRONG_CODES_BEFORE_VOID) return;
-    const live = this.#offers.filter((o) => o.state === 'live' && o.expiresAt > now).map((o) => o.offerId);
+    const live = this.#liveOffers().map((o) => o.offerId);
     if (live.length === 0) return;
     // Journaled, so the core that takes over does not give the guesser the codes back.
     const voided = { type: DEVICE_PAIRING_VOIDED, data: { offer_ids: live, wrong_codes: this.#wrongWhileLive } };

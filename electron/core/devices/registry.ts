@@ -77,8 +77,13 @@ export const DEVICE_PAIRING_VOIDED = 'device.pairing_voided';
 
 export interface PairingOfferRecord {
   offerId: string;
-  /** The code as a PIN rests (operators/pin.ts): scrypt with its own salt. */
+  /**
+   * The code as a PIN rests (operators/pin.ts): scrypt, under the salt the store's offers
+   * share while it is fresh (devices.ts), or, for offers journaled before that, its own.
+   */
   codeHash: PinHash;
+  /** When the salt of `codeHash` was drawn (core clock, epoch ms); null for an offer with its own salt. */
+  saltSince: number | null;
   kind: DeviceKind;
   storeId: number;
   checkoutId: number;
@@ -111,6 +116,7 @@ export function foldPairingOfferEntry(offers: readonly PairingOfferRecord[], ent
         byName: String(d.by),
         byId: String(d.by_id),
         expiresAt: d.expires_at,
+        saltSince: typeof d.salt_since === 'number' ? d.salt_since : null,
         state: 'live',
       },
     ];
