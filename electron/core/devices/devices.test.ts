@@ -8,7 +8,9 @@ import type { JournalPort } from '../journal/port.ts';
 import { openJournal } from '../journal/journal.ts';
 import { memoryLogger } from '../log.ts';
 import type { Caller } from '../operators/operators.ts';
-import { Devices, PAIRING_CODE_TTL_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
+import { hashPin } from '../operators/pin.ts';
+import { scryptCode, type SlowCodeHash } from './code-hash.ts';
+import { Devices, PAIRING_CODE_TTL_MS, SALT_ROTATION_MS, WRONG_CODES_BEFORE_VOID, WRONG_CODES_PER_ADDRESS } from './devices.ts';
 import { DEVICE_PERSON_ACTIONS, DEVICES_PROJECTION, devicesProjection, PAIRING_OFFERS_PROJECTION, pairingOffersProjection } from './registry.ts';
 
 /** The register of devices over a real journal in a temp dir, on a clock the test moves. */
@@ -29,8 +31,8 @@ async function store(clock = new ManualClock()) {
     await rm(dir, { recursive: true, force: true });
   });
   const log = memoryLogger(clock);
-  const make = () => {
-    const devices = new Devices({ journal, clock, log });
+  const make = (slowHash?: SlowCodeHash) => {
+    const devices = new Devices({ journal, clock, log, slowHash });
     devices.load();
     return devices;
   };
@@ -39,10 +41,11 @@ async function store(clock = new ManualClock()) {
     log,
     dir,
     make,
-    async reopen() {
+    journal: () => journal,
+    async reopen(slowHash?: SlowCodeHash) {
       await journal.close();
       journal = await open();
-      return make();
+      return make(slowHash);
     },
     async journalText() {
       const files = (await readdir(join(dir))).filter((f) => f.endsWith('.jsonl'));
@@ -232,5 +235,103 @@ describe('issue 23: a pairing code outlives the core that made it', () => {
       .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> })
       .find((e) => e.type === 'device.pairing_offered');
     expect(entry?.data).toMatchObject({ by: 'Marta', by_id: MARTA.id, expires_at: offer.expiresAt, code_hash: { alg: 'scrypt', n: 32768 } });
+  });
+});
+
+describe('a typed pairing code costs one slow hash, however many codes are live', () => {
+  /** The real scrypt, counted. */
+  function counted() {
+    const calls = { n: 0 };
+    const slowHash: SlowCodeHash = (code, params, bytes) => {
+      calls.n++;
+      return scryptCode(code, params, bytes);
+    };
+    return { calls, slowHash };
+  }
+  const offeredData = (text: string) =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data: { code_hash: { salt: string; hash: string }; salt_since: number } })
+      .filter((e) => e.type === 'device.pairing_offered')
+      .map((e) => e.data);
+
+  it('pairs the oldest of many live codes, and refuses a wrong one, with one scrypt each, before and after a restart', async () => {
+    const s = await store();
+    const { calls, slowHash } = counted();
+    const devices = s.make(slowHash);
+    const codes: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      codes.push((await devices.startPairing(MARTA, { ...TILL_2, name: `Till ${i + 1}` })).code);
+      s.clock.advance(1_000);
+    }
+    const offered = offeredData(await s.journalText());
+    expect(offered).toHaveLength(16);
+    expect(new Set(offered.map((o) => o.code_hash.salt)).size).toBe(1);
+    expect(new Set(offered.map((o) => o.code_hash.hash)).size).toBe(16);
+
+    calls.n = 0;
+    await expect(devices.pair(codes[0] as string, '127.0.0.2')).resolves.toMatchObject({ device: { name: 'Till 1' } });
+    expect(calls.n).toBe(1);
+    const wrong = ['00000000', '11111111', '22222222'].find((c) => !codes.includes(c)) as string;
+    calls.n = 0;
+    await expect(devices.pair(wrong, '127.0.0.3')).rejects.toMatchObject({ params: { reason: 'wrong_code' } });
+    expect(calls.n).toBe(1);
+
+    // Another core (here the same one restarted) reads the salt from the journal: the codes made before pair, at the same cost.
+    const counter = counted();
+    const after = await s.reopen(counter.slowHash);
+    await expect(after.pair(codes[1] as string, '127.0.0.4')).resolves.toMatchObject({ device: { name: 'Till 2' } });
+    await expect(after.pair(codes[0] as string, '127.0.0.5')).rejects.toMatchObject({ params: { reason: 'used' } });
+    expect(counter.calls.n).toBe(2);
+    // A code it makes goes on with the same salt.
+    await after.startPairing(MARTA, { ...TILL_2, name: 'Till 17' });
+    expect(new Set(offeredData(await s.journalText()).map((o) => o.code_hash.salt)).size).toBe(1);
+  });
+
+  it('draws a new salt after SALT_ROTATION_MS; a code made under the old one still pairs, for one more scrypt', async () => {
+    const s = await store();
+    const { calls, slowHash } = counted();
+    const devices = s.make(slowHash);
+    await devices.startPairing(MARTA, { ...TILL_2, name: 'Till 1' });
+    s.clock.advance(SALT_ROTATION_MS - PAIRING_CODE_TTL_MS / 2);
+    const old = await devices.startPairing(MARTA, TILL_2);
+    // An hour after the salt was drawn (with the first code), the next code gets a new one; the one before is still live.
+    s.clock.advance(PAIRING_CODE_TTL_MS / 4 + PAIRING_CODE_TTL_MS / 4);
+    const fresh = await devices.startPairing(MARTA, { ...TILL_2, name: 'Till 3' });
+    const salts = offeredData(await s.journalText()).map((o) => o.code_hash.salt);
+    expect(salts[1]).toBe(salts[0]);
+    expect(salts[2]).not.toBe(salts[0]);
+
+    calls.n = 0;
+    await expect(devices.pair(old.code, '127.0.0.2')).resolves.toMatchObject({ device: { name: 'Till 2' } });
+    expect(calls.n).toBe(2);
+    calls.n = 0;
+    await expect(devices.pair(fresh.code, '127.0.0.3')).resolves.toMatchObject({ device: { name: 'Till 3' } });
+    expect(calls.n).toBe(1);
+  });
+
+  it('still pairs a live code journaled with its own salt by the version before, trying it alone', async () => {
+    const s = await store();
+    const { calls, slowHash } = counted();
+    const devices = s.make(slowHash);
+    const shared = await devices.startPairing(MARTA, TILL_2);
+    const oldCode = shared.code === '12345678' ? '87654321' : '12345678';
+    // What the version before journaled: the code under a salt of its own, and no salt_since.
+    await s.journal().append([
+      {
+        type: 'device.pairing_offered',
+        data: { by: 'Marta', by_id: MARTA.id, offer_id: 'old-offer', kind: 'till', store_id: 1, checkout_id: 1, name: 'Till 1', expires_at: s.clock.now() + PAIRING_CODE_TTL_MS, code_hash: (await hashPin(oldCode)) as never },
+      },
+    ]);
+    const after = await s.reopen(slowHash);
+    // Its own salt costs its own scrypt (the newest live salt is tried first); the shared salt one more.
+    calls.n = 0;
+    await expect(after.pair(shared.code, '127.0.0.3')).resolves.toMatchObject({ device: { name: 'Till 2' } });
+    expect(calls.n).toBe(2);
+    calls.n = 0;
+    await expect(after.pair(oldCode, '127.0.0.2')).resolves.toMatchObject({ device: { name: 'Till 1', checkoutId: 1 } });
+    expect(calls.n).toBe(1);
+    await expect(after.pair(oldCode, '127.0.0.4')).rejects.toMatchObject({ params: { reason: 'used' } });
   });
 });
