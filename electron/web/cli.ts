@@ -73,12 +73,27 @@ if (config.healthPort !== undefined) {
 let core: Core;
 // While standing by, the tills that reach this core's address are relayed to the active one (relay.ts).
 let relay: StandbyRelay | null = null;
+/** Once this core holds the lease, a standby line still waiting for the relay is not said. */
+let tookLease = false;
 try {
   const openJournal = await journalOpener(config, {
     onLease: (event) => {
       health.lease(event);
-      relay?.lease(event);
-      if (event.kind === 'standby') console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
+      const relayed = relay?.lease(event) ?? Promise.resolve(null);
+      if (event.kind === 'taken') tookLease = true;
+      // Said once the relay listens, not before: a till that connects on reading it is relayed, not refused.
+      if (event.kind === 'standby') {
+        void relayed.then((error) => {
+          if (tookLease) return;
+          if (error === null) console.log(`Standing by: the core at ${event.holder} is active on this database. This one takes over by itself when that one stops.`);
+          else
+            console.error(
+              (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+                ? `Standing by without relaying tills: port ${config.web.port} is already in use, so tills that reach this computer are refused, and this core cannot open its shell when it takes over either. Stop the program on that port or set POS_WEB_PORT to a free one, then restart this core. The core at ${event.holder} is active on this database.`
+                : `Standing by without relaying tills: ${config.web.host}:${config.web.port} cannot be listened on (${error.message}), so tills that reach this computer are refused. Check POS_WEB_HOST and POS_WEB_PORT, then restart this core. The core at ${event.holder} is active on this database.`,
+            );
+        });
+      }
       if (event.kind === 'lost') console.error(`This core lost the merchant's lease (term ${event.term}): another core is active now, and this one no longer writes. Restart it to stand by.`);
     },
     onInbox: (depth) => health.inbox(depth),

@@ -66,14 +66,21 @@ export class StandbyRelay {
     this.#patienceMs = options.patienceMs ?? RELAY_PATIENCE_MS;
   }
 
-  /** Follows this core's lease (postgres/open.ts): relays while it stands by, stops for good when it takes the lease. */
-  lease(event: LeaseEvent): void {
+  /**
+   * Follows this core's lease (postgres/open.ts): relays while it stands by, stops for good when
+   * it takes the lease. Resolves once that is done: for a standby, once the relay listens (null)
+   * or cannot (the error), so "standing by" is said only when a till can connect. Never rejects.
+   */
+  lease(event: LeaseEvent): Promise<Error | null> {
     if (event.kind === 'standby') {
       this.follow(event.holder, event.address ?? null);
-      void this.listen().catch(() => undefined);
-    } else if (event.kind === 'taken') {
-      void this.close();
+      return this.listen().then(
+        () => null,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
     }
+    if (event.kind === 'taken') return this.close().then(() => null);
+    return Promise.resolve(null);
   }
 
   /** The active core as the lease row names it now: new connections go there, and relayed ones to another address are closed. */
