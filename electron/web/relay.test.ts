@@ -179,4 +179,22 @@ describe('StandbyRelay', () => {
     await relay.listen();
     expect(relay.address).toBeNull();
   });
+
+  it('says when a standby can be reached: its lease resolves once a till connects, or with why it cannot', async () => {
+    const a = await echoCore('a');
+    const relay = new StandbyRelay({ host: '127.0.0.1', port: 0, self: null, log: memoryLogger(systemClock) });
+    relays.push(relay);
+    expect(relay.address).toBeNull();
+    expect(await relay.lease({ kind: 'standby', holder: 'core-a', address: a.address })).toBeNull();
+    const t = await till(relay.address ?? '');
+    await t.says('x', 'a:x');
+
+    // A port another program holds: the lease resolves (never rejects) with the error to say.
+    const held = await echoCore('other');
+    const log = memoryLogger(systemClock);
+    const blocked = new StandbyRelay({ host: '127.0.0.1', port: Number(held.address.split(':')[1]), self: null, log });
+    relays.push(blocked);
+    expect(await blocked.lease({ kind: 'standby', holder: 'core-a', address: a.address })).toMatchObject({ code: 'EADDRINUSE' });
+    expect(log.lines.some((l) => l.includes('is already in use'))).toBe(true);
+  });
 });
