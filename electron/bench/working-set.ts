@@ -12,7 +12,7 @@
  *   --stall N           writes such a journal of N sales, then, in one fresh process each way
  *                       (every packed row unpacked at once, as before, and in slices), runs
  *                       the queries that return many rows (a day's and a week's createdBetween,
- *                       the day list of the shift report, the paid sales) while a till's work
+ *                       the shift report's day list and a day's report, the paid sales) while a till's work
  *                       waits: prints each query's time, the longest the event loop was held
  *                       (monitorEventLoopDelay) and how long an append started with it took
  *
@@ -32,6 +32,7 @@ import { openJournal } from '../core/journal/journal.ts';
 import type { EntryInput, JournalPort } from '../core/journal/port.ts';
 import { SALE_LIFETIME_MS, type SaleEvent } from '../core/sales/lifecycle.ts';
 import { paymentFact, saleFact, type SaleRow } from '../core/terminal/entries.ts';
+import { localDayOf } from '../core/terminal/local-day.ts';
 import { Shifts } from '../core/terminal/shifts.ts';
 import { TERMINAL_JOURNAL } from '../core/terminal/terminal.ts';
 import { ManualClock } from '../shared/clock.ts';
@@ -192,6 +193,7 @@ async function stallStep(dir: string, nowMs: number, unpackSlice: number | undef
     ['createdBetween, a day', () => journal.sales.createdBetween(nowMs - DAY_MS, nowMs + 1)],
     ['createdBetween, a week (unsettled list)', () => journal.sales.createdBetween(nowMs - 7 * DAY_MS, nowMs + 1)],
     ['shift report, days list (2 days)', () => shifts.days({ timeZone: 'UTC', count: 2 })],
+    ['shift report, a day (20 h, about 42,000 sales)', () => shifts.dayReport({ day: localDayOf(nowMs, 'UTC'), timeZone: 'UTC' })],
     ["byStatus 'paid'", () => journal.sales.byStatus('paid')],
   ];
   const rnd = mulberry32(5);
