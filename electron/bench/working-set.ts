@@ -9,16 +9,22 @@
  *   --working-set N     writes a journal of N such sales spread over the last two days, opens it
  *                       once (no checkpoint: reads all, writes one), then starts from it in a
  *                       fresh process: prints the time to start, RSS and heap per sale
+ *   --stall N           writes such a journal of N sales, then, in one fresh process each way
+ *                       (every packed row unpacked at once, as before, and in slices), runs
+ *                       the queries that return many rows (a day's and a week's createdBetween,
+ *                       the shift report's day list and a day's report, the paid sales) while a till's work
+ *                       waits: prints each query's time, the longest the event loop was held
+ *                       (monitorEventLoopDelay) and how long an append started with it took
  *
  * Sales are synthesized with the terminal's own fact writers (saleFact, paymentFact) and folded
  * by its own reducer: the records are the app's, only the service's answers are made up
  * (ids, EMV text of the sandbox's length).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
@@ -26,6 +32,8 @@ import { openJournal } from '../core/journal/journal.ts';
 import type { EntryInput, JournalPort } from '../core/journal/port.ts';
 import { SALE_LIFETIME_MS, type SaleEvent } from '../core/sales/lifecycle.ts';
 import { paymentFact, saleFact, type SaleRow } from '../core/terminal/entries.ts';
+import { localDayOf } from '../core/terminal/local-day.ts';
+import { Shifts } from '../core/terminal/shifts.ts';
 import { TERMINAL_JOURNAL } from '../core/terminal/terminal.ts';
 import { ManualClock } from '../shared/clock.ts';
 import { mulberry32 } from '../shared/prng.ts';
@@ -98,8 +106,8 @@ export function* sales(count: number, fromMs: number, toMs: number, seed: number
   yield* pending.sort((a, b) => a.at - b.at);
 }
 
-function open(dir: string, nowMs: number): Promise<JournalPort<SaleRow>> {
-  return openJournal<SaleRow>({ ...TERMINAL_JOURNAL, dir, clock: new ManualClock(nowMs) });
+function open(dir: string, nowMs: number, unpackSlice?: number): Promise<JournalPort<SaleRow>> {
+  return openJournal<SaleRow>({ ...TERMINAL_JOURNAL, dir, clock: new ManualClock(nowMs), ...(unpackSlice === undefined ? {} : { unpackSlice }) });
 }
 
 /** Appends `count` sales through the journal (fsync'd as the terminal's are), 16 in flight. */
@@ -172,6 +180,55 @@ async function startStep(dir: string, nowMs: number): Promise<Record<string, unk
   return { openMs: Math.round(openMs), rssMb, heapMb: round1(heap1 / MB), heapPerSaleBytes: Math.round((heap1 - heap0) / Math.max(1, stats.workingSetSales)), workingSetSales: stats.workingSetSales, entriesRead: status.opened.entriesRead, checkpointSeq: status.opened.checkpointSeq };
 }
 
+/**
+ * In a fresh process: each query run five times (the first dropped: it warms the code), with
+ * the event loop's delay sampled every millisecond and, started in the same turn as the query,
+ * one append of a sale's intent (fsync'd, as a till's charge is): the longest stall and the
+ * append's time are what a till would have waited.
+ */
+async function stallStep(dir: string, nowMs: number, unpackSlice: number | undefined): Promise<Record<string, unknown>> {
+  const journal = await open(dir, nowMs, unpackSlice);
+  const shifts = new Shifts(journal, new ManualClock(nowMs));
+  const queries: [string, () => Promise<unknown>][] = [
+    ['createdBetween, a day', () => journal.sales.createdBetween(nowMs - DAY_MS, nowMs + 1)],
+    ['createdBetween, a week (unsettled list)', () => journal.sales.createdBetween(nowMs - 7 * DAY_MS, nowMs + 1)],
+    ['shift report, days list (2 days)', () => shifts.days({ timeZone: 'UTC', count: 2 })],
+    ['shift report, a day (20 h, about 42,000 sales)', () => shifts.dayReport({ day: localDayOf(nowMs, 'UTC'), timeZone: 'UTC' })],
+    ["byStatus 'paid'", () => journal.sales.byStatus('paid')],
+  ];
+  const rnd = mulberry32(5);
+  let no = 0;
+  const results: Record<string, unknown>[] = [];
+  try {
+    for (const [name, run] of queries) {
+      const runs: { queryMs: number; stallMs: number; appendMs: number }[] = [];
+      for (let i = 0; i < 5; i++) {
+        const h = monitorEventLoopDelay({ resolution: 1 });
+        h.enable();
+        // Let the sampler take a few samples before the query starts.
+        await new Promise((r) => setTimeout(r, 20));
+        const [intent] = saleEntries(rnd, 900_000 + no++, nowMs, 1 + (no % CHECKOUTS), 'bench-stall');
+        const t0 = performance.now();
+        let appendMs = 0;
+        const append = journal.append([{ type: intent!.type, data: intent!.data }]).then(() => (appendMs = performance.now() - t0));
+        await run();
+        const queryMs = performance.now() - t0;
+        await append;
+        await new Promise((r) => setTimeout(r, 5));
+        h.disable();
+        // The histogram's values are the delay past the resolution, in ns.
+        if (i > 0) runs.push({ queryMs, stallMs: h.max / 1e6, appendMs });
+      }
+      const median = (k: 'queryMs' | 'stallMs' | 'appendMs') => round1(runs.map((r) => r[k]).sort((a, b) => a - b)[runs.length >> 1]!);
+      const max = (k: 'stallMs' | 'appendMs') => round1(Math.max(...runs.map((r) => r[k])));
+      results.push({ query: name, queryMs: median('queryMs'), stallMs: median('stallMs'), stallMaxMs: max('stallMs'), appendMs: median('appendMs'), appendMaxMs: max('appendMs') });
+    }
+  } finally {
+    await journal.close();
+  }
+  return { unpackSlice: unpackSlice ?? 'default', results };
+}
+
 function child(args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -203,10 +260,31 @@ async function workingSet(count: number): Promise<Record<string, unknown>> {
   }
 }
 
+/** The same journal, queried by a core unpacking all at once (as before) and by one unpacking in slices. */
+async function stall(count: number): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(join(tmpdir(), 'pos-working-set-'));
+  const now = Date.UTC(2026, 10, 27, 20);
+  try {
+    await writeHistory(dir, sales(count, now - 2 * DAY_MS + 60_000, now - 60_000, 11));
+    // The first open writes the checkpoint every later start reads.
+    await child(['--step', 'start', '--dir', dir, '--now', String(now)]);
+    // Each on its own copy: the appends of one do not reach the other.
+    await cp(dir, `${dir}-sliced`, { recursive: true });
+    const allAtOnce = await child(['--step', 'stall', '--dir', dir, '--now', String(now), '--slice', 'Infinity']);
+    const sliced = await child(['--step', 'stall', '--dir', `${dir}-sliced`, '--now', String(now)]);
+    return { mode: 'stall', sales: count, allAtOnce, sliced };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(`${dir}-sliced`, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'per-sale': { type: 'string' }, 'working-set': { type: 'string' }, step: { type: 'string' }, dir: { type: 'string' }, now: { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'per-sale': { type: 'string' }, 'working-set': { type: 'string' }, stall: { type: 'string' }, step: { type: 'string' }, dir: { type: 'string' }, now: { type: 'string' }, slice: { type: 'string' } } });
   let out: Record<string, unknown>;
   if (values.step === 'start') out = await startStep(values.dir!, Number(values.now));
+  else if (values.step === 'stall') out = await stallStep(values.dir!, Number(values.now), values.slice === undefined ? undefined : Number(values.slice));
+  else if (values.stall !== undefined) out = await stall(Number(values.stall));
   else if (values['working-set'] !== undefined) out = await workingSet(Number(values['working-set']));
   else out = await perSale(Number(values['per-sale'] ?? 10_000));
   process.stdout.write(JSON.stringify(out) + '\n');

@@ -59,6 +59,12 @@ export interface OpenJournalOptions<S extends object> extends JournalDefinition<
    * #asleep), so a test compares the answers of both.
    */
   packRows?: boolean;
+  /**
+   * Packed rows a query unpacks between two turns of the event loop (view.ts UNPACK_SLICE).
+   * Test and bench seam: a test crosses a slice's end with few rows, the bench unpacks all at
+   * once (Infinity) to compare.
+   */
+  unpackSlice?: number;
 }
 
 const KEPT_REDUCER_FAILURES = 20;
@@ -230,7 +236,7 @@ async function openFrom<S extends object>(options: OpenJournalOptions<S>, useChe
     options.reduceSale,
     saleKeys,
     (err) => options.log?.error("journal: the back office's index could not store a change; its lists may miss a sale until the next start", { error: err }),
-    { packRows: options.packRows ?? true },
+    { packRows: options.packRows ?? true, ...(options.unpackSlice === undefined ? {} : { unpackSlice: options.unpackSlice }) },
   );
   const failures = { count: 0, first: [] as ReducerFailure[] };
   const projections = options.projections ?? {};

@@ -608,11 +608,12 @@ export class JournalStore<S extends object> implements SaleQueriesOf<S> {
       const s = this.#summaries[i]!;
       if (s.maxAt < fromMs || s.minAt >= toMs) continue;
       const all = Array.from({ length: s.lastSeq - s.firstSeq + 1 }, (_, k) => k);
-      out.push(...(await this.#readSealed(i, all)).filter(keep));
+      for (const e of await this.#readSealed(i, all)) if (keep(e)) out.push(e);
     }
     const live = this.#live;
     if (live && live.offsets.length > 0 && live.maxAt >= fromMs && live.minAt < toMs) {
-      out.push(...(await this.#readLive(Array.from({ length: live.offsets.length }, (_, k) => k))).filter(keep));
+      // One at a time: a busy day's live segment spread as arguments of one push overflowed the stack.
+      for (const e of await this.#readLive(Array.from({ length: live.offsets.length }, (_, k) => k))) if (keep(e)) out.push(e);
     }
     // The order of an index on `at`: by time, then by seq.
     return out.sort((a, b) => a.at - b.at || a.seq - b.seq);

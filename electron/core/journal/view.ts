@@ -262,7 +262,7 @@ export async function openView<S extends object>(
   reduceSale: SaleReducer<S>,
   saleKeys: (sale: S) => Partial<SaleKeys> = ownSaleKeys,
   onWriteFailure: (err: unknown) => void = () => undefined,
-  options: { packRows?: boolean } = {},
+  options: { packRows?: boolean; unpackSlice?: number } = {},
 ): Promise<SaleIndex<S>> {
   ensureIndexedDb();
   // Filled at every start from a checkpoint and the log: a fresh, private database each time.
@@ -282,7 +282,7 @@ export async function openView<S extends object>(
       shifts.createIndex('by_state', 'state');
     },
   });
-  return new IdbSaleIndex(db, name, reduceSale, saleKeys, onWriteFailure, options.packRows ?? true);
+  return new IdbSaleIndex(db, name, reduceSale, saleKeys, onWriteFailure, options.packRows ?? true, options.unpackSlice ?? UNPACK_SLICE);
 }
 
 type ReadTx = IDBPTransaction<JournalSchema, typeof STORES, 'readonly'>;
@@ -295,6 +295,13 @@ const WRITE_BATCH = 64;
  * of them (a checkout view reads the newest 10, a charge's plan 4, a receipt's reprint 5).
  */
 const AWAKE_NEWEST = 16;
+
+/**
+ * Packed rows a query unpacks in one turn of the event loop. A row takes about 20 µs to
+ * unpack: a day's 50,000 sales unpacked at once held the core a second, every till's charge
+ * and payment waiting behind a shift report (issue 28). 500 of them are about 10 ms.
+ */
+export const UNPACK_SLICE = 500;
 
 /** Which key of IndexedSale each of IndexedDB's sale indexes is on. */
 const INDEXED_FIELD = { by_external_id: 'external_id' } as const;
@@ -337,10 +344,13 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   readonly #onWriteFailure: (err: unknown) => void;
   /** False only in tests: every row held as objects, to compare the answers of both. */
   readonly #packRows: boolean;
+  /** UNPACK_SLICE, but in tests (to cross a slice's end with few rows) and the bench (Infinity: all at once). */
+  readonly #unpackSlice: number;
 
-  constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>, onWriteFailure: (err: unknown) => void, packRows: boolean) {
+  constructor(db: IDBPDatabase<JournalSchema>, name: string, reduce: SaleReducer<S>, keys: (sale: S) => Partial<SaleKeys>, onWriteFailure: (err: unknown) => void, packRows: boolean, unpackSlice: number) {
     this.#db = db;
     this.#packRows = packRows;
+    this.#unpackSlice = unpackSlice;
     this.#name = name;
     this.#reduce = reduce;
     this.#keys = keys;
@@ -393,14 +403,14 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
       case 'by_checkout': {
         // Newest first and no more than asked: a busy checkout's whole day is never read.
         const { storeId, checkoutId, fromMs, toMs, newest } = q;
-        return this.#rowsOf(newest === undefined ? this.#byCheckout.inRange(storeId, checkoutId, fromMs, toMs) : this.#byCheckout.newest(storeId, checkoutId, newest, fromMs, toMs));
+        return newest === undefined ? this.#manyRows(this.#byCheckout.inRange(storeId, checkoutId, fromMs, toMs)) : this.#rowsOf(this.#byCheckout.newest(storeId, checkoutId, newest, fromMs, toMs));
       }
       case 'by_created_at':
         return this.#createdBetween(q.fromMs, q.toMs);
       case 'by_status':
-        return this.#rowsOf(this.#byCheckout.withStatus(q.value));
+        return this.#manyRows(this.#byCheckout.withStatus(q.value));
       case 'by_shift':
-        return this.#rowsOf(this.#byCheckout.withShift(q.value));
+        return this.#manyRows(this.#byCheckout.withShift(q.value));
       default:
         return this.#keyed(q.index, q.value);
     }
@@ -428,10 +438,10 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
     return records(this.#rowsOf(this.#byCheckout.displaceable(storeId, checkoutId)));
   }
   async salesByStatus(status: string): Promise<S[]> {
-    return records(this.#rowsOf(this.#byCheckout.withStatus(status)));
+    return records(await this.rowsWhere({ index: 'by_status', value: status }));
   }
   async salesByShift(shiftId: string): Promise<S[]> {
-    return records(this.#rowsOf(this.#byCheckout.withShift(shiftId)));
+    return records(await this.rowsWhere({ index: 'by_shift', value: shiftId }));
   }
   async salesCreatedBetween(fromMs: number, toMs: number): Promise<S[]> {
     return records(await this.#createdBetween(fromMs, toMs));
@@ -497,6 +507,40 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   #rowsOf(ids: readonly string[]): SaleRow<S>[] {
     return ids.flatMap((id) => this.#row(id) ?? []);
   }
+  /**
+   * The rows of a query that may find thousands (a day's, a shift's, a status's): unpacked
+   * #unpackSlice packed rows at a time, the event loop free between two slices, so a till's
+   * charge or payment waits for one slice, not for the whole query (see UNPACK_SLICE).
+   *
+   * The answer is the working set as it was when the query began, as the query all at once
+   * gave it: the rows held then are taken before the first slice (a held row is never
+   * changed, a change holds a new one), so a sale changed, added or evicted between two slices
+   * is answered as it was. A report or a list is a reading at one moment; a sale paid while
+   * it is built is shown unpaid, as it would have been had the question come a moment
+   * earlier, and the next reading shows it paid. Re-reading a changed row instead would mix
+   * moments within one answer: a sale counted by the status it no longer has.
+   */
+  async #manyRows(ids: readonly string[]): Promise<SaleRow<S>[]> {
+    const held: (SaleRow<S> | PackedRow<S>)[] = [];
+    for (const id of ids) {
+      const row = this.#rows.get(id);
+      if (row !== undefined) held.push(row);
+    }
+    const out: SaleRow<S>[] = new Array<SaleRow<S>>(held.length);
+    let unpacked = 0;
+    for (let i = 0; i < held.length; i++) {
+      const row = held[i]!;
+      if (row instanceof PackedRow) {
+        if (unpacked === this.#unpackSlice) {
+          await nextTurn();
+          unpacked = 0;
+        }
+        unpacked++;
+        out[i] = row.row();
+      } else out[i] = row;
+    }
+    return out;
+  }
   /** The row as it is held, unpacked if it is packed. */
   #row(id: string): SaleRow<S> | undefined {
     const held = this.#rows.get(id);
@@ -554,7 +598,7 @@ class IdbSaleIndex<S extends object> implements SaleIndex<S> {
   async #createdBetween(fromMs: number, toMs: number): Promise<SaleRow<S>[]> {
     // The range refuses what IndexedDB's did (a NaN bound) and is empty when it was.
     if (between(fromMs, toMs) === undefined) return [];
-    return this.#rowsOf(this.#byCheckout.createdBetween(fromMs, toMs));
+    return this.#manyRows(this.#byCheckout.createdBetween(fromMs, toMs));
   }
 
   /**
@@ -756,6 +800,11 @@ function freezeRow<T>(value: T, shared: SharedParts): T {
     if (next !== v || typeof next === 'string') Reflect.set(o, key, next);
   }
   return Object.freeze(value);
+}
+
+/** After what waits in this turn of the event loop (I/O, timers due) has run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function records<S>(rows: SaleRow<S>[]): S[] {

@@ -48,8 +48,8 @@ function oddSales(): EntryInput[] {
   ];
 }
 
-async function open(dir: string, packRows: boolean): Promise<JournalPort<SaleRow>> {
-  return openJournal<SaleRow>({ ...TERMINAL_JOURNAL, dir, clock: new ManualClock(NOW), packRows });
+async function open(dir: string, packRows: boolean, unpackSlice?: number): Promise<JournalPort<SaleRow>> {
+  return openJournal<SaleRow>({ ...TERMINAL_JOURNAL, dir, clock: new ManualClock(NOW), packRows, ...(unpackSlice === undefined ? {} : { unpackSlice }) });
 }
 
 async function fill(journal: JournalPort<SaleRow>): Promise<void> {
@@ -93,6 +93,8 @@ async function answers(j: JournalPort<SaleRow>): Promise<Record<string, unknown>
 }
 
 describe('a working set held packed', () => {
+  // A query of many rows unpacks them a slice at a time (view.ts UNPACK_SLICE, 500): `all`, a
+  // status's and the shift's sales are thousands here, so each crosses several slices' ends.
   it('answers every sale query as one holding every row as objects, before and after a restart', async () => {
     const packedDir = await mkdtemp(join(tmpdir(), 'working-set-packed-'));
     const wholeDir = await mkdtemp(join(tmpdir(), 'working-set-whole-'));
@@ -120,6 +122,43 @@ describe('a working set held packed', () => {
     } finally {
       await packedAgain.close();
       await wholeAgain.close();
+    }
+  }, 60_000);
+
+  it('answers a query of many rows as the working set was when it began, whatever is appended between its slices', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'working-set-sliced-'));
+    dirs.push(dir);
+    // One packed row a turn: the query takes thousands of turns, and an append lands inside it.
+    const journal = await open(dir, true, 1);
+    try {
+      await fill(journal);
+      const before = await journal.sales.createdBetween(0, NOW + 1);
+      expect(before.length).toBe(SALES + 3);
+      // An old sale (packed) of the middle of the answer gets a payment; a new sale is rung up.
+      const changed = before[1_000]!.sale;
+      const at = NOW - 30_000;
+      const newSale: SaleEvent = { type: 'sale.requested', sale_id: 'rung-up-meanwhile', idempotency_key: 'key-meanwhile', store_id: 1, checkout_id: 5, seq: 200_000, amount_cents: 1_234, requested_by: 'cashier-1', at };
+      const order: string[] = [];
+      const query = journal.sales.createdBetween(0, NOW + 1).then((rows) => {
+        order.push('query');
+        return rows;
+      });
+      const append = journal
+        .append([
+          paymentFact({ type: 'payment.received', source: 'webhook', webhook_id: 'msg-meanwhile', pix_id: changed.pix_id!, service_id: changed.service_id!, amount_brl: '0.01', paid_at: at, e2e_id: null, at }, changed.sale_id),
+          saleFact([newSale], { shift_id: SHIFT }),
+        ])
+        .then(() => order.push('append'));
+      const [during] = await Promise.all([query, append]);
+      // The append was done before the query's answer: it landed between two slices.
+      expect(order).toEqual(['append', 'query']);
+      expect(during).toStrictEqual(before);
+      const after = await journal.sales.createdBetween(0, NOW + 1);
+      expect(after.map((r) => r.sale.sale_id)).toContain('rung-up-meanwhile');
+      // The payment reached the row: the next query answers it changed.
+      expect(after.find((r) => r.sale.sale_id === changed.sale_id)).not.toStrictEqual(before[1_000]);
+    } finally {
+      await journal.close();
     }
   }, 60_000);
 });
