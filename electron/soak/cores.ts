@@ -1,7 +1,7 @@
 /**
  * The fault campaign over several cores (issue 23 point 7): N `npm run server` processes
  * (electron/web/cli.ts --server) on one PostgreSQL database of the campaign's own, one
- * standalone sandbox as the payment service, and a round-robin TCP front (front.ts) for the
+ * standalone sandbox as the payment service, and a round-robin TCP front (../bench/front.ts) for the
  * tills' address and one for the webhook address the sandbox delivers to. Exactly one core
  * holds the merchant's lease and writes; a standby relays the tills that reach it to the
  * active core and keeps the webhooks it takes in the database's inbox.
@@ -47,7 +47,7 @@ import { freeLoopbackPort, openTestDatabase, type TestDatabase } from '../postgr
 import { BridgeClient } from '../web/fixtures/bridge-client.ts';
 import { loadTlsIdentity } from '../web/tls.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
-import { startTcpFront, type TcpFront } from './front.ts';
+import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
@@ -374,7 +374,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
   let db: TestDatabase | null = null;
   let sandbox: SandboxProcess | null = null;
   const cores: ServerCore[] = [];
-  const fronts: TcpFront[] = [];
+  const fronts: Front[] = [];
   const tills: Till[] = [];
   try {
     // A database of the campaign's own, dropped at the end: on the given server, or a throwaway cluster.
@@ -411,9 +411,9 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       }
     };
     for (let i = 0; i < options.cores; i++) portsOf.push({ web: await freshPort(), webhook: await freshPort(), health: await freshPort() });
-    const tillFront = await startTcpFront(portsOf.map((p) => p.web));
+    const tillFront = await startFront(loopbackTargets(portsOf.map((p) => p.web)));
     fronts.push(tillFront);
-    const hookFront = await startTcpFront(portsOf.map((p) => p.webhook));
+    const hookFront = await startFront(loopbackTargets(portsOf.map((p) => p.webhook)));
     fronts.push(hookFront);
     const frontOrigin = `https://127.0.0.1:${tillFront.port}`;
     await control(svc, 'PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${hookFront.port}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
