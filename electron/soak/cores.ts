@@ -22,12 +22,11 @@
  * left out; the drain moves the sandbox's clock alone, within the webhook signature's
  * tolerance, to bring its retries due.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { systemClock } from '../shared/clock.ts';
 import { mulberry32 } from '../shared/prng.ts';
@@ -45,13 +44,13 @@ import { maskedUrl, openPool } from '../postgres/connect.ts';
 import { openPostgresJournal } from '../postgres/journal.ts';
 import { freeLoopbackPort, openTestDatabase, type TestDatabase } from '../postgres/fixtures/test-database.ts';
 import { BridgeClient } from '../web/fixtures/bridge-client.ts';
+import { startCliProcess, type CliProcess } from '../web/fixtures/cli-process.ts';
 import { loadTlsIdentity } from '../web/tls.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
 import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
-const CLI = fileURLToPath(new URL('../web/cli.ts', import.meta.url));
 const STORE = 1;
 const WEB_TOKEN = 'soak-cores-store-token-0123456789';
 const MANAGER = { name: 'Marta', pin: TEST_PIN };
@@ -130,9 +129,7 @@ export interface CoresSoakResult {
 
 /** One `npm run server` process across its deaths: same data dir, same ports. */
 class ServerCore {
-  child: ChildProcess | null = null;
-  #out = '';
-  #wakers = new Set<() => void>();
+  #process: CliProcess | null = null;
   #killing = false;
   #closed = false;
   readonly crashes: string[] = [];
@@ -156,30 +153,32 @@ class ServerCore {
   /** Started and listening (standing by or serving), not killed since: a core still starting is not one to kill. */
   up = false;
 
+  get child(): ChildProcess | null {
+    return this.#process?.child ?? null;
+  }
+
   get live(): boolean {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** Starts it and waits until it listens: standing by, or serving. */
   async start(): Promise<void> {
-    this.#out = '';
-    const child = spawn(process.execPath, [CLI, '--server'], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
+    const started = startCliProcess({
+      name: `core ${this.name}`,
+      args: ['--server'],
+      env: this.env,
+      keep: 20_000,
+      onOutput: (chunk) => (this.leaseLost += chunk.match(/lost the merchant's lease/g)?.length ?? 0),
+    });
+    this.#process = started;
+    const child = started.child;
     this.tracked.add(child);
-    const hear = (chunk: string) => {
-      this.leaseLost += chunk.match(/lost the merchant's lease/g)?.length ?? 0;
-      this.#out = (this.#out + chunk).slice(-20_000);
-      for (const wake of this.#wakers) wake();
-    };
-    child.stdout?.setEncoding('utf8').on('data', hear);
-    child.stderr?.setEncoding('utf8').on('data', hear);
     child.once('exit', (code, signal) => {
       this.up = false;
       this.tracked.delete(child);
-      for (const wake of this.#wakers) wake();
       if (this.#killing || this.#closed) return;
       // Nobody asked for this exit: a finding. Started again so the campaign goes on.
-      this.crashes.push(`core ${this.name} pid ${child.pid} exited by itself (${signal ?? code}):\n${this.#out.slice(-3_000)}`);
+      this.crashes.push(`core ${this.name} pid ${child.pid} exited by itself (${signal ?? code}):\n${started.out().slice(-3_000)}`);
       this.log(`core ${this.name} exited by itself (${signal ?? code}); starting it again`);
       void sleep(1_000).then(() => (this.#closed || this.live ? undefined : this.start().catch(() => undefined)));
     });
@@ -188,22 +187,7 @@ class ServerCore {
   }
 
   until(pattern: RegExp, ms: number): Promise<void> {
-    const child = this.child;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(this.#out)) done(null);
-        else if (child === null || child.exitCode !== null || child.signalCode !== null) done(new Error(`core ${this.name} ended before saying ${pattern}:\n${this.#out.slice(-3_000)}`));
-      };
-      const done = (err: Error | null) => {
-        this.#wakers.delete(check);
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const timer = setTimeout(() => done(new Error(`core ${this.name} did not say ${pattern} within ${ms / 1000} s:\n${this.#out.slice(-3_000)}`)), ms);
-      this.#wakers.add(check);
-      check();
-    });
+    return this.#process?.until(pattern, ms) ?? Promise.reject(new Error(`core ${this.name} ended before saying ${pattern}:\n`));
   }
 
   /** Whether it holds the lease now: its health address answers 200 on the active core only. */
@@ -214,25 +198,17 @@ class ServerCore {
   }
 
   async kill(): Promise<void> {
-    const child = this.child;
     this.up = false;
-    if (child === null || !this.live) return;
+    if (this.#process === null || !this.live) return;
     this.#killing = true;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await this.#process.kill();
     this.#killing = false;
   }
 
   async stop(): Promise<void> {
     this.#closed = true;
-    const child = this.child;
-    if (child === null || !this.live) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
+    if (this.#process === null || !this.live) return;
+    await this.#process.stop(20_000);
   }
 }
 
