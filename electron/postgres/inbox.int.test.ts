@@ -186,11 +186,7 @@ describe('a webhook delivered to a standby', () => {
     await standingBy(b);
     const saleId = await pendingSale(a.core);
     // The service's own deliveries, kept byte for byte (signature included) to send again.
-    const capture = await captureDeliveries();
-    sandbox.deliverWebhooksTo(capture.url);
-    const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    const [payment] = pay.body.webhook_ids as string[];
-    const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+    const { payment, delivery } = await capturedPayment(sandbox);
     // A redelivery that the balancer spread over both cores at the same moment.
     const answers = await Promise.all([a.webhookUrl, b.webhookUrl].map((to) => fetch(to, { method: 'POST', headers: delivery.headers, body: delivery.body })));
     expect(answers.map((r) => r.status)).toEqual([200, 200]);
@@ -220,11 +216,7 @@ describe('a webhook delivered to a standby', () => {
     const b = await startCore({ databaseUrl: through.toString(), serviceUrl: sandbox.url });
     await standingBy(b);
     const saleId = await pendingSale(a.core);
-    const capture = await captureDeliveries();
-    sandbox.deliverWebhooksTo(capture.url);
-    const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    const [payment] = pay.body.webhook_ids as string[];
-    const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+    const { payment, delivery } = await capturedPayment(sandbox);
     link.cut();
     const refused = await fetch(b.webhookUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
     expect(refused.status).toBe(503);
@@ -332,6 +324,16 @@ describe('work done once', () => {
 });
 
 /** Test equipment: an HTTP receiver that keeps each delivery's headers and raw body, and answers 200. */
+/** The service pays the pending sale on checkout 1; resolves with its payment webhook's id and the delivery, captured byte for byte. */
+async function capturedPayment(sandbox: Sandbox): Promise<{ payment: string | undefined; delivery: { headers: Record<string, string>; body: string } }> {
+  const capture = await captureDeliveries();
+  sandbox.deliverWebhooksTo(capture.url);
+  const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+  const [payment] = pay.body.webhook_ids as string[];
+  const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+  return { payment, delivery };
+}
+
 async function captureDeliveries(): Promise<{ url: string; deliveries: Array<{ headers: Record<string, string>; body: string }> }> {
   const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
   const server = createHttpServer((req, res) => {
