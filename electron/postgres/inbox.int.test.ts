@@ -99,6 +99,15 @@ async function standingBy(core: Started): Promise<void> {
   expect(core.core.state).toBe('starting');
 }
 
+/** Core a started and serving, then core b standing by, on the same database and service. */
+async function activeAndStandby(databaseUrl: string, serviceUrl: string): Promise<{ a: Started; b: Started }> {
+  const a = await startCore({ databaseUrl, serviceUrl });
+  await a.started;
+  const b = await startCore({ databaseUrl, serviceUrl });
+  await standingBy(b);
+  return { a, b };
+}
+
 /** A sale rung up on the active core and pending at the service. */
 async function pendingSale(core: Core): Promise<string> {
   const view = await core.charge({ ...CHECKOUT, by: 'Ana', amountCents: 1250 });
@@ -158,10 +167,7 @@ describe('the inbox in the database', () => {
 describe('a webhook delivered to a standby', () => {
   it('is kept in the inbox and applied by the active core: the sale is paid', async () => {
     const { url, sql, sandbox } = await merchant();
-    const a = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await a.started;
-    const b = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await standingBy(b);
+    const { a, b } = await activeAndStandby(url, sandbox.url);
     const saleId = await pendingSale(a.core);
     // The service knows only the standby's address.
     sandbox.deliverWebhooksTo(b.webhookUrl);
@@ -180,10 +186,7 @@ describe('a webhook delivered to a standby', () => {
 
   it('and to the active core at once is journaled once', async () => {
     const { url, sql, sandbox } = await merchant();
-    const a = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await a.started;
-    const b = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await standingBy(b);
+    const { a, b } = await activeAndStandby(url, sandbox.url);
     const saleId = await pendingSale(a.core);
     // The service's own deliveries, kept byte for byte (signature included) to send again.
     const { payment, delivery } = await capturedPayment(sandbox);

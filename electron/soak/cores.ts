@@ -37,7 +37,7 @@ import type { Envelope } from '../core/errors.ts';
 import { refundsMadeCents, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { TEST_PIN } from '../core/operators/fixtures/sign-in.ts';
-import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
+import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { maskedUrl, openPool } from '../postgres/connect.ts';
@@ -49,6 +49,7 @@ import { loadTlsIdentity } from '../web/tls.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
 import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
+import { control, payAtService } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 const STORE = 1;
@@ -524,20 +525,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       throw new Error(`sale ${plan.index} (checkout ${plan.checkout}) could not be rung up`);
     };
 
-    const pay = async (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => {
-      if (plan.webhookFault) {
-        await control(svc, 'POST', '/_sandbox/faults', { target: 'webhooks', ...plan.webhookFault });
-        counters.webhookFaults += 1;
-        if (plan.webhookFault.fault === 'delay' || plan.webhookFault.fault === 'reorder') counters.delayedOrReordered += plan.webhookFault.count;
-      }
-      const res = await svc('POST', '/_sandbox/pay', body);
-      if (res.status === 200) return true;
-      if (res.status === 409 || res.status === 404) {
-        counters.refused += 1;
-        return false;
-      }
-      throw new Error(`paying ${JSON.stringify(body)} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    };
+    const pay = (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => payAtService(svc, counters, body, plan);
 
     const waitSettled = async (till: Till, saleId: string) => {
       const until = performance.now() + 10_000;
@@ -758,12 +746,6 @@ async function openThrough(origin: string, as: Parameters<typeof BridgeClient.op
 }
 
 /** The sandbox's control API always gets JSON; an answer outside 2xx is the campaign's own bug. */
-async function control(svc: ServiceControl, method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await svc(method, path, body);
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** Every sale of the campaign's checkouts as the app's PostgreSQL adapter folds them, and its verify of the hash chain. */
 async function readJournal(url: string): Promise<{ sales: Sale[]; verified: VerifyResult }> {
   const sql = await openPool({ url, max: 2 });
