@@ -29,7 +29,7 @@ import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
-import { control, payAtService } from './service-steps.ts';
+import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 export interface SoakOptions {
@@ -62,18 +62,7 @@ export interface SoakResult {
   /** Core exits nobody asked for (a crash of the core itself): each is a finding. */
   crashes: string[];
   routeFaults: number;
-  webhooks: {
-    /** Webhook faults armed. */
-    faults: number;
-    /** Events delivered twice (same webhook-id). */
-    duplicated: number;
-    /** Events never sent. */
-    dropped: number;
-    /** Events the delay and reorder faults were armed for (they leave no mark in the listings). */
-    delayedOrReordered: number;
-    /** Events the sandbox gave up on after every retry (the core was down each time). */
-    givenUp: number;
-  };
+  webhooks: WebhookTally;
   clockAdvances: number;
   payments: { paid: number; late: number; refused: number };
   /** Refunds the supervisor asked for, those with a lost answer armed, and the drain's answers. */
@@ -508,13 +497,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       crashes: core.crashes,
       failedStarts: core.failedStarts,
       routeFaults: counters.routeFaults,
-      webhooks: {
-        faults: counters.webhookFaults,
-        duplicated: new Set(attempts.filter((a) => a.duplicate).map((a) => a.webhook_id)).size,
-        dropped: events.filter((e) => e.state === 'dropped').length,
-        delayedOrReordered: counters.delayedOrReordered,
-        givenUp: events.filter((e) => e.state === 'failed').length,
-      },
+      webhooks: webhookTally(attempts, events, counters),
       clockAdvances: counters.clockAdvances,
       payments: { paid: counters.paid, late: counters.late, refused: counters.refused },
       refunds: refundCounters,

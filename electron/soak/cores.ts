@@ -49,7 +49,7 @@ import { loadTlsIdentity } from '../web/tls.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
 import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
-import { control, payAtService } from './service-steps.ts';
+import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 const STORE = 1;
@@ -110,7 +110,7 @@ export interface CoresSoakResult {
   postgresRestart: { done: boolean; note: string };
   database: 'given' | 'local' | 'throwaway';
   routeFaults: number;
-  webhooks: { faults: number; duplicated: number; dropped: number; delayedOrReordered: number; givenUp: number; keptInInbox: number };
+  webhooks: WebhookTally & { keptInInbox: number };
   /** The plan's clock jumps not made (a server core runs on real time). */
   clockJumpsLeftOut: number;
   /** Connections each front handed to each core (tills, webhooks). */
@@ -698,14 +698,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       postgresRestart,
       database: db.server,
       routeFaults: counters.routeFaults,
-      webhooks: {
-        faults: counters.webhookFaults,
-        duplicated: new Set(attempts.filter((a) => a.duplicate).map((a) => a.webhook_id)).size,
-        dropped: events.filter((e) => e.state === 'dropped').length,
-        delayedOrReordered: counters.delayedOrReordered,
-        givenUp: events.filter((e) => e.state === 'failed').length,
-        keptInInbox,
-      },
+      webhooks: { ...webhookTally(attempts, events, counters), keptInInbox },
       clockJumpsLeftOut: counters.clockJumpsLeftOut,
       front: { tills: [...tillFront.handed], webhooks: [...hookFront.handed] },
       tillReconnects,

@@ -38,3 +38,31 @@ export async function payAtService(svc: ServiceControl, counters: PayerCounters,
   }
   throw new Error(`paying ${JSON.stringify(body)} answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
+
+/** What became of the webhooks, from the sandbox's listings of its attempts and events. */
+export interface WebhookTally {
+  /** Webhook faults armed. */
+  faults: number;
+  /** Events delivered twice (same webhook-id). */
+  duplicated: number;
+  /** Events never sent. */
+  dropped: number;
+  /** Events the delay and reorder faults were armed for (they leave no mark in the listings). */
+  delayedOrReordered: number;
+  /** Events the sandbox gave up on after every retry (the core was down each time). */
+  givenUp: number;
+}
+
+export function webhookTally(
+  attempts: ReadonlyArray<{ webhook_id: string; duplicate?: boolean }>,
+  events: ReadonlyArray<{ state: string }>,
+  counters: Pick<PayerCounters, 'webhookFaults' | 'delayedOrReordered'>,
+): WebhookTally {
+  return {
+    faults: counters.webhookFaults,
+    duplicated: new Set(attempts.filter((a) => a.duplicate).map((a) => a.webhook_id)).size,
+    dropped: events.filter((e) => e.state === 'dropped').length,
+    delayedOrReordered: counters.delayedOrReordered,
+    givenUp: events.filter((e) => e.state === 'failed').length,
+  };
+}
