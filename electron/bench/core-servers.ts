@@ -6,14 +6,13 @@
  * same address. Every core answers to every core's address and the front's (POS_WEB_NAMES),
  * and all share the store token, as the README's *Run on a server* asks.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../core/terminal/fixtures/core-child.ts';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { TOKEN_PROTOCOL_PREFIX } from '../shared/ws-protocol.ts';
+import { startCliProcess } from '../web/fixtures/cli-process.ts';
 import { BridgeConnection, STORE_ID, type Credentials } from './till-clients.ts';
 
-const CLI = fileURLToPath(new URL('../web/cli.ts', import.meta.url));
 export const STORE_TOKEN = 'bench-store-token-0123456789abcdef';
 export const MANAGER: Credentials = { name: 'Bench manager', pin: '24681357' };
 export const CASHIER: Credentials = { name: 'Bench cashier', pin: '13572468' };
@@ -51,7 +50,9 @@ export interface CoreServer {
 
 /** Starts one core at `place`; resolves once it printed its health address. `names`: every address a till may use. */
 export async function startCoreServer(place: CorePlace, shared: { databaseUrl: string; sandboxUrl: string; names: readonly string[] }): Promise<CoreServer> {
-  const child = spawn(process.execPath, [CLI, '--server'], {
+  const core = startCliProcess({
+    name: `bench: core ${place.name}`,
+    args: ['--server'],
     env: {
       ...process.env,
       POS_DATA_DIR: place.dataDir,
@@ -67,50 +68,11 @@ export async function startCoreServer(place: CorePlace, shared: { databaseUrl: s
       POS_WEB_NAMES: shared.names.join(','),
       POS_HEALTH_PORT: '0',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const wakers = new Set<() => void>();
-  const hear = (chunk: string) => {
-    out += chunk;
-    for (const wake of wakers) wake();
-  };
-  child.stdout!.setEncoding('utf8').on('data', hear);
-  child.stderr!.setEncoding('utf8').on('data', hear);
-  child.once('exit', () => wakers.forEach((wake) => wake()));
-  const until = (pattern: RegExp, ms = 60_000) =>
-    new Promise<void>((resolve, reject) => {
-      const done = (err?: Error) => {
-        wakers.delete(check);
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const check = () => {
-        if (pattern.test(out)) done();
-        else if (child.exitCode !== null || child.signalCode !== null) done(new Error(`bench: core ${place.name} ended before saying ${pattern}:\n${out}`));
-      };
-      const timer = setTimeout(() => done(new Error(`bench: core ${place.name} did not say ${pattern} within ${ms} ms:\n${out}`)), ms);
-      wakers.add(check);
-      check();
-    });
+  const until = (pattern: RegExp, ms = 60_000) => core.until(pattern, ms);
   await until(/Health address for a load balancer: \S+ /);
-  const health = /Health address for a load balancer: (\S+) /.exec(out)![1]!;
-  return {
-    place,
-    child,
-    health,
-    out: () => out,
-    until,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(hard);
-    },
-  };
+  const health = /Health address for a load balancer: (\S+) /.exec(core.out())![1]!;
+  return { place, child: core.child, health, out: core.out, until, stop: () => core.stop(10_000) };
 }
 
 /** The health address's status; 0 when nothing answers. */

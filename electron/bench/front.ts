@@ -1,15 +1,24 @@
 /**
- * A TCP front for the benches' cores: test equipment, not product. Each new connection goes
- * to the next target in turn (round robin) that accepts it; a target that refuses is skipped
- * for that connection only. No health checks: this is the balancer a merchant would have
+ * A round-robin TCP front for the benches' and the soak's cores: test equipment, not
+ * product, standing in for the balancer (HAProxy) a merchant would run. Each new connection
+ * goes to the next target in turn (round robin) that accepts it; a target that refuses (a
+ * core killed and not back yet) is skipped for that connection only, as a balancer's failed
+ * connect is dispatched again. No health checks: this is the balancer a merchant would have
  * without one, so a till behind it may land on a standby (which relays it) or on a core that
- * is still starting. Bytes are piped both ways untouched. Loopback only.
+ * is still starting. Bytes are piped both ways untouched (TLS included), and when either
+ * side closes, so does the other: a till whose core died sees its connection end and must
+ * reconnect by itself. Loopback only.
  */
 import { connect, createServer, type Socket } from 'node:net';
 
 export interface Target {
   host: string;
   port: number;
+}
+
+/** Targets on loopback, one per port. */
+export function loopbackTargets(ports: readonly number[]): Target[] {
+  return ports.map((port) => ({ host: '127.0.0.1', port }));
 }
 
 /** The order in which connection number `n` tries `count` targets: from n's turn round the ring. */
@@ -22,8 +31,13 @@ export function frontOrder(count: number, n: number): number[] {
 export interface Front {
   /** host:port, as a till is given it. */
   address: string;
+  port: number;
   /** The target index each accepted connection was piped to, in order; -1 where none accepted. */
   readonly landed: number[];
+  /** Connections handed to each target (by its index in `targets`). */
+  readonly handed: number[];
+  /** Connections no target took (every one refused). */
+  readonly refused: number;
   close: () => Promise<void>;
 }
 
@@ -45,6 +59,8 @@ function reach(target: Target): Promise<Socket | null> {
 export async function startFront(targets: readonly Target[]): Promise<Front> {
   const sockets = new Set<Socket>();
   const landed: number[] = [];
+  const handed = targets.map(() => 0);
+  let refused = 0;
   let turn = 0;
   const track = (s: Socket) => {
     sockets.add(s);
@@ -62,6 +78,7 @@ export async function startFront(targets: readonly Target[]): Promise<Front> {
         if (upstream === null) continue;
         track(upstream);
         landed[index] = i;
+        handed[i] = (handed[i] ?? 0) + 1;
         upstream.on('error', () => upstream.destroy());
         // Either side ending ends the other: a core that dies drops its tills at once.
         upstream.once('close', () => client.destroy());
@@ -71,6 +88,7 @@ export async function startFront(targets: readonly Target[]): Promise<Front> {
         client.resume();
         return;
       }
+      if (!client.destroyed) refused += 1;
       client.destroy();
     })();
   });
@@ -81,7 +99,12 @@ export async function startFront(targets: readonly Target[]): Promise<Front> {
   const { port } = server.address() as { port: number };
   return {
     address: `127.0.0.1:${port}`,
+    port,
     landed,
+    handed,
+    get refused() {
+      return refused;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

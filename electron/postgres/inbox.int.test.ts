@@ -99,6 +99,15 @@ async function standingBy(core: Started): Promise<void> {
   expect(core.core.state).toBe('starting');
 }
 
+/** Core a started and serving, then core b standing by, on the same database and service. */
+async function activeAndStandby(databaseUrl: string, serviceUrl: string): Promise<{ a: Started; b: Started }> {
+  const a = await startCore({ databaseUrl, serviceUrl });
+  await a.started;
+  const b = await startCore({ databaseUrl, serviceUrl });
+  await standingBy(b);
+  return { a, b };
+}
+
 /** A sale rung up on the active core and pending at the service. */
 async function pendingSale(core: Core): Promise<string> {
   const view = await core.charge({ ...CHECKOUT, by: 'Ana', amountCents: 1250 });
@@ -158,10 +167,7 @@ describe('the inbox in the database', () => {
 describe('a webhook delivered to a standby', () => {
   it('is kept in the inbox and applied by the active core: the sale is paid', async () => {
     const { url, sql, sandbox } = await merchant();
-    const a = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await a.started;
-    const b = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await standingBy(b);
+    const { a, b } = await activeAndStandby(url, sandbox.url);
     const saleId = await pendingSale(a.core);
     // The service knows only the standby's address.
     sandbox.deliverWebhooksTo(b.webhookUrl);
@@ -180,17 +186,10 @@ describe('a webhook delivered to a standby', () => {
 
   it('and to the active core at once is journaled once', async () => {
     const { url, sql, sandbox } = await merchant();
-    const a = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await a.started;
-    const b = await startCore({ databaseUrl: url, serviceUrl: sandbox.url });
-    await standingBy(b);
+    const { a, b } = await activeAndStandby(url, sandbox.url);
     const saleId = await pendingSale(a.core);
     // The service's own deliveries, kept byte for byte (signature included) to send again.
-    const capture = await captureDeliveries();
-    sandbox.deliverWebhooksTo(capture.url);
-    const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    const [payment] = pay.body.webhook_ids as string[];
-    const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+    const { payment, delivery } = await capturedPayment(sandbox);
     // A redelivery that the balancer spread over both cores at the same moment.
     const answers = await Promise.all([a.webhookUrl, b.webhookUrl].map((to) => fetch(to, { method: 'POST', headers: delivery.headers, body: delivery.body })));
     expect(answers.map((r) => r.status)).toEqual([200, 200]);
@@ -220,11 +219,7 @@ describe('a webhook delivered to a standby', () => {
     const b = await startCore({ databaseUrl: through.toString(), serviceUrl: sandbox.url });
     await standingBy(b);
     const saleId = await pendingSale(a.core);
-    const capture = await captureDeliveries();
-    sandbox.deliverWebhooksTo(capture.url);
-    const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
-    const [payment] = pay.body.webhook_ids as string[];
-    const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+    const { payment, delivery } = await capturedPayment(sandbox);
     link.cut();
     const refused = await fetch(b.webhookUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
     expect(refused.status).toBe(503);
@@ -332,6 +327,16 @@ describe('work done once', () => {
 });
 
 /** Test equipment: an HTTP receiver that keeps each delivery's headers and raw body, and answers 200. */
+/** The service pays the pending sale on checkout 1; resolves with its payment webhook's id and the delivery, captured byte for byte. */
+async function capturedPayment(sandbox: Sandbox): Promise<{ payment: string | undefined; delivery: { headers: Record<string, string>; body: string } }> {
+  const capture = await captureDeliveries();
+  sandbox.deliverWebhooksTo(capture.url);
+  const pay = await serviceControl(sandbox.url)('POST', '/_sandbox/pay', { store_id: 1, checkout_id: 1 });
+  const [payment] = pay.body.webhook_ids as string[];
+  const delivery = await waitFor(async () => capture.deliveries.find((d) => d.headers['webhook-id'] === payment), 'the payment webhook to be delivered');
+  return { payment, delivery };
+}
+
 async function captureDeliveries(): Promise<{ url: string; deliveries: Array<{ headers: Record<string, string>; body: string }> }> {
   const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
   const server = createHttpServer((req, res) => {

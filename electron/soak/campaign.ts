@@ -24,11 +24,12 @@ import { openJournal } from '../core/journal/journal.ts';
 import { refundsMadeCents, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { freePort, startCoreProcess, type CoreProcess } from '../core/terminal/fixtures/core-child.ts';
-import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
+import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
+import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 export interface SoakOptions {
@@ -61,18 +62,7 @@ export interface SoakResult {
   /** Core exits nobody asked for (a crash of the core itself): each is a finding. */
   crashes: string[];
   routeFaults: number;
-  webhooks: {
-    /** Webhook faults armed. */
-    faults: number;
-    /** Events delivered twice (same webhook-id). */
-    duplicated: number;
-    /** Events never sent. */
-    dropped: number;
-    /** Events the delay and reorder faults were armed for (they leave no mark in the listings). */
-    delayedOrReordered: number;
-    /** Events the sandbox gave up on after every retry (the core was down each time). */
-    givenUp: number;
-  };
+  webhooks: WebhookTally;
   clockAdvances: number;
   payments: { paid: number; late: number; refused: number };
   /** Refunds the supervisor asked for, those with a lost answer armed, and the drain's answers. */
@@ -333,21 +323,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       throw new Error(`sale ${plan.index} (checkout ${plan.checkout}) could not be rung up: the previous create stayed in flight`);
     };
 
-    const pay = async (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => {
-      if (plan.webhookFault) {
-        await control(svc, 'POST', '/_sandbox/faults', { target: 'webhooks', ...plan.webhookFault });
-        counters.webhookFaults += 1;
-        if (plan.webhookFault.fault === 'delay' || plan.webhookFault.fault === 'reorder') counters.delayedOrReordered += plan.webhookFault.count;
-      }
-      const res = await svc('POST', '/_sandbox/pay', body);
-      if (res.status === 200) return true;
-      // 409/404: expired, already paid, not displaced (its correction never reached the service): no payment made.
-      if (res.status === 409 || res.status === 404) {
-        counters.refused += 1;
-        return false;
-      }
-      throw new Error(`paying ${JSON.stringify(body)} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    };
+    const pay = (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => payAtService(svc, counters, body, plan);
 
     /** The cashier waits for the sale to leave pending before the next one, up to a bound. */
     const waitSettled = async (saleId: string) => {
@@ -521,13 +497,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       crashes: core.crashes,
       failedStarts: core.failedStarts,
       routeFaults: counters.routeFaults,
-      webhooks: {
-        faults: counters.webhookFaults,
-        duplicated: new Set(attempts.filter((a) => a.duplicate).map((a) => a.webhook_id)).size,
-        dropped: events.filter((e) => e.state === 'dropped').length,
-        delayedOrReordered: counters.delayedOrReordered,
-        givenUp: events.filter((e) => e.state === 'failed').length,
-      },
+      webhooks: webhookTally(attempts, events, counters),
       clockAdvances: counters.clockAdvances,
       payments: { paid: counters.paid, late: counters.late, refused: counters.refused },
       refunds: refundCounters,
@@ -559,12 +529,6 @@ function median(values: readonly number[]): number {
 }
 
 /** The sandbox's control API (contract 7) always gets JSON; an answer outside 2xx is the campaign's own bug. */
-async function control(svc: ServiceControl, method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await svc(method, path, body);
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** Every sale of the campaign's checkouts, as the app's own journal module folds them, and whether its hash chain holds. */
 async function readJournal(dir: string): Promise<{ sales: Sale[]; verified: VerifyResult }> {
   const journal = await openJournal<SaleRow>({ dir, clock: systemClock, reduceSale: reduceSaleRow, saleKeys: saleRowKeys, operatorActions: OPERATOR_ACTIONS });

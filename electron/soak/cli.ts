@@ -70,9 +70,20 @@ function parseRange(text: string): [number, number] | null {
   return a >= 1 && b >= a ? [a, b] : null;
 }
 
+/** The refunds, the audit and its findings: the same lines in the single-core and the several-core report. */
+function auditLines(r: Pick<SoakResult, 'audit' | 'refunds' | 'journalVerify'> | Pick<CoresSoakResult, 'audit' | 'refunds' | 'journalVerify'>): string[] {
+  const c = r.audit.counts;
+  return [
+    `  refunds         ${r.audit.refunds.asked} asked for (${r.refunds.faulted} with a lost answer armed), ${r.audit.refunds.made} made; ${r.audit.refunds.answeredByPerson} answered by a supervisor (${r.refunds.wasMade} It was refunded, ${r.refunds.sentAgain} Send again)`,
+    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}, refund doubled ${c.refund_doubled}, refund phantom ${c.refund_phantom}, refund open ${c.refund_open}; ${r.audit.unresolvedSales} sales still unresolved; journal verify ${r.journalVerify.ok ? `ok (${r.journalVerify.entries} entries)` : `BROKEN at entry ${r.journalVerify.firstBroken.seq}`}`,
+    ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
+    ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
+    ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
+  ];
+}
+
 export function formatSoakReport(r: SoakResult): string {
   const s = (ms: number) => `${Math.round(ms / 1000)} s`;
-  const c = r.audit.counts;
   return [
     `soak, seed ${r.seed} (npm run soak -- --sales ${r.salesPlanned} --seed ${r.seed} --kill-every ${r.killEvery[0]}-${r.killEvery[1]} replays its choices)`,
     `  sales           ${r.salesRun} of ${r.salesPlanned} rung up on 8 checkouts; ${r.audit.payments} payments at the sandbox (${r.audit.mismatchedPayments} of another amount, ${r.audit.latePayments} late on displaced sales); ${r.payments.refused} payer attempts found no payable sale (expired, not displaced)`,
@@ -80,11 +91,7 @@ export function formatSoakReport(r: SoakResult): string {
     `  faults          ${r.routeFaults} route faults armed (502/503/500/timeout/lost answer); ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockAdvances} clock jumps`,
     `  service         ${r.webhooks.givenUp} webhook events the sandbox gave up on after every retry`,
     `  duration        ${s(r.durationMs)} (drain ${s(r.drainMs)}${r.drained ? '' : ', bound reached before the core went quiet'}); ${r.waitsTimedOut} waits for Paid ran out`,
-    `  refunds         ${r.audit.refunds.asked} asked for (${r.refunds.faulted} with a lost answer armed), ${r.audit.refunds.made} made; ${r.audit.refunds.answeredByPerson} answered by a supervisor (${r.refunds.wasMade} It was refunded, ${r.refunds.sentAgain} Send again)`,
-    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}, refund doubled ${c.refund_doubled}, refund phantom ${c.refund_phantom}, refund open ${c.refund_open}; ${r.audit.unresolvedSales} sales still unresolved; journal verify ${r.journalVerify.ok ? `ok (${r.journalVerify.entries} entries)` : `BROKEN at entry ${r.journalVerify.firstBroken.seq}`}`,
-    ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
-    ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
-    ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
+    ...auditLines(r),
     ...r.crashes.map((crash) => `  crash: ${crash}`),
     ...r.failedStarts.map((start) => `  slow start: ${start}`),
     ...(r.dataDir ? [`  data dir kept: ${r.dataDir}`] : []),
@@ -93,7 +100,6 @@ export function formatSoakReport(r: SoakResult): string {
 
 export function formatCoresReport(r: CoresSoakResult): string {
   const s = (ms: number) => `${Math.round(ms / 1000)} s`;
-  const c = r.audit.counts;
   const back = [...r.kills.map((k) => k.backMs)].sort((a, b) => a - b);
   const median = back.length === 0 ? 0 : (back[Math.floor((back.length - 1) / 2)] as number);
   return [
@@ -105,11 +111,7 @@ export function formatCoresReport(r: CoresSoakResult): string {
     `  faults          ${r.routeFaults} route faults armed; ${r.webhooks.faults} webhook faults: ${r.webhooks.duplicated} events duplicated, ${r.webhooks.dropped} dropped, ${r.webhooks.delayedOrReordered} delayed or reordered; ${r.clockJumpsLeftOut} clock jumps left out (a server core runs on real time)`,
     `  service         ${r.webhooks.givenUp} webhook events the sandbox gave up on after every retry`,
     `  duration        ${s(r.durationMs)} (drain ${s(r.drainMs)}${r.drained ? '' : ', bound reached before the cores went quiet'}); ${r.waitsTimedOut} waits for Paid ran out`,
-    `  refunds         ${r.audit.refunds.asked} asked for (${r.refunds.faulted} with a lost answer armed), ${r.audit.refunds.made} made; ${r.audit.refunds.answeredByPerson} answered by a supervisor (${r.refunds.wasMade} It was refunded, ${r.refunds.sentAgain} Send again)`,
-    `  audit           lost ${c.lost}, doubled ${c.doubled}, misattributed ${c.misattributed}, unflagged mismatch ${c.unflagged_mismatch}, phantom ${c.phantom}, refund doubled ${c.refund_doubled}, refund phantom ${c.refund_phantom}, refund open ${c.refund_open}; ${r.audit.unresolvedSales} sales still unresolved; journal verify ${r.journalVerify.ok ? `ok (${r.journalVerify.entries} entries)` : `BROKEN at entry ${r.journalVerify.firstBroken.seq}`}`,
-    ...r.audit.findings.slice(0, 30).map((f) => `    ${f.count}: ${f.detail}`),
-    ...(r.audit.findings.length > 30 ? [`    … and ${r.audit.findings.length - 30} more`] : []),
-    ...r.audit.unresolved.slice(0, 10).map((u) => `    unresolved: ${u}`),
+    ...auditLines(r),
     ...r.crashes.map((crash) => `  crash: ${crash}`),
     ...(r.dataDir ? [`  data dir kept: ${r.dataDir}`] : []),
   ].join('\n');

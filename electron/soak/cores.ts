@@ -1,7 +1,7 @@
 /**
  * The fault campaign over several cores (issue 23 point 7): N `npm run server` processes
  * (electron/web/cli.ts --server) on one PostgreSQL database of the campaign's own, one
- * standalone sandbox as the payment service, and a round-robin TCP front (front.ts) for the
+ * standalone sandbox as the payment service, and a round-robin TCP front (../bench/front.ts) for the
  * tills' address and one for the webhook address the sandbox delivers to. Exactly one core
  * holds the merchant's lease and writes; a standby relays the tills that reach it to the
  * active core and keeps the webhooks it takes in the database's inbox.
@@ -22,12 +22,11 @@
  * left out; the drain moves the sandbox's clock alone, within the webhook signature's
  * tolerance, to bring its retries due.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { systemClock } from '../shared/clock.ts';
 import { mulberry32 } from '../shared/prng.ts';
@@ -38,20 +37,21 @@ import type { Envelope } from '../core/errors.ts';
 import { refundsMadeCents, type Sale } from '../core/sales/lifecycle.ts';
 import { OPERATOR_ACTIONS, reduceSaleRow, saleRowKeys, type SaleRow } from '../core/terminal/entries.ts';
 import { TEST_PIN } from '../core/operators/fixtures/sign-in.ts';
-import { serviceControl, type ServiceControl } from '../core/terminal/fixtures/service.ts';
+import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
 import { maskedUrl, openPool } from '../postgres/connect.ts';
 import { openPostgresJournal } from '../postgres/journal.ts';
 import { freeLoopbackPort, openTestDatabase, type TestDatabase } from '../postgres/fixtures/test-database.ts';
 import { BridgeClient } from '../web/fixtures/bridge-client.ts';
+import { startCliProcess, type CliProcess } from '../web/fixtures/cli-process.ts';
 import { loadTlsIdentity } from '../web/tls.ts';
 import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
-import { startTcpFront, type TcpFront } from './front.ts';
+import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
+import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
-const CLI = fileURLToPath(new URL('../web/cli.ts', import.meta.url));
 const STORE = 1;
 const WEB_TOKEN = 'soak-cores-store-token-0123456789';
 const MANAGER = { name: 'Marta', pin: TEST_PIN };
@@ -110,7 +110,7 @@ export interface CoresSoakResult {
   postgresRestart: { done: boolean; note: string };
   database: 'given' | 'local' | 'throwaway';
   routeFaults: number;
-  webhooks: { faults: number; duplicated: number; dropped: number; delayedOrReordered: number; givenUp: number; keptInInbox: number };
+  webhooks: WebhookTally & { keptInInbox: number };
   /** The plan's clock jumps not made (a server core runs on real time). */
   clockJumpsLeftOut: number;
   /** Connections each front handed to each core (tills, webhooks). */
@@ -130,9 +130,7 @@ export interface CoresSoakResult {
 
 /** One `npm run server` process across its deaths: same data dir, same ports. */
 class ServerCore {
-  child: ChildProcess | null = null;
-  #out = '';
-  #wakers = new Set<() => void>();
+  #process: CliProcess | null = null;
   #killing = false;
   #closed = false;
   readonly crashes: string[] = [];
@@ -156,30 +154,32 @@ class ServerCore {
   /** Started and listening (standing by or serving), not killed since: a core still starting is not one to kill. */
   up = false;
 
+  get child(): ChildProcess | null {
+    return this.#process?.child ?? null;
+  }
+
   get live(): boolean {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** Starts it and waits until it listens: standing by, or serving. */
   async start(): Promise<void> {
-    this.#out = '';
-    const child = spawn(process.execPath, [CLI, '--server'], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
+    const started = startCliProcess({
+      name: `core ${this.name}`,
+      args: ['--server'],
+      env: this.env,
+      keep: 20_000,
+      onOutput: (chunk) => (this.leaseLost += chunk.match(/lost the merchant's lease/g)?.length ?? 0),
+    });
+    this.#process = started;
+    const child = started.child;
     this.tracked.add(child);
-    const hear = (chunk: string) => {
-      this.leaseLost += chunk.match(/lost the merchant's lease/g)?.length ?? 0;
-      this.#out = (this.#out + chunk).slice(-20_000);
-      for (const wake of this.#wakers) wake();
-    };
-    child.stdout?.setEncoding('utf8').on('data', hear);
-    child.stderr?.setEncoding('utf8').on('data', hear);
     child.once('exit', (code, signal) => {
       this.up = false;
       this.tracked.delete(child);
-      for (const wake of this.#wakers) wake();
       if (this.#killing || this.#closed) return;
       // Nobody asked for this exit: a finding. Started again so the campaign goes on.
-      this.crashes.push(`core ${this.name} pid ${child.pid} exited by itself (${signal ?? code}):\n${this.#out.slice(-3_000)}`);
+      this.crashes.push(`core ${this.name} pid ${child.pid} exited by itself (${signal ?? code}):\n${started.out().slice(-3_000)}`);
       this.log(`core ${this.name} exited by itself (${signal ?? code}); starting it again`);
       void sleep(1_000).then(() => (this.#closed || this.live ? undefined : this.start().catch(() => undefined)));
     });
@@ -188,22 +188,7 @@ class ServerCore {
   }
 
   until(pattern: RegExp, ms: number): Promise<void> {
-    const child = this.child;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(this.#out)) done(null);
-        else if (child === null || child.exitCode !== null || child.signalCode !== null) done(new Error(`core ${this.name} ended before saying ${pattern}:\n${this.#out.slice(-3_000)}`));
-      };
-      const done = (err: Error | null) => {
-        this.#wakers.delete(check);
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const timer = setTimeout(() => done(new Error(`core ${this.name} did not say ${pattern} within ${ms / 1000} s:\n${this.#out.slice(-3_000)}`)), ms);
-      this.#wakers.add(check);
-      check();
-    });
+    return this.#process?.until(pattern, ms) ?? Promise.reject(new Error(`core ${this.name} ended before saying ${pattern}:\n`));
   }
 
   /** Whether it holds the lease now: its health address answers 200 on the active core only. */
@@ -214,25 +199,17 @@ class ServerCore {
   }
 
   async kill(): Promise<void> {
-    const child = this.child;
     this.up = false;
-    if (child === null || !this.live) return;
+    if (this.#process === null || !this.live) return;
     this.#killing = true;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await this.#process.kill();
     this.#killing = false;
   }
 
   async stop(): Promise<void> {
     this.#closed = true;
-    const child = this.child;
-    if (child === null || !this.live) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
+    if (this.#process === null || !this.live) return;
+    await this.#process.stop(20_000);
   }
 }
 
@@ -374,7 +351,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
   let db: TestDatabase | null = null;
   let sandbox: SandboxProcess | null = null;
   const cores: ServerCore[] = [];
-  const fronts: TcpFront[] = [];
+  const fronts: Front[] = [];
   const tills: Till[] = [];
   try {
     // A database of the campaign's own, dropped at the end: on the given server, or a throwaway cluster.
@@ -411,9 +388,9 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       }
     };
     for (let i = 0; i < options.cores; i++) portsOf.push({ web: await freshPort(), webhook: await freshPort(), health: await freshPort() });
-    const tillFront = await startTcpFront(portsOf.map((p) => p.web));
+    const tillFront = await startFront(loopbackTargets(portsOf.map((p) => p.web)));
     fronts.push(tillFront);
-    const hookFront = await startTcpFront(portsOf.map((p) => p.webhook));
+    const hookFront = await startFront(loopbackTargets(portsOf.map((p) => p.webhook)));
     fronts.push(hookFront);
     const frontOrigin = `https://127.0.0.1:${tillFront.port}`;
     await control(svc, 'PUT', '/_sandbox/webhook', { url: `http://127.0.0.1:${hookFront.port}/webhooks`, secret: FIXTURE_WEBHOOK_SECRET });
@@ -548,20 +525,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       throw new Error(`sale ${plan.index} (checkout ${plan.checkout}) could not be rung up`);
     };
 
-    const pay = async (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => {
-      if (plan.webhookFault) {
-        await control(svc, 'POST', '/_sandbox/faults', { target: 'webhooks', ...plan.webhookFault });
-        counters.webhookFaults += 1;
-        if (plan.webhookFault.fault === 'delay' || plan.webhookFault.fault === 'reorder') counters.delayedOrReordered += plan.webhookFault.count;
-      }
-      const res = await svc('POST', '/_sandbox/pay', body);
-      if (res.status === 200) return true;
-      if (res.status === 409 || res.status === 404) {
-        counters.refused += 1;
-        return false;
-      }
-      throw new Error(`paying ${JSON.stringify(body)} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    };
+    const pay = (body: Record<string, unknown>, plan: SalePlan): Promise<boolean> => payAtService(svc, counters, body, plan);
 
     const waitSettled = async (till: Till, saleId: string) => {
       const until = performance.now() + 10_000;
@@ -734,14 +698,7 @@ export async function runCoresSoak(options: CoresSoakOptions): Promise<CoresSoak
       postgresRestart,
       database: db.server,
       routeFaults: counters.routeFaults,
-      webhooks: {
-        faults: counters.webhookFaults,
-        duplicated: new Set(attempts.filter((a) => a.duplicate).map((a) => a.webhook_id)).size,
-        dropped: events.filter((e) => e.state === 'dropped').length,
-        delayedOrReordered: counters.delayedOrReordered,
-        givenUp: events.filter((e) => e.state === 'failed').length,
-        keptInInbox,
-      },
+      webhooks: { ...webhookTally(attempts, events, counters), keptInInbox },
       clockJumpsLeftOut: counters.clockJumpsLeftOut,
       front: { tills: [...tillFront.handed], webhooks: [...hookFront.handed] },
       tillReconnects,
@@ -782,12 +739,6 @@ async function openThrough(origin: string, as: Parameters<typeof BridgeClient.op
 }
 
 /** The sandbox's control API always gets JSON; an answer outside 2xx is the campaign's own bug. */
-async function control(svc: ServiceControl, method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await svc(method, path, body);
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** Every sale of the campaign's checkouts as the app's PostgreSQL adapter folds them, and its verify of the hash chain. */
 async function readJournal(url: string): Promise<{ sales: Sale[]; verified: VerifyResult }> {
   const sql = await openPool({ url, max: 2 });

@@ -2,19 +2,18 @@
  * `npm run start:web` (and `npm start` without Electron) as a person runs it: what it
  * prints, and that what it prints works. A process of its own, stopped by its pid.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
+import { startCliProcess } from './fixtures/cli-process.ts';
 import { loadTlsIdentity } from './tls.ts';
 import postgres from 'postgres';
 import { openTestDatabase } from '../postgres/fixtures/test-database.ts';
 
-const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const running: ChildProcess[] = [];
 const dirs: string[] = [];
 let standalone: Sandbox | null = null;
@@ -36,17 +35,10 @@ afterEach(async () => {
 async function startWeb(env: Record<string, string>, until: RegExp, args: string[] = []): Promise<{ out: () => string; child: ChildProcess }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'pos-cli-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, POS_DATA_DIR: dataDir, POS_WEB_PORT: '0', POS_LANG: 'en', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (until.test(out)) resolve({ out: () => out, child });
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.once('exit', (code) => reject(new Error(`the browser shell exited with ${code}:\n${out}`)));
-  });
+  const shell = startCliProcess({ name: 'the browser shell', args, env: { ...process.env, POS_DATA_DIR: dataDir, POS_WEB_PORT: '0', POS_LANG: 'en', ...env } });
+  running.push(shell.child);
+  await shell.until(until, 90_000);
+  return { out: shell.out, child: shell.child };
 }
 
 describe('npm run start:web', () => {
@@ -95,12 +87,9 @@ describe('npm run start:web', () => {
 describe('npm run server', () => {
   /** Runs the server to its end; resolves with its exit code and all it printed. */
   async function refused(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; out: string }> {
-    const child = spawn(process.execPath, [cli, '--server', ...args], { env: { ...process.env, POS_DATABASE_URL: '', POS_SERVICE_URL: '', POS_DATA_DIR: tmpdir(), POS_WEB_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
-    const code = await new Promise<number | null>((r) => child.once('exit', r));
-    return { code, out };
+    const server = startCliProcess({ name: 'the server', args: ['--server', ...args], env: { ...process.env, POS_DATABASE_URL: '', POS_SERVICE_URL: '', POS_DATA_DIR: tmpdir(), POS_WEB_PORT: '0', ...env } });
+    const code = await new Promise<number | null>((r) => server.child.once('exit', r));
+    return { code, out: server.out() };
   }
 
   it('refuses to start without a database, then without a service, each with the sentence that says what to set', async () => {

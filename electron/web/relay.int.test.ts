@@ -6,12 +6,11 @@
  * end; when the active core dies, a standby takes over and the tills reconnect to the same
  * address they had.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
@@ -24,9 +23,9 @@ import { FIXTURE_TOKENS, FIXTURE_WEBHOOK_SECRET } from '../sandbox/fixture.ts';
 import { startSandbox, type Sandbox } from '../sandbox/server.ts';
 import { REVOKED_CLOSE_CODE, type ServerMessage } from '../shared/ws-protocol.ts';
 import { BridgeClient } from './fixtures/bridge-client.ts';
+import { startCliProcess } from './fixtures/cli-process.ts';
 import { loadTlsIdentity, type TlsIdentity } from './tls.ts';
 
-const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const TOKEN = 'relay-store-token-0123456789';
 let db: TestDatabase;
 let service: Sandbox;
@@ -70,7 +69,9 @@ interface Core {
 async function startCore(name: string, url: string, port: number, names: string[], env: Record<string, string> = {}): Promise<Core> {
   const dataDir = await mkdtemp(join(tmpdir(), `pos-relay-${name}-`));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [cli, '--server'], {
+  const server = startCliProcess({
+    name: `core ${name}`,
+    args: ['--server'],
     env: {
       ...process.env,
       POS_DATA_DIR: dataDir,
@@ -87,50 +88,16 @@ async function startCore(name: string, url: string, port: number, names: string[
       POS_TLS_KEY: join(certDir, 'tls', 'key.pem'),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const wakers = new Set<() => void>();
-  const hear = (chunk: string) => {
-    out += chunk;
-    for (const wake of wakers) wake();
-  };
-  child.stdout?.setEncoding('utf8').on('data', hear);
-  child.stderr?.setEncoding('utf8').on('data', hear);
-  child.once('exit', () => wakers.forEach((wake) => wake()));
   const core: Core = {
     name,
     address: `127.0.0.1:${port}`,
     // Without a certificate a loopback shell speaks plain HTTP.
     origin: `${env.POS_TLS_CERT === '' ? 'http' : 'https'}://127.0.0.1:${port}`,
-    child,
-    out: () => out,
-    until: (pattern, ms = 30_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (pattern.test(out)) {
-            wakers.delete(check);
-            clearTimeout(timer);
-            resolve();
-          } else if (child.exitCode !== null || child.signalCode !== null) {
-            wakers.delete(check);
-            clearTimeout(timer);
-            reject(new Error(`core ${name} ended before saying ${pattern}:\n${out}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          wakers.delete(check);
-          reject(new Error(`core ${name} did not say ${pattern}:\n${out}`));
-        }, ms);
-        wakers.add(check);
-        check();
-      }),
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    child: server.child,
+    out: server.out,
+    until: (pattern, ms = 30_000) => server.until(pattern, ms),
+    stop: () => server.stop(),
   };
   cores.push(core);
   return core;
