@@ -86,9 +86,8 @@ async function openStore(label: string, coreCount: number, o: { serverUrl: strin
     const codes = await pairingCodes(places[0]!.origin, checkoutIds);
     const t1 = performance.now();
     // Every other till at the standby's address: half the tills are relayed.
-    // Paired newest code first, as a manager pairs each tablet with the code just made: a code
-    // is found by trying the live codes' salted hashes newest first (core/devices), so pairing
-    // the oldest of 64 live codes first would cost 64 scrypts, and the setup 64² / 2.
+    // Paired newest code first, as a manager pairs each tablet with the code just made (a typed
+    // code costs one slow hash whatever the number of live codes: core/devices/code-hash.ts).
     const tills: TillsInput['tills'] = [...checkoutIds].reverse().map((checkoutId) => ({ checkoutId, code: codes.get(checkoutId)!, origin: places[checkoutId % 2 === 0 && places.length > 1 ? 1 : 0]!.origin }));
     const thread = startTillsThread({ origin: places[0]!.origin, sandboxUrl: sandbox.url, tills, cashier: CASHIER, maxSales: o.maxSales, maxSeconds: o.maxSeconds, rounds: o.rounds });
     const ready = await thread.next();
