@@ -27,7 +27,8 @@ import { freePort, startCoreProcess, type CoreProcess } from '../core/terminal/f
 import { serviceControl } from '../core/terminal/fixtures/service.ts';
 import type { UnmatchedPayment } from '../core/terminal/terminal.ts';
 import type { CheckoutView } from '../core/terminal/views.ts';
-import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
+import { auditJournal, type ServiceSaleRecord } from './audit.ts';
+import type { CampaignOutcome } from './outcome.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
 import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
@@ -48,7 +49,7 @@ export interface SoakOptions {
   tracked?: Set<ChildProcess>;
 }
 
-export interface SoakResult {
+export interface SoakResult extends CampaignOutcome {
   seed: number;
   killEvery: readonly [number, number];
   salesPlanned: number;
@@ -64,19 +65,6 @@ export interface SoakResult {
   routeFaults: number;
   webhooks: WebhookTally;
   clockAdvances: number;
-  payments: { paid: number; late: number; refused: number };
-  /** Refunds the supervisor asked for, those with a lost answer armed, and the drain's answers. */
-  refunds: { asked: number; faulted: number; wasMade: number; sentAgain: number };
-  /** The cashier's wait for Paid that ran out (the next sale was rung up anyway). */
-  waitsTimedOut: number;
-  durationMs: number;
-  drainMs: number;
-  /** False when the drain's bound passed before the core stopped changing. */
-  drained: boolean;
-  audit: AuditReport;
-  /** The journal's own verify: every entry's hash chained to the one before, across the kills. */
-  journalVerify: VerifyResult;
-  dataDir: string | null;
 }
 
 const STORE = 1;

@@ -46,8 +46,9 @@ import { freeLoopbackPort, openTestDatabase, type TestDatabase } from '../postgr
 import { BridgeClient } from '../web/fixtures/bridge-client.ts';
 import { startCliProcess, type CliProcess } from '../web/fixtures/cli-process.ts';
 import { loadTlsIdentity } from '../web/tls.ts';
-import { auditJournal, type AuditReport, type ServiceSaleRecord } from './audit.ts';
+import { auditJournal, type ServiceSaleRecord } from './audit.ts';
 import { loopbackTargets, startFront, type Front } from '../bench/front.ts';
+import type { CampaignOutcome } from './outcome.ts';
 import { CHECKOUTS, planCampaign, REFUND_ROUTE, type RefundPlan, type SalePlan } from './plan.ts';
 import { control, payAtService, webhookTally, type WebhookTally } from './service-steps.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
@@ -90,7 +91,7 @@ export interface CoreKill {
   backMs: number;
 }
 
-export interface CoresSoakResult {
+export interface CoresSoakResult extends CampaignOutcome {
   seed: number;
   cores: number;
   killEvery: readonly [number, number];
@@ -117,15 +118,6 @@ export interface CoresSoakResult {
   front: { tills: number[]; webhooks: number[] };
   /** Times a till's connection ended under it and it connected again by itself. */
   tillReconnects: number;
-  payments: { paid: number; late: number; refused: number };
-  refunds: { asked: number; faulted: number; wasMade: number; sentAgain: number };
-  waitsTimedOut: number;
-  durationMs: number;
-  drainMs: number;
-  drained: boolean;
-  audit: AuditReport;
-  journalVerify: VerifyResult;
-  dataDir: string | null;
 }
 
 /** One `npm run server` process across its deaths: same data dir, same ports. */
