@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { freePort } from '../electron/core/terminal/fixtures/core-child.ts';
+import { startCliProcess } from '../electron/web/fixtures/cli-process.ts';
 import { expect, signIn, test } from './fixtures.ts';
 
 /**
@@ -13,46 +12,13 @@ import { expect, signIn, test } from './fixtures.ts';
  * connection drops, comes back by itself, and the cashier is still signed in; a reload of the
  * page still asks for the PIN, as before.
  */
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The app (browser shell, core, embedded sandbox) on a fixed port: a restart is found at the same address. */
-function startCore(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'electron/web/cli.ts')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the app did not start in time:\n${output.join('')}`)), 30_000);
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output.push(chunk);
-      const match = /open (http:\/\/\S+)/.exec(chunk);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      resolve({
-        url: match[1],
-        async stop() {
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          const exited = new Promise((r) => child.once('exit', r));
-          child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the app exited with ${code}:\n${output.join('')}`));
-    });
-  });
+async function startCore(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const app = startCliProcess({ name: 'the app', args: [], env: { ...process.env, ...env } });
+  await app.until(/open http:\/\/\S+/, 30_000);
+  const url = /open (http:\/\/\S+)/.exec(app.out())![1]!;
+  return { url, stop: () => app.stop() };
 }
 
 test('a till whose core restarts comes back signed in; a reload asks for the PIN', async ({ page }) => {
