@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../electron/shared/ws-protocol.ts';
 import { socketTransport, type DeviceCredentialStore } from './bridge.ts';
+import { memoryStorage } from './fixtures/storage.ts';
 
 /**
  * Issue 23: the page keeps its sign-in's resume secret in memory only. It offers it again when
@@ -42,26 +43,6 @@ class FakeSocket {
     this.readyState = 3;
     this.onclose?.({ code: 1006 });
   }
-}
-
-/** Every storage a page could keep something in across a reload, recording what is written. */
-function memoryStorage(): Storage & { written: string[] } {
-  const items = new Map<string, string>();
-  const written: string[] = [];
-  return {
-    written,
-    get length() {
-      return items.size;
-    },
-    clear: () => items.clear(),
-    getItem: (k) => items.get(k) ?? null,
-    key: (i) => [...items.keys()][i] ?? null,
-    removeItem: (k) => void items.delete(k),
-    setItem: (k, v) => {
-      written.push(`${k}=${v}`);
-      items.set(k, v);
-    },
-  };
 }
 
 const CREDENTIAL = 'c'.repeat(43);

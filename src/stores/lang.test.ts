@@ -4,6 +4,7 @@ import { LANG_KEY, onLangSaved, saveLang, savedLang } from '../lib/langPreferenc
 import { useDisplay } from './display.ts';
 import { preloadStub } from './fixtures/preload-stub.ts';
 import { useStatus } from './status.ts';
+import { memoryStorage } from '../lib/fixtures/storage.ts';
 
 /**
  * Issue 25: the header's language is this device's own, kept on the device, never the
@@ -12,21 +13,6 @@ import { useStatus } from './status.ts';
 const core = preloadStub((method, args): [string, unknown] => [method, args]);
 const { answers, calls } = core;
 beforeAll(core.install);
-
-/** The Web Storage of a browser, as the page has it (a platform API, not our code). */
-function webStorage(): Storage {
-  const items = new Map<string, string>();
-  return {
-    get length() {
-      return items.size;
-    },
-    clear: () => items.clear(),
-    getItem: (k) => items.get(k) ?? null,
-    key: (i) => [...items.keys()][i] ?? null,
-    removeItem: (k) => void items.delete(k),
-    setItem: (k, v) => void items.set(k, String(v)),
-  };
-}
 
 const status = (lang: CoreStatus['lang']) => ({ state: 'ready', lang, terminal: { storeId: 1, checkoutId: 1 } }) as unknown as CoreStatus;
 const display = (lang: DisplayView['lang'], now: number): DisplayView => ({ store_id: 1, checkout_id: 1, now, lang, screen: { kind: 'idle' }, hold: false });
@@ -70,7 +56,7 @@ describe('this device’s language', () => {
   });
 
   it('is kept in the device’s storage; anything else there is no choice', () => {
-    const storage = webStorage();
+    const storage = memoryStorage();
     expect(savedLang(storage)).toBeNull();
     saveLang('en', storage);
     expect(storage.getItem(LANG_KEY)).toBe('en');
